@@ -1,0 +1,59 @@
+//! The document shell and the routes.
+
+use crate::components::layout::Layout;
+use crate::pages::{
+    admin::AdminPage, home::HomePage, not_found::NotFoundPage, projects::ProjectsPage,
+    trainings::TrainingsPage,
+};
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::{
+    StaticSegment,
+    components::{Route, Router, Routes},
+};
+
+/// The path the server serves the generated stylesheet at.
+pub const STYLESHEET_PATH: &str = "/pkg/tephra.css";
+
+/// The HTML document around the app, rendered on the server only.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <meta name="color-scheme" content="light dark" />
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+                <AutoReload options=options.clone() />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body class="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
+                <App />
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+
+    view! {
+        <Stylesheet id="tephra" href=STYLESHEET_PATH />
+        <Title formatter=|page: String| {
+            if page.is_empty() { "Tephra".to_owned() } else { format!("{page} · Tephra") }
+        } />
+        <Router>
+            <Layout>
+                <Routes fallback=NotFoundPage>
+                    <Route path=StaticSegment("") view=HomePage />
+                    <Route path=StaticSegment("trainings") view=TrainingsPage />
+                    <Route path=StaticSegment("projects") view=ProjectsPage />
+                    <Route path=StaticSegment("admin") view=AdminPage />
+                </Routes>
+            </Layout>
+        </Router>
+    }
+}

@@ -1,0 +1,44 @@
+//! The port server functions call through (hexagonal style): `app` declares it, `server`
+//! implements it. This keeps SQL, Kubernetes and authentication out of the UI crate and avoids a
+//! dependency cycle between `app` and `server`.
+
+use crate::error::AppError;
+use crate::model::{
+    overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
+    training::TrainingSummary,
+};
+use std::sync::Arc;
+
+#[async_trait::async_trait]
+pub trait Backend: Send + Sync + 'static {
+    /// Resolves who sent the request (session cookie or bearer token); fails with
+    /// [`AppError::Unauthorized`] when nobody is signed in.
+    async fn authenticate(&self, request: &http::request::Parts) -> Result<Principal, AppError>;
+
+    async fn overview(&self, principal: &Principal) -> Result<Overview, AppError>;
+
+    /// Trainings the principal may see, newest first.
+    async fn list_trainings(&self, principal: &Principal)
+    -> Result<Vec<TrainingSummary>, AppError>;
+
+    /// Projects the principal may see, by name.
+    async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError>;
+
+    async fn system_info(&self, principal: &Principal) -> Result<SystemInfo, AppError>;
+}
+
+/// How the backend is provided to server functions as Leptos context.
+pub type SharedBackend = Arc<dyn Backend>;
+
+/// The backend and the principal of the current request, for the first line of a server function.
+pub async fn acting() -> Result<(SharedBackend, Principal), AppError> {
+    let backend = leptos::prelude::use_context::<SharedBackend>().ok_or_else(|| {
+        leptos::logging::error!("server function called without a Backend in context");
+        AppError::Internal
+    })?;
+    let parts: http::request::Parts = leptos_axum::extract()
+        .await
+        .map_err(|e| AppError::Transport(e.to_string()))?;
+    let principal = backend.authenticate(&parts).await?;
+    Ok((backend, principal))
+}

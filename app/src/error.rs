@@ -1,0 +1,52 @@
+//! The error type that crosses the wire between server functions and the browser.
+//!
+//! Variants carry only what a user may see: internal details are logged on the server and never
+//! serialized (the server maps its own errors into these in `server::backend`).
+
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    #[error("sign in to continue")]
+    Unauthorized,
+    #[error("you are not allowed to do that: {0}")]
+    Forbidden(String),
+    #[error("{0} was not found")]
+    NotFound(String),
+    #[error("{field}: {message}")]
+    Invalid { field: String, message: String },
+    #[error("{0}")]
+    Conflict(String),
+    #[error("the service is unavailable: {0}")]
+    Unavailable(String),
+    #[error("internal error; the server log has the details")]
+    Internal,
+    /// The request never reached the handler (network, encoding): reported by the transport.
+    #[error("request failed: {0}")]
+    Transport(String),
+}
+
+impl AppError {
+    /// The HTTP status a REST handler answers with for this error.
+    pub fn status_code(&self) -> u16 {
+        match self {
+            AppError::Unauthorized => 401,
+            AppError::Forbidden(_) => 403,
+            AppError::NotFound(_) => 404,
+            AppError::Invalid { .. } => 400,
+            AppError::Conflict(_) => 409,
+            AppError::Unavailable(_) => 503,
+            AppError::Internal | AppError::Transport(_) => 500,
+        }
+    }
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        AppError::Transport(value.to_string())
+    }
+}

@@ -1,0 +1,22 @@
+//! Tephra's user interface and the types the browser and the server share.
+//!
+//! This crate compiles twice: natively with `ssr` (linked into the server, which renders pages and
+//! answers server functions) and to WebAssembly with `hydrate` (the browser bundle). It holds no SQL
+//! and no Kubernetes code: server functions reach the backend through the [`backend::Backend`] port.
+
+pub mod api;
+pub mod app;
+#[cfg(feature = "ssr")]
+pub mod backend;
+pub mod components;
+pub mod error;
+pub mod model;
+pub mod pages;
+
+/// The browser entry point: attaches the server-rendered page to the WebAssembly app.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(app::App);
+}

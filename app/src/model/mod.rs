@@ -1,0 +1,8 @@
+//! Wire types shared by the browser and the server: plain serde, no I/O.
+
+pub mod overview;
+pub mod phase;
+pub mod principal;
+pub mod project;
+pub mod system;
+pub mod training;

@@ -1,0 +1,65 @@
+//! Administration: the state of this Tephra server.
+
+use crate::api::get_system_info;
+use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
+use crate::model::system::SystemInfo;
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+#[component]
+pub fn AdminPage() -> impl IntoView {
+    let info = Resource::new(|| (), |_| get_system_info());
+    view! {
+        <Title text="Admin" />
+        <h1 class="mb-6 text-2xl font-semibold tracking-tight">"Admin"</h1>
+        <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match info.await {
+                    Ok(info) => view! { <System info /> }.into_any(),
+                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn System(info: SystemInfo) -> impl IntoView {
+    view! {
+        <div class="grid gap-6 md:grid-cols-2">
+            <section class="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+                <h2 class="mb-3 font-semibold">"Server"</h2>
+                <dl class="grid grid-cols-2 gap-2 text-sm">
+                    <dt class="text-slate-500 dark:text-slate-400">"Version"</dt>
+                    <dd>{info.version}</dd>
+                    <dt class="text-slate-500 dark:text-slate-400">"Database"</dt>
+                    <dd>{info.database}</dd>
+                    <dt class="text-slate-500 dark:text-slate-400">"Started"</dt>
+                    <dd><Timestamp rfc3339=info.started_at /></dd>
+                </dl>
+            </section>
+            <section class="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+                <h2 class="mb-3 font-semibold">"Users"</h2>
+                <ul class="divide-y divide-slate-100 text-sm dark:divide-slate-800">
+                    {info
+                        .users
+                        .into_iter()
+                        .map(|u| {
+                            view! {
+                                <li class="flex justify-between gap-4 py-2">
+                                    <span>
+                                        <span class="font-medium">{u.display_name}</span>
+                                        {u.email.map(|e| view! { <span class="ml-2 text-slate-500">{e}</span> })}
+                                    </span>
+                                    <span class="text-slate-500">
+                                        "last seen " <Timestamp rfc3339=u.last_seen_at />
+                                    </span>
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ul>
+            </section>
+        </div>
+    }
+}

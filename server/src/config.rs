@@ -1,0 +1,239 @@
+//! Command line and environment: every option is a flag with a `TEPHRA_*` variable beside it, and
+//! `tephra --help` documents them all. Checks that need more than parsing (e.g. the dev login on a
+//! public address) happen in [`ServeArgs::validate`], so the error names the option to change.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tephra",
+    version,
+    about = "Tephra: a control plane for ML training on Kubernetes with Volcano.",
+    long_about = "Tephra: a control plane for ML training on Kubernetes with Volcano.\n\n\
+                  Without a subcommand, `tephra` runs the server (`tephra serve`). Every option can \
+                  also be set with the environment variable shown beside it.",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the server: the web UI, the API and (later) the reconciler (the default).
+    Serve(ServeArgs),
+}
+
+impl Cli {
+    /// The subcommand to run, with `serve` when none was given.
+    pub fn into_command(self) -> Command {
+        self.command.unwrap_or(Command::Serve(self.serve))
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on. Keep the loopback default unless Tephra runs behind a proxy or in a
+    /// cluster.
+    #[arg(
+        long,
+        env = "TEPHRA_ADDR",
+        default_value = "127.0.0.1:3000",
+        value_name = "IP:PORT"
+    )]
+    pub addr: SocketAddr,
+
+    /// Directory for Tephra's own files (the embedded SQLite database). Created when missing.
+    #[arg(
+        long,
+        env = "TEPHRA_DATA_DIR",
+        default_value = "data",
+        value_name = "DIR"
+    )]
+    pub data_dir: PathBuf,
+
+    /// Database URL: `sqlite:PATH` or `postgres://USER:PASSWORD@HOST:PORT/DB`. Defaults to
+    /// `sqlite:<data-dir>/tephra.db`.
+    #[arg(
+        long,
+        env = "TEPHRA_DATABASE_URL",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub database_url: Option<String>,
+
+    /// Directory with the built site (the `pkg/` folder with the WASM and JS bundle, and the
+    /// public files), as produced by `cargo leptos build --release`.
+    #[arg(
+        long,
+        env = "TEPHRA_SITE_ROOT",
+        default_value = "target/site",
+        value_name = "DIR"
+    )]
+    pub site_root: PathBuf,
+
+    /// The development login: everyone who opens the UI acts as one local user, no identity
+    /// provider involved. `auto` turns it on when listening on a loopback address only; `on` is
+    /// refused on any other address.
+    #[arg(long, env = "TEPHRA_DEV_LOGIN", value_enum, default_value_t = DevLogin::Auto)]
+    pub dev_login: DevLogin,
+
+    /// Log filter in `tracing` syntax, e.g. `info` or `info,server=debug,sqlx=warn`.
+    #[arg(
+        long,
+        env = "TEPHRA_LOG",
+        default_value = "info",
+        value_name = "FILTER"
+    )]
+    pub log: String,
+
+    /// Log format: JSON lines for machines, text for people. `auto` picks text on a terminal and
+    /// JSON otherwise.
+    #[arg(long, env = "TEPHRA_LOG_FORMAT", value_enum, default_value_t = LogFormat::Auto)]
+    pub log_format: LogFormat,
+
+    /// How long to wait for open requests to finish after SIGTERM or Ctrl-C before exiting.
+    #[arg(
+        long,
+        env = "TEPHRA_SHUTDOWN_GRACE_SECONDS",
+        default_value_t = 20,
+        value_name = "SECONDS"
+    )]
+    pub shutdown_grace_seconds: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DevLogin {
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Auto,
+    Json,
+    Text,
+}
+
+/// A setting that parses but cannot be used, named after its flag.
+#[derive(Debug, thiserror::Error)]
+#[error("{option}: {message}")]
+pub struct ConfigError {
+    pub option: &'static str,
+    pub message: String,
+}
+
+impl ServeArgs {
+    /// The database URL in effect.
+    pub fn database_url(&self) -> String {
+        match &self.database_url {
+            Some(url) => url.clone(),
+            None => format!("sqlite:{}", self.data_dir.join("tephra.db").display()),
+        }
+    }
+
+    /// Whether the development login is active, or why the combination is refused.
+    pub fn dev_login_enabled(&self) -> Result<bool, ConfigError> {
+        let loopback = self.addr.ip().is_loopback();
+        match self.dev_login {
+            DevLogin::Auto => Ok(loopback),
+            DevLogin::Off => Ok(false),
+            DevLogin::On if loopback => Ok(true),
+            DevLogin::On => Err(ConfigError {
+                option: "--dev-login (TEPHRA_DEV_LOGIN)",
+                message: format!(
+                    "the development login lets anyone act as the local user, so it is only \
+                     allowed on a loopback address; --addr is {}",
+                    self.addr
+                ),
+            }),
+        }
+    }
+
+    /// Checks what parsing cannot.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.dev_login_enabled()?;
+        crate::db::Engine::from_url(&self.database_url()).map_err(|e| ConfigError {
+            option: "--database-url (TEPHRA_DATABASE_URL)",
+            message: e.to_string(),
+        })?;
+        if tracing_subscriber::EnvFilter::try_new(&self.log).is_err() {
+            return Err(ConfigError {
+                option: "--log (TEPHRA_LOG)",
+                message: format!(
+                    "{:?} is not a log filter; use a level (error, warn, info, debug, trace) \
+                     optionally followed by target=level pairs, e.g. info,server=debug",
+                    self.log
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn serve(args: &[&str]) -> ServeArgs {
+        let cli = Cli::try_parse_from(std::iter::once("tephra").chain(args.iter().copied()))
+            .expect("parses");
+        match cli.into_command() {
+            Command::Serve(args) => args,
+        }
+    }
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn serve_is_the_default_and_takes_the_same_flags() {
+        let implicit = serve(&["--addr", "127.0.0.1:4000"]);
+        let explicit = serve(&["serve", "--addr", "127.0.0.1:4000"]);
+        assert_eq!(implicit.addr, explicit.addr);
+        assert_eq!(implicit.addr.port(), 4000);
+    }
+
+    #[test]
+    fn the_database_defaults_to_sqlite_in_the_data_dir() {
+        let args = serve(&["--data-dir", "/var/lib/tephra"]);
+        assert_eq!(args.database_url(), "sqlite:/var/lib/tephra/tephra.db");
+    }
+
+    #[test]
+    fn dev_login_follows_the_address() {
+        assert!(serve(&[]).dev_login_enabled().unwrap());
+        assert!(
+            !serve(&["--addr", "0.0.0.0:3000"])
+                .dev_login_enabled()
+                .unwrap()
+        );
+        let err = serve(&["--addr", "0.0.0.0:3000", "--dev-login", "on"])
+            .validate()
+            .unwrap_err();
+        assert!(err.to_string().starts_with("--dev-login"), "{err}");
+    }
+
+    #[test]
+    fn unknown_database_schemes_are_refused_by_name() {
+        let err = serve(&["--database-url", "mysql://x/y"])
+            .validate()
+            .unwrap_err();
+        assert!(err.to_string().starts_with("--database-url"), "{err}");
+    }
+
+    #[test]
+    fn bad_log_filters_are_refused_by_name() {
+        let err = serve(&["--log", "info,=="]).validate().unwrap_err();
+        assert!(err.to_string().starts_with("--log"), "{err}");
+    }
+}

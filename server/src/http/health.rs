@@ -1,0 +1,37 @@
+//! Probes: `/healthz` says the process serves HTTP; `/readyz` says it can do its work (the database
+//! answers), so a load balancer only sends traffic to replicas that can handle it.
+
+use super::AppState;
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// How long the readiness probe waits for the database before calling it unreachable.
+const READY_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub async fn healthz() -> Json<Value> {
+    Json(json!({ "status": "ok" }))
+}
+
+pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
+    match tokio::time::timeout(READY_TIMEOUT, state.db.ping()).await {
+        Ok(Ok(())) => (StatusCode::OK, Json(json!({ "status": "ready" }))),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "readiness: database unreachable");
+            unavailable("database unreachable")
+        }
+        Err(_) => {
+            tracing::warn!("readiness: database did not answer in time");
+            unavailable("database did not answer within 2 seconds")
+        }
+    }
+}
+
+fn unavailable(reason: &str) -> (StatusCode, Json<Value>) {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        Json(json!({ "status": "unavailable", "reason": reason })),
+    )
+}

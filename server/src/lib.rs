@@ -1,0 +1,156 @@
+//! Tephra's server: configuration, storage, authentication and HTTP, assembled by [`Application`].
+//!
+//! Error policy: typed errors (`thiserror`) inside the request path, mapped explicitly to
+//! [`app::error::AppError`] at the boundary; `anyhow` only at start-up and in `main`.
+
+pub mod auth;
+pub mod backend;
+pub mod config;
+pub mod db;
+pub mod http;
+pub mod telemetry;
+
+use anyhow::Context;
+use app::backend::SharedBackend;
+use config::ServeArgs;
+use db::Database;
+use leptos::config::Env;
+use leptos::prelude::LeptosOptions;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// A server that is listening and ready to run: the database is open and migrated, the default
+/// project exists and the port is bound (so tests can bind port 0 and ask which one they got).
+pub struct Application {
+    listener: TcpListener,
+    router: axum::Router,
+    db: Database,
+    grace: Duration,
+}
+
+impl Application {
+    pub async fn build(args: &ServeArgs) -> anyhow::Result<Self> {
+        args.validate()?;
+        let url = args.database_url();
+        let db = Database::connect(&url)
+            .await
+            .with_context(|| format!("cannot open the database at {}", db::redact(&url)))?;
+        db.projects()
+            .ensure_default()
+            .await
+            .context("cannot create the default project")?;
+        let auth = auth::Authenticator::new(&db, args.dev_login_enabled()?)
+            .await
+            .context("cannot record the development user")?;
+
+        let listener = TcpListener::bind(args.addr).await.with_context(|| {
+            format!(
+                "cannot listen on {} (is another server using it? set --addr)",
+                args.addr
+            )
+        })?;
+        let local_addr = listener
+            .local_addr()
+            .context("bound socket has an address")?;
+
+        let leptos_options = LeptosOptions::builder()
+            .output_name("tephra")
+            .site_root(args.site_root.to_string_lossy().into_owned())
+            .site_pkg_dir("pkg")
+            .site_addr(local_addr)
+            .env(Env::PROD)
+            .build();
+        let backend: SharedBackend = Arc::new(backend::Services {
+            db: db.clone(),
+            auth,
+            started_at: chrono::Utc::now(),
+        });
+        let router = http::build_router(http::AppState {
+            leptos_options,
+            db: db.clone(),
+            backend,
+        });
+        tracing::info!(
+            addr = %local_addr,
+            database = db.engine().as_str(),
+            site_root = %args.site_root.display(),
+            "tephra is ready"
+        );
+        Ok(Application {
+            listener,
+            router,
+            db,
+            grace: Duration::from_secs(args.shutdown_grace_seconds),
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .expect("bound socket has an address")
+    }
+
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// Serves until `shutdown` resolves, then lets open requests finish (up to the grace period)
+    /// and closes the database.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
+        let signal = async move {
+            shutdown.await;
+            tracing::info!("shutting down: finishing open requests");
+            let _ = stopping_tx.send(());
+        };
+        let serve = axum::serve(self.listener, self.router).with_graceful_shutdown(signal);
+        let grace = self.grace;
+        let served = tokio::select! {
+            served = serve => served.context("the HTTP server failed"),
+            () = async move {
+                // Only counts once the shutdown signal arrived.
+                if stopping_rx.await.is_ok() {
+                    tokio::time::sleep(grace).await;
+                } else {
+                    std::future::pending::<()>().await;
+                }
+            } => {
+                tracing::warn!(grace_seconds = grace.as_secs(), "open requests did not finish in time");
+                Ok(())
+            }
+        };
+        self.db.close().await;
+        tracing::info!("stopped");
+        served
+    }
+}
+
+/// Resolves on SIGTERM (what Kubernetes and process supervisors send) or Ctrl-C.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}

@@ -1,0 +1,29 @@
+//! Logging: `tracing` to stderr, JSON lines when stderr is not a terminal (so log collectors get
+//! structure) and readable text when it is.
+
+use crate::config::LogFormat;
+use std::io::IsTerminal;
+use tracing_subscriber::EnvFilter;
+
+/// Installs the global subscriber. `filter` has been checked by `ServeArgs::validate`.
+pub fn init(filter: &str, format: LogFormat) {
+    let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
+    let json = match format {
+        LogFormat::Json => true,
+        LogFormat::Text => false,
+        LogFormat::Auto => !std::io::stderr().is_terminal(),
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    // A second init (tests start several servers in one process) keeps the first subscriber.
+    let _ = if json {
+        builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .try_init()
+    } else {
+        builder.try_init()
+    };
+}
