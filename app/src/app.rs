@@ -29,7 +29,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <HydrationScripts options />
                 <MetaTags />
             </head>
-            <body class="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
+            <body class="min-h-screen bg-slate-50 text-slate-900 dark:bg-slate-950 dark:text-slate-100">
                 <App />
             </body>
         </html>
@@ -39,6 +39,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    mark_hydrated();
 
     view! {
         <Stylesheet id="tephra" href=STYLESHEET_PATH />
@@ -56,4 +57,15 @@ pub fn App() -> impl IntoView {
             </Layout>
         </Router>
     }
+}
+
+/// Sets `data-hydrated` on `<body>` once the WebAssembly app has taken over the server-rendered
+/// page. Effects never run during server rendering, so the attribute proves hydration (the browser
+/// tests wait for it).
+fn mark_hydrated() {
+    Effect::new(move |_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
 }

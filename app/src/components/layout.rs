@@ -14,7 +14,7 @@ const NAV: [(&str, &str); 4] = [
 #[component]
 pub fn Layout(children: Children) -> impl IntoView {
     view! {
-        <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-10 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-slate-900">
+        <a href="#main" class="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-10 focus:rounded-md focus:bg-white focus:px-3 focus:py-2 focus:text-slate-900">
             "Skip to content"
         </a>
         <header class="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">

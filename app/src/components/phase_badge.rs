@@ -26,7 +26,7 @@ fn tone(phase: Phase) -> &'static str {
 pub fn PhaseBadge(phase: Phase) -> impl IntoView {
     view! {
         <span class=format!(
-            "inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset {}",
+            "inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 {}",
             tone(phase),
         )>{phase.as_str()}</span>
     }

@@ -33,7 +33,7 @@ fn EmptyState() -> impl IntoView {
             <p class="text-lg font-medium">"No trainings yet"</p>
             <p class="mt-2 text-sm text-slate-600 dark:text-slate-400">
                 "Submit one with "
-                <code class="rounded bg-slate-100 px-1 dark:bg-slate-800">"POST /api/v1/workloads/trainings"</code>
+                <code class="rounded-md bg-slate-100 px-1 dark:bg-slate-800">"POST /api/v1/workloads/trainings"</code>
                 "; it appears here with its phase."
             </p>
         </div>

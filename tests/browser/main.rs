@@ -1,0 +1,96 @@
+//! A real browser against the real release server: headless Chromium loads the page, waits for the
+//! WebAssembly app to hydrate it, and uses something that only works after hydration.
+
+use fantoccini::Locator;
+use std::time::Duration;
+use tephra_tests::browser::Browser;
+use tephra_tests::{tephra, wait_for, workspace};
+
+#[tokio::test]
+async fn the_home_page_hydrates_and_reacts_to_clicks() {
+    let server = tephra::start_release().expect("the release server starts");
+    let browser = Browser::start().await.expect("Chromium starts");
+    let c = &browser.client;
+
+    c.goto(&server.base_url()).await.unwrap();
+    assert_eq!(c.title().await.unwrap(), "Overview · Tephra");
+    // Server-rendered content is there before any script ran.
+    let stats = c
+        .find(Locator::Css("[data-testid=overview-stats]"))
+        .await
+        .unwrap();
+    assert!(stats.text().await.unwrap().contains("Projects"));
+
+    wait_for("the page to hydrate", Duration::from_secs(30), || async {
+        c.find(Locator::Css("body[data-hydrated=true]"))
+            .await
+            .ok()
+            .map(|_| ())
+    })
+    .await
+    .expect("hydration finishes (a broken WASM bundle or wasm-opt shows here)");
+
+    let toggle = c.find(Locator::Id("getting-started-toggle")).await.unwrap();
+    assert_eq!(
+        toggle.attr("aria-expanded").await.unwrap().as_deref(),
+        Some("false")
+    );
+    assert!(
+        c.find(Locator::Id("getting-started")).await.is_err(),
+        "starts closed"
+    );
+    toggle.click().await.unwrap();
+    let steps = wait_for(
+        "the getting-started list to open",
+        Duration::from_secs(5),
+        || async { c.find(Locator::Id("getting-started")).await.ok() },
+    )
+    .await
+    .unwrap();
+    assert!(steps.text().await.unwrap().contains("Pick a project"));
+    assert_eq!(
+        toggle.attr("aria-expanded").await.unwrap().as_deref(),
+        Some("true")
+    );
+
+    // The generated stylesheet applies: the page background is slate-50, not the default white.
+    let background = c
+        .execute(
+            "return getComputedStyle(document.body).backgroundColor",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_ne!(
+        background.as_str(),
+        Some("rgba(0, 0, 0, 0)"),
+        "the stylesheet did not load"
+    );
+
+    let png = c.screenshot().await.unwrap();
+    let path = workspace::artifacts_dir("screenshots").join("home-hydrated.png");
+    std::fs::write(&path, png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+
+    // Client-side navigation after hydration keeps the app shell and renders the next page.
+    c.find(Locator::LinkText("Projects"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for("the projects page", Duration::from_secs(10), || async {
+        let title = c.title().await.ok()?;
+        (title == "Projects · Tephra").then_some(())
+    })
+    .await
+    .unwrap();
+    let png = c.screenshot().await.unwrap();
+    std::fs::write(
+        workspace::artifacts_dir("screenshots").join("projects.png"),
+        png,
+    )
+    .unwrap();
+
+    browser.close().await.unwrap();
+}

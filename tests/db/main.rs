@@ -1,0 +1,465 @@
+//! Repository stories, each run against SQLite and against a real PostgreSQL cluster.
+
+use app::model::phase::Phase;
+use serde_json::json;
+use server::db::projects::{DEFAULT_PROJECT, NewProject};
+use server::db::users::Identity;
+use server::db::workloads::{NewWorkload, WorkloadFilter, WorkloadKind};
+use server::db::{Database, DbError};
+use tephra_tests::postgres::TempPostgres;
+use uuid::Uuid;
+
+/// Keeps what a database lives on alive for the length of a test.
+#[allow(dead_code)]
+enum Guard {
+    Sqlite(tempfile::TempDir),
+    Postgres(TempPostgres),
+}
+
+async fn sqlite() -> (Database, Guard, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite:{}/nested/data/tephra.db", dir.path().display());
+    let db = Database::connect(&url).await.expect("SQLite opens");
+    (db, Guard::Sqlite(dir), url)
+}
+
+async fn postgres() -> (Database, Guard, String) {
+    let pg = TempPostgres::start().expect("PostgreSQL starts (run scripts/setup to install it)");
+    let url = pg
+        .create_database("tephra")
+        .await
+        .expect("database created");
+    let db = Database::connect(&url).await.expect("PostgreSQL opens");
+    (db, Guard::Postgres(pg), url)
+}
+
+macro_rules! on_both_engines {
+    ($($story:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $story() {
+                    let (db, _guard, url) = super::sqlite().await;
+                    super::$story(&db, &url).await;
+                    db.close().await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test]
+                async fn $story() {
+                    let (db, _guard, url) = super::postgres().await;
+                    super::$story(&db, &url).await;
+                    db.close().await;
+                }
+            )*
+        }
+    };
+}
+
+on_both_engines!(
+    reopening_keeps_data_and_the_default_project,
+    projects_are_unique_by_name_namespace_and_queue,
+    users_are_recorded_once_per_identity,
+    workloads_round_trip_and_change_phase,
+    deleted_workloads_free_their_name_and_leave_lists,
+    workload_lists_filter_and_paginate,
+    bad_references_store_nothing,
+    the_audit_trail_keeps_order,
+);
+
+async fn user(db: &Database, subject: &str) -> Uuid {
+    let identity = Identity {
+        issuer: "https://idp.example".into(),
+        subject: subject.into(),
+        display_name: format!("User {subject}"),
+        email: Some(format!("{subject}@example.com")),
+    };
+    db.users().upsert(&identity).await.expect("user stored").id
+}
+
+fn training(project_id: Uuid, created_by: Uuid, name: &str) -> NewWorkload {
+    NewWorkload {
+        project_id,
+        name: name.into(),
+        kind: WorkloadKind::Training,
+        spec: json!({ "image": "pytorch/pytorch:2.4", "compute": { "gpuDevicesRequest": 1 } }),
+        created_by,
+    }
+}
+
+async fn reopening_keeps_data_and_the_default_project(db: &Database, url: &str) {
+    let first = db.projects().ensure_default().await.unwrap();
+    assert_eq!(first.name, DEFAULT_PROJECT);
+    assert_eq!(first.namespace, "tephra-default");
+    assert_eq!(first.queue, "tephra-default");
+
+    // A second process (or a restart) migrates again and finds the same project.
+    let again = Database::connect(url)
+        .await
+        .expect("migrations are idempotent");
+    let second = again.projects().ensure_default().await.unwrap();
+    assert_eq!(first, second);
+    assert_eq!(again.projects().count().await.unwrap(), 1);
+    again.ping().await.unwrap();
+    again.close().await;
+}
+
+async fn projects_are_unique_by_name_namespace_and_queue(db: &Database, _: &str) {
+    let vision = db
+        .projects()
+        .create(&NewProject::named("vision"))
+        .await
+        .unwrap();
+    assert_eq!(db.projects().by_name("vision").await.unwrap(), vision);
+    assert_eq!(db.projects().get(vision.id).await.unwrap(), vision);
+
+    let err = db
+        .projects()
+        .create(&NewProject::named("vision"))
+        .await
+        .unwrap_err();
+    match err {
+        DbError::Conflict(message) => assert!(message.contains("\"vision\""), "{message}"),
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    let mut same_queue = NewProject::named("speech");
+    same_queue.queue = vision.queue.clone();
+    assert!(matches!(
+        db.projects().create(&same_queue).await,
+        Err(DbError::Conflict(_))
+    ));
+
+    db.projects()
+        .create(&NewProject::named("audio"))
+        .await
+        .unwrap();
+    let names: Vec<String> = db
+        .projects()
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.project.name)
+        .collect();
+    assert_eq!(names, ["audio", "vision"]);
+    assert!(matches!(
+        db.projects().by_name("nope").await,
+        Err(DbError::NotFound)
+    ));
+}
+
+async fn users_are_recorded_once_per_identity(db: &Database, _: &str) {
+    let mut identity = Identity {
+        issuer: "https://idp.example".into(),
+        subject: "u-1".into(),
+        display_name: "Ada".into(),
+        email: None,
+    };
+    let first = db.users().upsert(&identity).await.unwrap();
+    identity.display_name = "Ada Lovelace".into();
+    identity.email = Some("ada@example.com".into());
+    let second = db.users().upsert(&identity).await.unwrap();
+    assert_eq!(first.id, second.id, "the same identity keeps its id");
+    assert_eq!(second.display_name, "Ada Lovelace");
+    assert_eq!(second.email.as_deref(), Some("ada@example.com"));
+    assert!(second.last_seen_at >= first.last_seen_at);
+    assert_eq!(second.created_at, first.created_at);
+
+    // The same subject at another issuer is another person.
+    identity.issuer = "https://other.example".into();
+    let other = db.users().upsert(&identity).await.unwrap();
+    assert_ne!(other.id, first.id);
+    assert_eq!(db.users().count().await.unwrap(), 2);
+    assert_eq!(db.users().get(first.id).await.unwrap(), second);
+}
+
+async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
+    let project = db.projects().ensure_default().await.unwrap();
+    let creator = user(db, "alice").await;
+    let mut new = training(project.id, creator, "resnet");
+    new.spec = json!({
+        "image": "pytorch/pytorch:2.4",
+        "command": "torchrun train.py",
+        "environmentVariables": [{ "name": "EPOCHS", "value": "10" }],
+        "compute": { "gpuDevicesRequest": 2, "cpuCoreRequest": 1.5 },
+        "nested": { "list": [1, 2.5, null, true, "ü"] }
+    });
+    let stored = db.workloads().insert(&new).await.unwrap();
+    assert_eq!(stored.desired_phase, Phase::Running);
+    assert_eq!(stored.actual_phase, Phase::Creating);
+    assert_eq!(
+        db.workloads().get(stored.id).await.unwrap(),
+        stored,
+        "what is read equals what was written"
+    );
+
+    let pending = db
+        .workloads()
+        .set_actual_phase(
+            stored.id,
+            Phase::Pending,
+            Some("the gang needs 4 GPUs; 3 are free"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(pending.actual_phase, Phase::Pending);
+    assert_eq!(
+        pending.phase_reason.as_deref(),
+        Some("the gang needs 4 GPUs; 3 are free")
+    );
+    assert!(pending.updated_at >= stored.updated_at);
+
+    let running = db
+        .workloads()
+        .set_actual_phase(stored.id, Phase::Running, None)
+        .await
+        .unwrap();
+    assert_eq!(running.phase_reason, None);
+    let stopping = db
+        .workloads()
+        .set_desired_phase(stored.id, Phase::Stopped)
+        .await
+        .unwrap();
+    assert_eq!(stopping.desired_phase, Phase::Stopped);
+    assert_eq!(stopping.actual_phase, Phase::Running);
+
+    assert_eq!(
+        db.workloads().count_by_phase().await.unwrap(),
+        vec![(Phase::Running, 1)]
+    );
+    assert!(matches!(
+        db.workloads().get(Uuid::new_v4()).await,
+        Err(DbError::NotFound)
+    ));
+    assert!(matches!(
+        db.workloads()
+            .set_actual_phase(Uuid::new_v4(), Phase::Failed, None)
+            .await,
+        Err(DbError::NotFound)
+    ));
+}
+
+async fn deleted_workloads_free_their_name_and_leave_lists(db: &Database, _: &str) {
+    let project = db.projects().ensure_default().await.unwrap();
+    let creator = user(db, "bob").await;
+    let first = db
+        .workloads()
+        .insert(&training(project.id, creator, "bert"))
+        .await
+        .unwrap();
+    match db
+        .workloads()
+        .insert(&training(project.id, creator, "bert"))
+        .await
+    {
+        Err(DbError::Conflict(message)) => assert!(message.contains("\"bert\""), "{message}"),
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+
+    let deleted = db.workloads().mark_deleted(first.id).await.unwrap();
+    assert!(deleted.deleted_at.is_some());
+    assert!(matches!(
+        db.workloads().mark_deleted(first.id).await,
+        Err(DbError::NotFound)
+    ));
+    let second = db
+        .workloads()
+        .insert(&training(project.id, creator, "bert"))
+        .await
+        .unwrap();
+
+    let live = db
+        .workloads()
+        .list(&WorkloadFilter::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        live.iter().map(|l| l.workload.id).collect::<Vec<_>>(),
+        [second.id]
+    );
+    assert_eq!(live[0].project_name, "default");
+    assert_eq!(live[0].creator_name, "User bob");
+    let all = db
+        .workloads()
+        .list(&WorkloadFilter {
+            include_deleted: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(
+        db.workloads().count_by_phase().await.unwrap(),
+        vec![(Phase::Creating, 1)]
+    );
+    let counts = db.projects().list().await.unwrap();
+    assert_eq!(counts[0].workloads, 1, "deleted workloads are not counted");
+}
+
+async fn workload_lists_filter_and_paginate(db: &Database, _: &str) {
+    let default = db.projects().ensure_default().await.unwrap();
+    let other = db
+        .projects()
+        .create(&NewProject::named("nlp"))
+        .await
+        .unwrap();
+    let creator = user(db, "carol").await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let project = if i % 2 == 0 { default.id } else { other.id };
+        ids.push(
+            db.workloads()
+                .insert(&training(project, creator, &format!("job-{i}")))
+                .await
+                .unwrap()
+                .id,
+        );
+    }
+    let newest_first: Vec<Uuid> = ids.iter().rev().copied().collect();
+
+    let page = |limit, offset| WorkloadFilter {
+        limit: Some(limit),
+        offset,
+        ..Default::default()
+    };
+    let first: Vec<Uuid> = db
+        .workloads()
+        .list(&page(2, 0))
+        .await
+        .unwrap()
+        .iter()
+        .map(|l| l.workload.id)
+        .collect();
+    let second: Vec<Uuid> = db
+        .workloads()
+        .list(&page(2, 2))
+        .await
+        .unwrap()
+        .iter()
+        .map(|l| l.workload.id)
+        .collect();
+    let third: Vec<Uuid> = db
+        .workloads()
+        .list(&page(2, 4))
+        .await
+        .unwrap()
+        .iter()
+        .map(|l| l.workload.id)
+        .collect();
+    assert_eq!([first, second, third].concat(), newest_first);
+
+    let in_nlp = db
+        .workloads()
+        .list(&WorkloadFilter {
+            project_id: Some(other.id),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(in_nlp.len(), 2);
+    assert!(in_nlp.iter().all(|l| l.project_name == "nlp"));
+}
+
+async fn bad_references_store_nothing(db: &Database, _: &str) {
+    let project = db.projects().ensure_default().await.unwrap();
+    let creator = user(db, "dave").await;
+    let orphan = training(Uuid::new_v4(), creator, "orphan");
+    let err = db.workloads().insert(&orphan).await.unwrap_err();
+    assert!(
+        matches!(err, DbError::Sqlx(_)),
+        "a missing project is not a name conflict: {err:?}"
+    );
+    let ghost = training(project.id, Uuid::new_v4(), "ghost");
+    assert!(db.workloads().insert(&ghost).await.is_err());
+    let listed = db
+        .workloads()
+        .list(&WorkloadFilter {
+            include_deleted: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(listed.is_empty(), "nothing was stored: {listed:?}");
+}
+
+async fn the_audit_trail_keeps_order(db: &Database, _: &str) {
+    let project = db.projects().ensure_default().await.unwrap();
+    let actor = user(db, "erin").await;
+    let workload = db
+        .workloads()
+        .insert(&training(project.id, actor, "gpt"))
+        .await
+        .unwrap();
+    db.audit()
+        .record(
+            Some(actor),
+            "workload.submit",
+            "workload",
+            workload.id,
+            json!({}),
+        )
+        .await
+        .unwrap();
+    db.audit()
+        .record(
+            None,
+            "workload.phase",
+            "workload",
+            workload.id,
+            json!({ "to": "Running" }),
+        )
+        .await
+        .unwrap();
+    db.audit()
+        .record(
+            Some(actor),
+            "workload.suspend",
+            "workload",
+            workload.id,
+            json!({}),
+        )
+        .await
+        .unwrap();
+    db.audit()
+        .record(
+            Some(actor),
+            "workload.submit",
+            "workload",
+            Uuid::new_v4(),
+            json!({}),
+        )
+        .await
+        .unwrap();
+
+    let trail = db
+        .audit()
+        .for_target("workload", workload.id)
+        .await
+        .unwrap();
+    let actions: Vec<&str> = trail.iter().map(|e| e.action.as_str()).collect();
+    assert_eq!(
+        actions,
+        ["workload.submit", "workload.phase", "workload.suspend"]
+    );
+    assert_eq!(trail[1].actor_id, None);
+    assert_eq!(trail[1].detail, json!({ "to": "Running" }));
+    assert!(trail.windows(2).all(|w| w[0].at <= w[1].at));
+}
+
+#[tokio::test]
+async fn sqlite_creates_its_directory_and_uses_wal() {
+    let (db, _guard, url) = sqlite().await;
+    let path = url.trim_start_matches("sqlite:");
+    assert!(std::path::Path::new(path).exists(), "{path} was created");
+    let Database::Sqlite(pool) = &db else {
+        panic!("expected SQLite")
+    };
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
+    db.close().await;
+}

@@ -1,0 +1,39 @@
+//! What the end-to-end tests start for real: PostgreSQL clusters, the release `tephra` binary, and
+//! Chromium through chromedriver. Everything listens on 127.0.0.1 and is stopped when its guard is
+//! dropped, including when a test panics.
+
+pub mod browser;
+pub mod postgres;
+pub mod process;
+pub mod tephra;
+pub mod workspace;
+
+/// Polls `check` until it returns `Some`, or fails with `what` after `timeout`.
+pub async fn wait_for<T, F, Fut>(
+    what: &str,
+    timeout: std::time::Duration,
+    mut check: F,
+) -> anyhow::Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(value) = check().await {
+            return Ok(value);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            anyhow::bail!("timed out after {timeout:?} waiting for {what}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// A TCP port that was free a moment ago, for programs that must be told their port up front.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("the loopback interface accepts listeners")
+}

@@ -1,0 +1,58 @@
+//! Child processes that are stopped when their guard is dropped.
+
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+/// Owns a child process; dropping it sends SIGTERM, waits briefly, then kills.
+pub struct Guarded {
+    pub name: &'static str,
+    child: Option<Child>,
+}
+
+impl Guarded {
+    pub fn new(name: &'static str, child: Child) -> Self {
+        Guarded {
+            name,
+            child: Some(child),
+        }
+    }
+
+    pub fn id(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
+    /// Sends SIGTERM and waits up to `timeout` for the exit status.
+    pub fn terminate(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let mut child = self.child.take()?;
+        signal_term(child.id());
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
+    }
+
+    /// Whether the process is still running.
+    pub fn is_running(&mut self) -> bool {
+        self.child
+            .as_mut()
+            .is_some_and(|c| matches!(c.try_wait(), Ok(None)))
+    }
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        self.terminate(Duration::from_secs(10));
+    }
+}
+
+pub fn signal_term(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+}

@@ -1,0 +1,111 @@
+//! The release `tephra` binary and its site, started as a user would start it.
+
+use crate::process::Guarded;
+use crate::workspace;
+use anyhow::{Context, bail};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A running release server with its own data directory.
+pub struct TephraServer {
+    pub addr: SocketAddr,
+    /// From spawning the process to the "ready" log line.
+    pub started_in: Duration,
+    pub process: Guarded,
+    _data: tempfile::TempDir,
+}
+
+impl TephraServer {
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+pub fn release_binary() -> anyhow::Result<PathBuf> {
+    let bin = workspace::target_dir().join("release/tephra");
+    if !bin.exists() {
+        bail!(
+            "{} is missing: build it with `cargo leptos build --release` (scripts/test does)",
+            bin.display()
+        );
+    }
+    Ok(bin)
+}
+
+pub fn site_root() -> anyhow::Result<PathBuf> {
+    let site = workspace::root().join("target/site");
+    if !site.join("pkg/tephra.wasm").exists() {
+        bail!(
+            "{} has no WASM bundle: build it with `cargo leptos build --release` (scripts/test does)",
+            site.display()
+        );
+    }
+    Ok(site)
+}
+
+/// Starts the release server on a free port with a fresh SQLite database, and waits for the log
+/// line that says it is ready.
+pub fn start_release() -> anyhow::Result<TephraServer> {
+    let data = tempfile::Builder::new().prefix("tephra-data-").tempdir()?;
+    let started = Instant::now();
+    let mut child = Command::new(release_binary()?)
+        .args(["serve", "--addr", "127.0.0.1:0", "--log-format", "json"])
+        .arg("--data-dir")
+        .arg(data.path())
+        .arg("--site-root")
+        .arg(site_root()?)
+        .env_remove("TEPHRA_DATABASE_URL")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot start the release server")?;
+    let stderr = child.stderr.take().context("stderr is piped")?;
+    let process = Guarded::new("tephra", child);
+
+    // Read the log on a thread: it keeps draining after startup, so the server never blocks on a
+    // full pipe.
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if std::env::var_os("TEPHRA_TEST_SERVER_LOG").is_some() {
+                eprintln!("[tephra] {line}");
+            }
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) => {
+                if let Some(addr) = ready_addr(&line) {
+                    return Ok(TephraServer {
+                        addr,
+                        started_in: started.elapsed(),
+                        process,
+                        _data: data,
+                    });
+                }
+                seen.push(line);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    bail!(
+        "the server did not become ready; its log:\n{}",
+        seen.join("\n")
+    )
+}
+
+fn ready_addr(line: &str) -> Option<SocketAddr> {
+    let event: serde_json::Value = serde_json::from_str(line).ok()?;
+    if event.get("message")?.as_str()? != "tephra is ready" {
+        return None;
+    }
+    event.get("addr")?.as_str()?.parse().ok()
+}
