@@ -12,6 +12,7 @@ pub mod telemetry;
 
 use anyhow::Context;
 use app::backend::SharedBackend;
+use axum::serve::ListenerExt;
 use config::ServeArgs;
 use db::Database;
 use leptos::config::Env;
@@ -109,7 +110,14 @@ impl Application {
             tracing::info!("shutting down: finishing open requests");
             let _ = stopping_tx.send(());
         };
-        let serve = axum::serve(self.listener, self.router).with_graceful_shutdown(signal);
+        // Pages stream in several small writes; without TCP_NODELAY, Nagle's algorithm meets the
+        // client's delayed ACK and every page waits about 40 ms.
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(error) = tcp.set_nodelay(true) {
+                tracing::debug!(%error, "cannot set TCP_NODELAY");
+            }
+        });
+        let serve = axum::serve(listener, self.router).with_graceful_shutdown(signal);
         let grace = self.grace;
         let served = tokio::select! {
             served = serve => served.context("the HTTP server failed"),

@@ -24,9 +24,10 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
-/// Where screenshots and other artifacts of test runs go.
+/// Where screenshots and other artifacts of test runs go: `target/<kind>` in the checkout, even
+/// when cargo builds elsewhere, so they sit next to the code that produced them.
 pub fn artifacts_dir(kind: &str) -> PathBuf {
-    let dir = target_dir().join(kind);
+    let dir = root().join("target").join(kind);
     std::fs::create_dir_all(&dir).expect("the target directory is writable");
     dir
 }

@@ -1,0 +1,15 @@
+# Sourced by the other scripts: where Tephra's build tools live, and PATH set to find them first.
+# Tools are installed outside the checkout so fresh clones (and CI) reuse them.
+
+TEPHRA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TEPHRA_CACHE="${TEPHRA_CACHE:-$HOME/.cache/tephra}"
+export TEPHRA_ROOT TEPHRA_CACHE
+export PATH="$TEPHRA_CACHE/node/node_modules/.bin:$TEPHRA_CACHE/tools/bin:$HOME/.cargo/bin:$PATH"
+
+# The versions that build on this toolchain (see ../shared/design/TOOLCHAIN.md).
+CARGO_LEPTOS_VERSION=0.3.10
+BINARYEN_VERSION=132
+# wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
+WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' "$TEPHRA_ROOT/Cargo.lock")"
+
+step() { printf '\n==> %s\n' "$*" >&2; }
