@@ -5,7 +5,7 @@
 use crate::error::AppError;
 use crate::model::{
     overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
-    training::TrainingSummary,
+    training::summary::TrainingSummary,
 };
 use std::sync::Arc;
 

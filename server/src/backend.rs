@@ -10,7 +10,7 @@ use app::model::{
     principal::Principal,
     project::ProjectSummary,
     system::{SystemInfo, UserSummary},
-    training::TrainingSummary,
+    training::summary::TrainingSummary,
 };
 use chrono::{DateTime, SecondsFormat, Utc};
 

@@ -7,7 +7,9 @@ pub mod auth;
 pub mod backend;
 pub mod config;
 pub mod db;
+pub mod domain;
 pub mod http;
+pub mod render_cli;
 pub mod telemetry;
 
 use anyhow::Context;

@@ -7,6 +7,9 @@ use std::process::ExitCode;
 #[tokio::main]
 async fn main() -> ExitCode {
     match Cli::parse().into_command() {
+        Command::Render(args) => {
+            server::render_cli::run(&args, &mut std::io::stdout(), &mut std::io::stderr())
+        }
         Command::Serve(args) => {
             if let Err(e) = args.validate() {
                 eprintln!("error: {e}");

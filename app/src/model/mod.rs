@@ -6,3 +6,4 @@ pub mod principal;
 pub mod project;
 pub mod system;
 pub mod training;
+pub mod validation;

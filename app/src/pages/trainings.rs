@@ -4,7 +4,7 @@ use crate::api::list_trainings;
 use crate::components::{
     error_panel::ErrorPanel, phase_badge::PhaseBadge, relative_time::Timestamp,
 };
-use crate::model::training::TrainingSummary;
+use crate::model::training::summary::TrainingSummary;
 use leptos::prelude::*;
 use leptos_meta::Title;
 

@@ -1,6 +1,6 @@
 //! What lists of trainings show about each one.
 
-use super::phase::Phase;
+use crate::model::phase::Phase;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

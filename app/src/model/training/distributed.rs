@@ -1,0 +1,88 @@
+//! Distributed trainings after Run:ai's distributed API: one spec for the workers, a framework,
+//! how many workers, and a master that is the same as a worker or has its own spec.
+
+use super::request::{ProjectId, TrainingSpec};
+use serde::{Deserialize, Serialize};
+
+/// `POST /api/v1/workloads/distributed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DistributedRequest {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub use_given_name_as_prefix: Option<bool>,
+    pub project_id: ProjectId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_id: Option<String>,
+    pub spec: DistributedSpec,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DistributedSpec {
+    /// The worker's spec (and the master's, unless `master` is given).
+    #[serde(flatten)]
+    pub worker: TrainingSpec,
+    pub distributed_framework: Framework,
+    pub num_workers: i64,
+    /// The gang size: how many pods (master included) must be placed together. Defaults to all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_replicas: Option<i64>,
+    /// Accepted for Run:ai compatibility (elastic PyTorch); must not be below the pod count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_replicas: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master_spec_same_as_worker: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master: Option<TrainingSpec>,
+}
+
+/// The keys of [`DistributedSpec`] beyond the worker's [`TrainingSpec`].
+pub const DISTRIBUTED_KEYS: [&str; 6] = [
+    "distributedFramework",
+    "numWorkers",
+    "minReplicas",
+    "maxReplicas",
+    "masterSpecSameAsWorker",
+    "master",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Framework {
+    PyTorch,
+    #[serde(rename = "MPI")]
+    Mpi,
+    #[serde(rename = "TF", alias = "TensorFlow")]
+    TensorFlow,
+    XGBoost,
+}
+
+impl Framework {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Framework::PyTorch => "PyTorch",
+            Framework::Mpi => "MPI",
+            Framework::TensorFlow => "TF",
+            Framework::XGBoost => "XGBoost",
+        }
+    }
+
+    /// Task names of the master and the workers in the Volcano Job (what the plugins expect).
+    pub fn task_names(self) -> (&'static str, &'static str) {
+        match self {
+            Framework::Mpi => ("mpimaster", "mpiworker"),
+            Framework::TensorFlow => ("chief", "worker"),
+            Framework::PyTorch | Framework::XGBoost => ("master", "worker"),
+        }
+    }
+}
+
+impl DistributedSpec {
+    /// The master's spec: its own, or the worker's.
+    pub fn master_spec(&self) -> &TrainingSpec {
+        match (&self.master, self.master_spec_same_as_worker) {
+            (Some(master), Some(false) | None) => master,
+            _ => &self.worker,
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! What a rendered Job needs to know about the cluster it runs in: label keys, priority classes,
+//! images and drivers that differ between clusters. Nothing cluster-specific is a literal in the
+//! translation.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Fields left out of a profile file keep their defaults.
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ClusterProfile {
+    /// Node label whose value names a node's pool (`spec.nodePools`).
+    pub node_pool_label: String,
+    /// Node label whose value names a node's type (`spec.nodeType`).
+    pub node_type_label: String,
+    /// Run:ai priority class names (`spec.priorityClass`) to the cluster's PriorityClass objects.
+    pub priority_classes: BTreeMap<String, String>,
+    /// The priority class a training gets when the request names none (a key of
+    /// `priority_classes`), if any.
+    pub default_training_priority: Option<String>,
+    /// Image of the init container that clones `storage.git` repositories; it needs `git` and `sh`.
+    pub git_image: String,
+    /// CSI driver that mounts `storage.s3` buckets.
+    pub s3_csi_driver: String,
+    /// Data volumes an administrator registered: id to the PVC that holds the data.
+    pub data_volumes: BTreeMap<String, String>,
+    /// The home directory `createHomeDir` creates (an empty, writable directory; `HOME` points to it).
+    pub home_dir: String,
+    /// The port the PyTorch plugin announces as `MASTER_PORT`.
+    pub pytorch_port: u16,
+}
+
+impl Default for ClusterProfile {
+    fn default() -> Self {
+        ClusterProfile {
+            node_pool_label: "tephra.dev/node-pool".into(),
+            node_type_label: "tephra.dev/node-type".into(),
+            priority_classes: [
+                ("train", "tephra-train"),
+                ("build", "tephra-build"),
+                ("interactive-preemptible", "tephra-interactive-preemptible"),
+                ("inference", "tephra-inference"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+            default_training_priority: Some("train".into()),
+            git_image: "alpine/git:2.47.2".into(),
+            s3_csi_driver: "s3.csi.aws.com".into(),
+            data_volumes: BTreeMap::new(),
+            home_dir: "/home/tephra".into(),
+            pytorch_port: 23456,
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! The labels and annotations that tie every object Tephra creates back to its workload, so the
+//! watchers can map cluster events to database rows.
+
+use std::collections::BTreeMap;
+
+pub const WORKLOAD_ID: &str = "tephra.dev/workload-id";
+pub const PROJECT: &str = "tephra.dev/project";
+pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+pub const MANAGED_BY_VALUE: &str = "tephra";
+pub const CREATED_BY: &str = "tephra.dev/created-by";
+pub const REQUESTED_NAME: &str = "tephra.dev/requested-name";
+pub const WORKLOAD_KIND: &str = "tephra.dev/workload-kind";
+/// Selects everything Tephra manages.
+pub const MANAGED_SELECTOR: &str = "app.kubernetes.io/managed-by=tephra";
+
+/// Who and what a rendered object belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workload {
+    /// The workload's id (a UUID), also its row's primary key.
+    pub id: String,
+    /// The Job's name: the requested name, plus the suffix when the name is a prefix.
+    pub job_name: String,
+    pub requested_name: String,
+    pub project: String,
+    pub namespace: String,
+    pub queue: String,
+    /// The creator's email or name, recorded as an annotation.
+    pub created_by: String,
+    /// `training` or `distributed`.
+    pub kind: String,
+    /// uid and gid from the creator's identity token, for `uidGidSource: fromIdpToken`.
+    pub token_uid_gid: Option<(i64, i64)>,
+}
+
+impl Workload {
+    pub fn labels(&self) -> BTreeMap<String, String> {
+        [
+            (WORKLOAD_ID, self.id.as_str()),
+            (PROJECT, self.project.as_str()),
+            (MANAGED_BY, MANAGED_BY_VALUE),
+            (WORKLOAD_KIND, self.kind.as_str()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+    }
+
+    pub fn annotations(&self) -> BTreeMap<String, String> {
+        [
+            (CREATED_BY, self.created_by.as_str()),
+            (REQUESTED_NAME, self.requested_name.as_str()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+    }
+}
+
+/// The Job name for a request: the name itself, or with `useGivenNameAsPrefix` the name, `-` and
+/// `suffix` (five random lowercase letters or digits chosen by the caller).
+pub fn job_name(requested: &str, use_as_prefix: bool, suffix: &str) -> String {
+    if use_as_prefix {
+        format!("{requested}-{suffix}")
+    } else {
+        requested.to_owned()
+    }
+}

@@ -1,0 +1,312 @@
+//! Training requests to a Volcano Job and the objects beside it (PVCs to create, Services for
+//! ports), following docs/MAPPING.md. Everything Volcano's admission webhook would default is set
+//! here, because clusters (the testbed among them) may run without the webhook.
+
+mod pod;
+mod service;
+mod storage;
+
+use super::cluster::ClusterProfile;
+use super::labels::Workload;
+use super::volcano::{Job, JobSpec, LifecyclePolicy, TaskSpec};
+use app::model::training::distributed::{DistributedRequest, Framework};
+use app::model::training::request::{TrainingRequest, TrainingSpec};
+use app::model::validation::{Errors, FieldError};
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const SCHEDULER_NAME: &str = "volcano";
+/// The task of a (non-distributed) training.
+pub const TRAINING_TASK: &str = "train";
+/// Volcano's own default for maxRetry, set explicitly when the request has no backoffLimit.
+pub const DEFAULT_MAX_RETRY: i32 = 3;
+
+/// A Job and what must exist beside it. PVCs and Services belong to the workload, not the Job,
+/// so they outlive a suspend (which deletes the Job).
+#[derive(Debug, Clone, Serialize)]
+pub struct Rendered {
+    pub job: Job,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub persistent_volume_claims: Vec<PersistentVolumeClaim>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub services: Vec<Service>,
+}
+
+/// One task of the Job before assembly.
+struct Task<'a> {
+    name: &'static str,
+    replicas: i32,
+    min_available: i32,
+    spec: &'a TrainingSpec,
+    /// Where `spec` is in the request, for error paths.
+    path: &'static str,
+    policies: Vec<LifecyclePolicy>,
+}
+
+pub fn training(
+    req: &TrainingRequest,
+    workload: &Workload,
+    profile: &ClusterProfile,
+) -> Result<Rendered, Vec<FieldError>> {
+    let spec = &req.spec;
+    let parallelism = to_i32(spec.parallelism.unwrap_or(1));
+    let task = Task {
+        name: TRAINING_TASK,
+        replicas: parallelism,
+        min_available: parallelism,
+        spec,
+        path: "spec",
+        policies: Vec::new(),
+    };
+    let min_success = spec.completions.map(to_i32);
+    assemble(workload, profile, spec, vec![task], None, min_success)
+}
+
+pub fn distributed(
+    req: &DistributedRequest,
+    workload: &Workload,
+    profile: &ClusterProfile,
+) -> Result<Rendered, Vec<FieldError>> {
+    let d = &req.spec;
+    let (master_task, worker_task) = d.distributed_framework.task_names();
+    let workers = to_i32(d.num_workers);
+    let pods = workers.saturating_add(1);
+    let gang = d.min_replicas.map_or(pods, to_i32);
+    let master_path = if d.master.is_some() && d.master_spec_same_as_worker != Some(true) {
+        "spec.master"
+    } else {
+        "spec"
+    };
+    // The master finishing is the training finishing: rank 0 / the launcher decides.
+    let master = Task {
+        name: master_task,
+        replicas: 1,
+        min_available: 1,
+        spec: d.master_spec(),
+        path: master_path,
+        policies: vec![LifecyclePolicy::on("TaskCompleted", "CompleteJob")],
+    };
+    let worker = Task {
+        name: worker_task,
+        replicas: workers,
+        min_available: (gang - 1).clamp(0, workers),
+        spec: &d.worker,
+        path: "spec",
+        policies: Vec::new(),
+    };
+    let mut rendered = assemble(
+        workload,
+        profile,
+        &d.worker,
+        vec![master, worker],
+        Some(d.distributed_framework),
+        None,
+    )?;
+    // The gang may be smaller than the pod count (Run:ai's minReplicas); the job-level gate wins.
+    rendered.job.spec.min_available = Some(gang);
+    Ok(rendered)
+}
+
+fn framework_plugins(
+    framework: Framework,
+    profile: &ClusterProfile,
+) -> BTreeMap<String, Vec<String>> {
+    let (master, worker) = framework.task_names();
+    let mut plugins = BTreeMap::new();
+    // svc gives every pod a stable DNS name (<pod>.<job>) and the host lists; the webhook adds it
+    // for every framework plugin, so Tephra does too.
+    plugins.insert("svc".to_owned(), Vec::new());
+    plugins.insert("env".to_owned(), Vec::new());
+    match framework {
+        Framework::PyTorch => {
+            plugins.insert(
+                "pytorch".into(),
+                vec![
+                    format!("--master={master}"),
+                    format!("--worker={worker}"),
+                    format!("--port={}", profile.pytorch_port),
+                ],
+            );
+        }
+        Framework::Mpi => {
+            plugins.insert(
+                "mpi".into(),
+                vec![
+                    format!("--master={master}"),
+                    format!("--worker={worker}"),
+                    "--port=22".into(),
+                ],
+            );
+            plugins.insert("ssh".into(), Vec::new());
+        }
+        Framework::TensorFlow => {
+            plugins.insert(
+                "tensorflow".into(),
+                vec![
+                    format!("--chief={master}"),
+                    format!("--worker={worker}"),
+                    "--port=2222".into(),
+                ],
+            );
+        }
+        // No Volcano plugin for XGBoost: the env and svc plugins give ranks and host names, and
+        // the tracker address is set on the pods (see `pod::framework_env`).
+        Framework::XGBoost => {}
+    }
+    plugins
+}
+
+fn assemble(
+    workload: &Workload,
+    profile: &ClusterProfile,
+    job_spec: &TrainingSpec,
+    tasks: Vec<Task<'_>>,
+    framework: Option<Framework>,
+    min_success: Option<i32>,
+) -> Result<Rendered, Vec<FieldError>> {
+    let mut errors = Errors::default();
+    let mut claims = Vec::new();
+    let mut services = Vec::new();
+    let mut plugins = framework
+        .map(|f| framework_plugins(f, profile))
+        .unwrap_or_default();
+
+    let priority_class = priority_class(job_spec, profile, &mut errors);
+    let max_retry = job_spec.backoff_limit.map_or(DEFAULT_MAX_RETRY, to_i32);
+    let mut volcano_tasks = Vec::new();
+    let task_names: Vec<(&str, i32)> = tasks.iter().map(|t| (t.name, t.replicas)).collect();
+    for task in &tasks {
+        let ctx = pod::PodContext {
+            workload,
+            profile,
+            task: task.name,
+            path: task.path,
+            framework,
+            tasks: &task_names,
+        };
+        let template = pod::template(task.spec, &ctx, &mut claims, &mut errors);
+        volcano_tasks.push(TaskSpec {
+            name: task.name.to_owned(),
+            replicas: task.replicas,
+            min_available: Some(task.min_available),
+            max_retry: Some(max_retry),
+            policies: task.policies.clone(),
+            template,
+        });
+        services.extend(service::for_ports(
+            task.spec,
+            task.path,
+            task.name,
+            workload,
+            &mut errors,
+        ));
+    }
+    if job_spec.ports.as_ref().is_some_and(|p| !p.is_empty()) {
+        plugins.entry("svc".into()).or_default();
+    }
+    dedupe_by_name(&mut services, |s| s.metadata.name.clone());
+    dedupe_by_name(&mut claims, |c| c.metadata.name.clone());
+
+    let gang: i32 = tasks.iter().map(|t| t.min_available).sum();
+    let evicted = if job_spec.terminate_after_preemption == Some(true) {
+        "AbortJob"
+    } else {
+        "RestartJob"
+    };
+    let failed = if max_retry == 0 {
+        "TerminateJob"
+    } else {
+        "RestartJob"
+    };
+    let job = Job {
+        metadata: ObjectMeta {
+            name: Some(workload.job_name.clone()),
+            namespace: Some(workload.namespace.clone()),
+            labels: Some(merge(
+                workload.labels(),
+                pod::user_pairs(job_spec.labels.as_deref()),
+            )),
+            annotations: Some(merge(
+                workload.annotations(),
+                pod::user_pairs(job_spec.annotations.as_deref()),
+            )),
+            ..ObjectMeta::default()
+        },
+        spec: JobSpec {
+            scheduler_name: Some(SCHEDULER_NAME.into()),
+            min_available: Some(gang),
+            queue: Some(workload.queue.clone()),
+            priority_class_name: priority_class,
+            max_retry: Some(max_retry),
+            ttl_seconds_after_finished: job_spec
+                .auto_deletion_time_after_completion_seconds
+                .map(to_i32),
+            min_success,
+            plugins,
+            policies: vec![
+                LifecyclePolicy::on("PodEvicted", evicted),
+                LifecyclePolicy::on("PodFailed", failed),
+            ],
+            tasks: volcano_tasks,
+        },
+        status: None,
+    };
+    errors.into_result()?;
+    Ok(Rendered {
+        job,
+        persistent_volume_claims: claims,
+        services,
+    })
+}
+
+fn priority_class(
+    spec: &TrainingSpec,
+    profile: &ClusterProfile,
+    errors: &mut Errors,
+) -> Option<String> {
+    let requested = spec
+        .priority_class
+        .as_ref()
+        .or(profile.default_training_priority.as_ref())?;
+    match profile.priority_classes.get(requested) {
+        Some(class) => Some(class.clone()),
+        None => {
+            let allowed: Vec<&str> = profile
+                .priority_classes
+                .keys()
+                .map(String::as_str)
+                .collect();
+            errors.add(
+                "spec.priorityClass",
+                format!(
+                    "{requested:?} is not a priority class of this cluster; use one of {}",
+                    allowed.join(", ")
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn merge(
+    mut ours: BTreeMap<String, String>,
+    theirs: BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    for (k, v) in theirs {
+        // Tephra's keys win: they tie the object to its workload.
+        ours.entry(k).or_insert(v);
+    }
+    ours
+}
+
+fn dedupe_by_name<T>(items: &mut Vec<T>, name: impl Fn(&T) -> Option<String>) {
+    let mut seen = std::collections::BTreeSet::new();
+    items.retain(|item| seen.insert(name(item)));
+}
+
+/// Validated counts fit in i32; saturate rather than wrap if a caller skipped validation.
+fn to_i32(n: i64) -> i32 {
+    i32::try_from(n).unwrap_or(if n < 0 { 0 } else { i32::MAX })
+}

@@ -1,0 +1,78 @@
+//! Which kind of request a JSON document is, and rendering either kind.
+
+use super::cluster::ClusterProfile;
+use super::labels::Workload;
+use super::render::{self, Rendered};
+use app::model::training::distributed::DistributedRequest;
+use app::model::training::parse;
+use app::model::training::request::TrainingRequest;
+use app::model::validation::FieldError;
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Training(Box<TrainingRequest>),
+    Distributed(Box<DistributedRequest>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Training,
+    Distributed,
+}
+
+impl Kind {
+    /// A request with `spec.distributedFramework` or `spec.numWorkers` is distributed.
+    pub fn detect(value: &Value) -> Kind {
+        let spec = value.get("spec");
+        let distributed = ["distributedFramework", "numWorkers"]
+            .iter()
+            .any(|key| spec.and_then(|s| s.get(key)).is_some());
+        if distributed {
+            Kind::Distributed
+        } else {
+            Kind::Training
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Training => "training",
+            Kind::Distributed => "distributed",
+        }
+    }
+}
+
+impl Request {
+    pub fn parse(value: &Value, kind: Kind) -> Result<Request, Vec<FieldError>> {
+        match kind {
+            Kind::Training => parse::training(value).map(|r| Request::Training(Box::new(r))),
+            Kind::Distributed => parse::distributed(value).map(|r| Request::Distributed(Box::new(r))),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Request::Training(r) => &r.name,
+            Request::Distributed(r) => &r.name,
+        }
+    }
+
+    pub fn uses_name_as_prefix(&self) -> bool {
+        match self {
+            Request::Training(r) => r.use_given_name_as_prefix == Some(true),
+            Request::Distributed(r) => r.use_given_name_as_prefix == Some(true),
+        }
+    }
+
+    pub fn render(
+        &self,
+        workload: &Workload,
+        profile: &ClusterProfile,
+    ) -> Result<Rendered, Vec<FieldError>> {
+        match self {
+            Request::Training(r) => render::training(r, workload, profile),
+            Request::Distributed(r) => render::distributed(r, workload, profile),
+        }
+    }
+}
