@@ -22,7 +22,9 @@ impl Running {
         let args = ["tephra", "serve", "--addr", "127.0.0.1:0", "--data-dir"];
         let cli = Cli::try_parse_from(args.iter().copied().chain([data.path().to_str().unwrap()]))
             .unwrap();
-        let Command::Serve(args) = cli.into_command();
+        let Command::Serve(args) = cli.into_command() else {
+            panic!("serve")
+        };
         let app = Application::build(&args).await.expect("the server starts");
         let base = format!("http://{}", app.local_addr());
         let db = app.database().clone();
