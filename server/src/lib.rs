@@ -141,26 +141,27 @@ impl Application {
     }
 }
 
-/// Resolves on SIGTERM (what Kubernetes and process supervisors send) or Ctrl-C.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+/// Installs the SIGTERM and Ctrl-C handlers now, and returns a future that resolves when either
+/// arrives. Installing before the server announces readiness matters: a supervisor may send
+/// SIGTERM the moment it sees the ready line, and an uninstalled handler means the default action
+/// (immediate death).
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{SignalKind, signal};
+    let terminate = signal(SignalKind::terminate());
+    let interrupt = signal(SignalKind::interrupt());
+    async move {
+        let wait = |installed: std::io::Result<tokio::signal::unix::Signal>| async move {
+            match installed {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                // Without the handler the signal keeps its default action; nothing to wait for.
+                Err(_) => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        tokio::select! {
+            () = wait(terminate) => {}
+            () = wait(interrupt) => {}
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
     }
 }

@@ -16,6 +16,7 @@ async fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             server::telemetry::init(&args.log, args.log_format);
+            let shutdown = server::shutdown_signal();
             let app = match server::Application::build(&args).await {
                 Ok(app) => app,
                 Err(e) => {
@@ -24,7 +25,7 @@ async fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            match app.run_until(server::shutdown_signal()).await {
+            match app.run_until(shutdown).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: {e:#}");

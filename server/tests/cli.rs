@@ -190,3 +190,108 @@ fn a_port_in_use_fails_with_a_hint() {
         "{stderr}"
     );
 }
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn render_stdin(args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = tephra()
+        .arg("render")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn render_prints_the_job_and_its_side_objects_as_yaml() {
+    let profile = fixture("cluster-profile.yaml");
+    let (code, stdout, stderr) = run(&[
+        "render",
+        &fixture("seed-003-consistent.json"),
+        "--cluster-profile",
+        &profile,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let docs: Vec<serde_json::Value> = stdout
+        .split("---\n")
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| serde_yaml::from_str(d).unwrap())
+        .collect();
+    let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["Job", "PersistentVolumeClaim", "Service"]);
+    assert_eq!(docs[0]["apiVersion"], "batch.volcano.sh/v1alpha1");
+    assert_eq!(docs[0]["spec"]["schedulerName"], "volcano");
+}
+
+#[test]
+fn render_prints_json_on_request_and_reads_yaml_from_stdin() {
+    let request = "name: ddp\nprojectId: 7\nspec:\n  image: pytorch/pytorch:2.4\n  distributedFramework: PyTorch\n  numWorkers: 3\n";
+    let (code, stdout, stderr) = render_stdin(&["-", "--output", "json"], request);
+    assert_eq!(code, 0, "{stderr}");
+    let list: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(list["kind"], "List");
+    let job = &list["items"][0];
+    assert_eq!(job["spec"]["minAvailable"], 4);
+    assert_eq!(job["spec"]["tasks"][1]["replicas"], 3);
+}
+
+#[test]
+fn render_reports_invalid_requests_as_json_and_exits_2() {
+    let (code, stdout, stderr) = run(&["render", &fixture("seed-003-request.json")]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty());
+    let body: serde_json::Value = serde_json::from_str(&stderr).unwrap();
+    assert_eq!(body["code"], 400);
+    assert_eq!(body["message"], "the training request is invalid");
+    let errors = body["errors"].as_array().unwrap();
+    assert!(errors.len() >= 5, "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e["path"] == "spec.compute.migProfile")
+    );
+}
+
+#[test]
+fn render_never_panics_on_garbage() {
+    for input in [
+        "",
+        "{",
+        "[1,2]",
+        "name: [unclosed",
+        "\u{0}\u{1}",
+        "{\"name\": 5}",
+        "null",
+    ] {
+        let (code, _, stderr) = render_stdin(&[], input);
+        assert_eq!(code, 2, "{input:?}: {stderr}");
+        let body: serde_json::Value = serde_json::from_str(&stderr)
+            .unwrap_or_else(|e| panic!("{input:?}: stderr is not JSON ({e}): {stderr}"));
+        assert_eq!(body["code"], 400);
+        assert!(!body["errors"].as_array().unwrap().is_empty() || body["message"].is_string());
+        assert!(!stderr.contains("panicked"));
+    }
+    let (code, _, stderr) = run(&["render", "/no/such/file.json"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("cannot read /no/such/file.json"),
+        "{stderr}"
+    );
+}

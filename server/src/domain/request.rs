@@ -47,7 +47,9 @@ impl Request {
     pub fn parse(value: &Value, kind: Kind) -> Result<Request, Vec<FieldError>> {
         match kind {
             Kind::Training => parse::training(value).map(|r| Request::Training(Box::new(r))),
-            Kind::Distributed => parse::distributed(value).map(|r| Request::Distributed(Box::new(r))),
+            Kind::Distributed => {
+                parse::distributed(value).map(|r| Request::Distributed(Box::new(r)))
+            }
         }
     }
 

@@ -132,10 +132,10 @@ fn strict<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<T, Vec<Fie
         Ok(_) => Err(errors),
         Err(e) => {
             let path = e.path().to_string();
-            let path = if path == "." {
-                prefix.to_owned()
-            } else {
-                join(prefix, &path)
+            let path = match (path.as_str(), prefix) {
+                (".", "") => ".".to_owned(),
+                (".", prefix) => prefix.to_owned(),
+                (path, prefix) => join(prefix, path),
             };
             errors.push(FieldError {
                 path,
@@ -153,6 +153,7 @@ fn type_message(serde_message: &str) -> String {
         && let Some((got, expected)) = rest.split_once(", expected ")
     {
         let expected = match expected {
+            e if e.starts_with("struct ") || e == "a map" => "a JSON object",
             "i64" | "u64" | "i32" | "u32" => "an integer",
             "f64" => "a number",
             "a boolean" => "true or false",
@@ -161,6 +162,9 @@ fn type_message(serde_message: &str) -> String {
             other => other,
         };
         return format!("must be {expected} (got {got})");
+    }
+    if serde_message.starts_with("data did not match any variant of untagged enum ProjectId") {
+        return "must be a number or a string".into();
     }
     if let Some(rest) = serde_message.strip_prefix("unknown variant ") {
         return format!("is not allowed: {rest}").replace('`', "");
@@ -180,5 +184,112 @@ fn ignored_path(path: &serde_ignored::Path) -> String {
         Path::Some { parent }
         | Path::NewtypeStruct { parent }
         | Path::NewtypeVariant { parent } => ignored_path(parent),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn paths(errors: &[FieldError]) -> Vec<&str> {
+        errors.iter().map(|e| e.path.as_str()).collect()
+    }
+
+    #[test]
+    fn every_unknown_field_is_named_by_path() {
+        let errors = training(&json!({
+            "name": "a", "projectId": 1, "colour": "red",
+            "spec": { "image": "x", "imagePullPolicyy": "Always", "compute": { "gpus": 2 },
+                      "tolerations": [{ "key": "k", "operator": "Exists", "tolerate": true }] }
+        }))
+        .unwrap_err();
+        assert_eq!(
+            paths(&errors),
+            [
+                "colour",
+                "spec.compute.gpus",
+                "spec.imagePullPolicyy",
+                "spec.tolerations[0].tolerate"
+            ]
+        );
+        assert!(errors.iter().all(|e| e.message == "is not a known field"));
+    }
+
+    #[test]
+    fn type_errors_name_the_field_and_the_expected_type() {
+        let errors = training(&json!({
+            "name": "a", "projectId": 1, "spec": { "image": "x", "compute": { "gpuDevicesRequest": "two" } }
+        }))
+        .unwrap_err();
+        assert_eq!(paths(&errors), ["spec.compute.gpuDevicesRequest"]);
+        assert_eq!(errors[0].message, "must be an integer (got string \"two\")");
+
+        let errors = training(
+            &json!({ "name": "a", "projectId": 1, "spec": { "imagePullPolicy": "Sometimes" } }),
+        )
+        .unwrap_err();
+        assert_eq!(paths(&errors), ["spec.imagePullPolicy"]);
+        assert!(
+            errors[0].message.contains("Always, IfNotPresent, Never"),
+            "{}",
+            errors[0].message
+        );
+
+        let errors = training(&json!(null)).unwrap_err();
+        assert_eq!(paths(&errors), ["."]);
+        assert_eq!(errors[0].message, "must be a JSON object (got null)");
+    }
+
+    #[test]
+    fn validation_reports_all_problems_at_once() {
+        let errors = training(&json!({
+            "name": "Bad_Name", "projectId": 1,
+            "spec": {
+                "command": "echo 'unterminated",
+                "compute": { "gpuRequestType": "portion", "gpuPortionRequest": 1.5 },
+                "tolerations": [{ "key": "k", "operator": "Exists", "value": "v" }]
+            }
+        }))
+        .unwrap_err();
+        assert_eq!(
+            paths(&errors),
+            [
+                "name",
+                "spec.image",
+                "spec.command",
+                "spec.tolerations[0].value",
+                "spec.compute.gpuPortionRequest"
+            ]
+        );
+    }
+
+    #[test]
+    fn distributed_requests_separate_their_own_keys() {
+        let ok = distributed(&json!({
+            "name": "ddp", "projectId": "p",
+            "spec": { "image": "x", "distributedFramework": "PyTorch", "numWorkers": 2,
+                      "master": { "image": "y" }, "masterSpecSameAsWorker": false }
+        }))
+        .unwrap();
+        assert_eq!(ok.spec.num_workers, 2);
+        assert_eq!(ok.spec.master_spec().image.as_deref(), Some("y"));
+
+        let errors = distributed(&json!({
+            "name": "ddp", "projectId": "p",
+            "spec": { "image": "x", "numWorkers": 0, "master": { "bogus": 1 } }
+        }))
+        .unwrap_err();
+        assert_eq!(
+            paths(&errors),
+            ["spec.master.bogus", "spec.distributedFramework"]
+        );
+
+        let errors = distributed(&json!({
+            "name": "ddp", "projectId": "p",
+            "spec": { "image": "x", "distributedFramework": "PyTorch", "numWorkers": 0, "minReplicas": 5 }
+        }))
+        .unwrap_err();
+        assert_eq!(paths(&errors), ["spec.numWorkers", "spec.minReplicas"]);
     }
 }

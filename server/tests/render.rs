@@ -1,0 +1,258 @@
+//! Golden tests of the translation: the seed documents' requests and jobs, rendered and compared.
+//! Snapshots live in `tests/snapshots/`; review changes with `cargo insta review`.
+
+use serde_json::{Value, json};
+use server::domain::cluster::ClusterProfile;
+use server::domain::labels::{Workload, job_name};
+use server::domain::render::Rendered;
+use server::domain::request::{Kind, Request};
+
+fn fixture(name: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    if name.ends_with(".json") {
+        serde_json::from_str(&text).unwrap()
+    } else {
+        serde_yaml::from_str(&text).unwrap()
+    }
+}
+
+fn profile() -> ClusterProfile {
+    let mut profile = ClusterProfile::default();
+    profile.data_volumes.insert(
+        "123e4567-e89b-12d3-a456-426614174000".into(),
+        "shared-datasets".into(),
+    );
+    profile
+        .priority_classes
+        .insert("high-priority".into(), "high-priority".into());
+    profile
+}
+
+fn workload(request: &Request, kind: Kind, queue: &str) -> Workload {
+    Workload {
+        id: "06d16c5d-4728-42fa-b573-3b11820d999f".into(),
+        job_name: job_name(request.name(), request.uses_name_as_prefix(), "x7k2q"),
+        requested_name: request.name().into(),
+        project: "ml".into(),
+        namespace: "tephra-ml".into(),
+        queue: queue.into(),
+        created_by: "test@lab.com".into(),
+        kind: kind.as_str().into(),
+        token_uid_gid: None,
+    }
+}
+
+fn render(value: &Value, queue: &str) -> Rendered {
+    let kind = Kind::detect(value);
+    let request = Request::parse(value, kind).unwrap_or_else(|e| panic!("invalid request: {e:#?}"));
+    request
+        .render(&workload(&request, kind, queue), &profile())
+        .unwrap_or_else(|e| panic!("{e:#?}"))
+}
+
+fn job_json(rendered: &Rendered) -> Value {
+    serde_json::to_value(&rendered.job).unwrap()
+}
+
+#[test]
+fn seed_003_as_written_is_refused_with_every_problem_named() {
+    let value = fixture("seed-003-request.json");
+    let errors = Request::parse(&value, Kind::Training).unwrap_err();
+    // The example sets all four GPU styles, a value and a secret on one variable, "string" as
+    // mount paths, and so on: each is reported at its path, all at once.
+    insta::assert_json_snapshot!("seed_003_errors", errors);
+}
+
+#[test]
+fn seed_003_made_consistent_renders_every_field() {
+    let rendered = render(&fixture("seed-003-consistent.json"), "tephra-ml");
+    insta::assert_yaml_snapshot!("seed_003_rendered", rendered);
+}
+
+/// The fields the seeds' jobs are compared on.
+fn shape(job: &Value) -> Value {
+    let spec = &job["spec"];
+    let tasks: Vec<Value> = spec["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let container = &t["template"]["spec"]["containers"][0];
+            json!({
+                "name": t["name"],
+                "replicas": t["replicas"],
+                "policies": t.get("policies").cloned().unwrap_or(json!([])),
+                "limits": container["resources"].get("limits").cloned().unwrap_or(json!({})),
+                "requests": container["resources"].get("requests").cloned().unwrap_or(json!({})),
+                "image": container["image"],
+            })
+        })
+        .collect();
+    json!({
+        "minAvailable": spec["minAvailable"],
+        "queue": spec["queue"],
+        "priorityClassName": spec.get("priorityClassName"),
+        "maxRetry": spec.get("maxRetry"),
+        "tasks": tasks,
+    })
+}
+
+#[test]
+fn seed_000_pytorch_job_is_reproduced() {
+    let seed = fixture("seed-000-job.json");
+    let rendered = render(&fixture("seed-000-pytorch.json"), "ml-queue");
+    let ours = job_json(&rendered);
+
+    let mut expected = shape(&seed);
+    // The master's completion ends the job (seed 002's advice); seed 000 leaves it out, so
+    // workers that outlive rank 0 would keep the job running.
+    expected["tasks"][0]["policies"] =
+        json!([{ "event": "TaskCompleted", "action": "CompleteJob" }]);
+    assert_eq!(shape(&ours), expected);
+
+    assert_eq!(ours["spec"]["schedulerName"], "volcano");
+    assert_eq!(
+        ours["spec"]["plugins"]["pytorch"],
+        json!(["--master=master", "--worker=worker", "--port=23456"])
+    );
+    assert_eq!(
+        ours["spec"]["plugins"]["svc"],
+        json!([]),
+        "the webhook would add svc; Tephra does"
+    );
+    // PodEvicted restarts as in the seed. PodFailed restarts too, up to maxRetry (the request's
+    // backoffLimit), where the seed aborts: an Aborted job looks suspended, not failed.
+    assert_eq!(
+        ours["spec"]["policies"],
+        json!([{ "event": "PodEvicted", "action": "RestartJob" }, { "event": "PodFailed", "action": "RestartJob" }])
+    );
+    assert_eq!(
+        seed["spec"]["policies"][0],
+        json!({ "event": "PodEvicted", "action": "RestartJob" })
+    );
+    for task in ours["spec"]["tasks"].as_array().unwrap() {
+        assert_eq!(task["template"]["spec"]["schedulerName"], "volcano");
+        assert_eq!(task["template"]["spec"]["restartPolicy"], "Never");
+    }
+    assert_eq!(ours["metadata"]["labels"]["framework"], "pytorch");
+    assert_eq!(ours["metadata"]["labels"]["team"], "ml-platform");
+    insta::assert_yaml_snapshot!("seed_000_rendered", rendered.job);
+}
+
+#[test]
+fn seed_002_torchrun_gang_is_reproduced() {
+    let seed = &fixture("seed-002-jobs.yaml")["torchrun"];
+    let ours = job_json(&render(&fixture("seed-002-torchrun.json"), "default"));
+    let spec = &ours["spec"];
+    assert_eq!(spec["minAvailable"], seed["minAvailable"]);
+    assert_eq!(spec["queue"], seed["queue"]);
+    assert_eq!(spec["maxRetry"], seed["maxRetry"]);
+    assert_eq!(spec["plugins"]["pytorch"], seed["plugins"]["pytorch"]);
+    assert_eq!(spec["policies"][0], seed["policies"][0]);
+    for (task, expected) in spec["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(seed["tasks"].as_array().unwrap())
+    {
+        assert_eq!(task["name"], expected["name"]);
+        assert_eq!(task["replicas"], expected["replicas"]);
+        assert_eq!(
+            task.get("policies").cloned().unwrap_or(json!([])),
+            expected.get("policies").cloned().unwrap_or(json!([]))
+        );
+        let container = &task["template"]["spec"]["containers"][0];
+        assert_eq!(container["resources"]["limits"], expected["limits"]);
+        assert_eq!(container["command"], json!(["torchrun"]));
+        assert_eq!(
+            container["args"][2], "--node_rank=$(RANK)",
+            "Kubernetes expands $(RANK) at pod start"
+        );
+    }
+}
+
+#[test]
+fn seed_001_and_002_mpi_jobs_are_reproduced() {
+    let ours = job_json(&render(&fixture("seed-001-mpi.json"), "default"));
+    let spec = &ours["spec"];
+    assert_eq!(
+        spec["minAvailable"], 2,
+        "seed 001 gates the gang at 2 of 3 pods (minReplicas)"
+    );
+    for plugin in ["env", "ssh", "svc"] {
+        assert_eq!(
+            spec["plugins"][plugin],
+            json!([]),
+            "seed 001 has the {plugin} plugin"
+        );
+    }
+    let seed = &fixture("seed-002-jobs.yaml")["mpi"];
+    assert_eq!(spec["plugins"]["mpi"], seed["plugins"]["mpi"]);
+    let tasks = spec["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 2);
+    for (task, expected) in tasks.iter().zip(seed["tasks"].as_array().unwrap()) {
+        assert_eq!(task["name"], expected["name"]);
+        assert_eq!(task["replicas"], expected["replicas"]);
+        assert_eq!(
+            task["template"]["spec"]["containers"][0]["name"],
+            expected["name"]
+        );
+    }
+    assert_eq!(tasks[0]["policies"], seed["tasks"][0]["policies"]);
+    let master_cmd = tasks[0]["template"]["spec"]["containers"][0]["command"]
+        .as_array()
+        .unwrap();
+    assert!(
+        master_cmd[2].as_str().unwrap().contains("mpiexec"),
+        "{master_cmd:?}"
+    );
+    let worker_cmd = tasks[1]["template"]["spec"]["containers"][0]["command"]
+        .as_array()
+        .unwrap();
+    assert!(
+        worker_cmd[2].as_str().unwrap().contains("sshd -D"),
+        "{worker_cmd:?}"
+    );
+
+    // Without minReplicas the whole job is the gang, as in seed 002's MPI variant.
+    let mut all = fixture("seed-001-mpi.json");
+    all["spec"].as_object_mut().unwrap().remove("minReplicas");
+    assert_eq!(
+        job_json(&render(&all, "default"))["spec"]["minAvailable"],
+        seed["minAvailable"]
+    );
+}
+
+#[test]
+fn names_used_as_prefixes_get_the_suffix() {
+    let mut value = fixture("seed-002-torchrun.json");
+    value["useGivenNameAsPrefix"] = json!(true);
+    let ours = job_json(&render(&value, "default"));
+    assert_eq!(ours["metadata"]["name"], "torchrun-gang-x7k2q");
+    assert_eq!(
+        ours["metadata"]["annotations"]["tephra.dev/requested-name"],
+        "torchrun-gang"
+    );
+}
+
+#[test]
+fn unknown_priority_classes_name_the_allowed_ones() {
+    let mut value = fixture("seed-002-torchrun.json");
+    value["spec"]["priorityClass"] = json!("urgent");
+    let request = Request::parse(&value, Kind::Distributed).unwrap();
+    let errors = request
+        .render(&workload(&request, Kind::Distributed, "q"), &profile())
+        .unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].path, "spec.priorityClass");
+    assert!(
+        errors[0]
+            .message
+            .contains("build, high-priority, inference"),
+        "{}",
+        errors[0].message
+    );
+}
