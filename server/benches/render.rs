@@ -26,7 +26,9 @@ fn measure(label: &str, value: &Value, profile: &ClusterProfile) {
     let kind = Kind::detect(value);
     let once = || {
         let request = Request::parse(value, kind).expect("valid request");
-        request.render(&workload(&request, kind), profile).expect("renders")
+        request
+            .render(&workload(&request, kind), profile)
+            .expect("renders")
     };
     let rendered = once();
     let yaml = serde_yaml::to_string(&rendered.job).unwrap();
@@ -65,10 +67,15 @@ fn measure(label: &str, value: &Value, profile: &ClusterProfile) {
 
 fn main() {
     let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-    let seed: Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{fixtures}/seed-003-consistent.json")).unwrap()).unwrap();
+    let seed: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{fixtures}/seed-003-consistent.json")).unwrap(),
+    )
+    .unwrap();
     let mut profile = ClusterProfile::default();
-    profile.data_volumes.insert("123e4567-e89b-12d3-a456-426614174000".into(), "shared-datasets".into());
+    profile.data_volumes.insert(
+        "123e4567-e89b-12d3-a456-426614174000".into(),
+        "shared-datasets".into(),
+    );
     let pytorch = json!({
         "name": "ddp-64", "projectId": 1,
         "spec": {

@@ -41,9 +41,9 @@ pub struct RenderArgs {
     #[arg(long, short, value_enum, default_value_t = OutputFormat::Yaml)]
     pub output: OutputFormat,
 
-    /// Request kind; by default a request with spec.distributedFramework or spec.numWorkers is
-    /// distributed.
-    #[arg(long, value_parser = parse_kind, value_name = "training|distributed")]
+    /// Request kind; by default a request with spec.replicaSpecs is generic, and one with
+    /// spec.distributedFramework or spec.numWorkers is distributed.
+    #[arg(long, value_parser = parse_kind, value_name = "training|distributed|generic")]
     pub kind: Option<crate::domain::request::Kind>,
 
     /// The project the training runs in (namespace and queue `tephra-<project>`).
@@ -77,7 +77,8 @@ fn parse_kind(s: &str) -> Result<crate::domain::request::Kind, String> {
     match s {
         "training" => Ok(crate::domain::request::Kind::Training),
         "distributed" => Ok(crate::domain::request::Kind::Distributed),
-        _ => Err("must be training or distributed".into()),
+        "generic" => Ok(crate::domain::request::Kind::Generic),
+        _ => Err("must be training, distributed or generic".into()),
     }
 }
 

@@ -47,6 +47,17 @@ fn every_request_field_is_in_the_mapping_table() {
     leaf_paths(&fixture("seed-003-request.json"), "", &mut paths);
     assert!(paths.len() > 120, "{}", paths.len());
     paths.extend(ADDITIONS.iter().map(|s| s.to_string()));
+    let mut generic = fixture("generic-ps-worker.json");
+    generic["spec"]["runMode"] = serde_json::json!({
+        "debug": { "enabled": true, "replicaSpecs": [{ "type": "x", "command": "c", "args": "a", "skipInitContainer": true }] },
+        "pause": { "enabled": true, "resumeSpecs": [{ "type": "x", "command": "c", "args": "a", "skipInitContainer": true }] }
+    });
+    generic["spec"]["failureRules"][0]["name"] = "any".into();
+    let mut generic_paths = Vec::new();
+    leaf_paths(&generic["spec"], "spec", &mut generic_paths);
+    // A replica's own spec is a training spec, documented above.
+    paths.extend(generic_paths.into_iter().filter(|p| !p.starts_with("spec.replicaSpecs[].spec.")));
+    paths.push("spec.replicaSpecs[].spec".into());
     let missing: Vec<&String> = paths
         .iter()
         .filter(|p| !doc.contains(&format!("`{p}`")))

@@ -256,3 +256,100 @@ fn unknown_priority_classes_name_the_allowed_ones() {
         errors[0].message
     );
 }
+
+#[test]
+fn generic_replicas_become_tasks_with_rule_policies() {
+    let rendered = render(&fixture("generic-ps-worker.json"), "tephra-ml");
+    assert!(!rendered.starts_paused);
+    let job = job_json(&rendered);
+    let spec = &job["spec"];
+    assert_eq!(spec["minAvailable"], 6, "the whole job is the gang");
+    assert_eq!(spec["ttlSecondsAfterFinished"], 0, "cleanUpPolicy All");
+    assert_eq!(
+        spec["policies"],
+        json!([{ "event": "PodEvicted", "action": "RestartJob" }])
+    );
+    let ps = &spec["tasks"][0];
+    assert_eq!(ps["name"], "ps");
+    assert_eq!(
+        ps["policies"],
+        json!([{ "event": "PodFailed", "action": "TerminateJob" }])
+    );
+    let worker = &spec["tasks"][1];
+    assert_eq!(worker["maxRetry"], 3, "restartPolicy.limit");
+    assert_eq!(
+        worker["policies"],
+        json!([
+            { "event": "TaskCompleted", "action": "CompleteJob" },
+            { "event": "PodFailed", "action": "RestartPod" },
+            { "event": "TaskFailed", "action": "TerminateJob" }
+        ])
+    );
+    insta::assert_yaml_snapshot!("generic_ps_worker_rendered", rendered.job);
+}
+
+#[test]
+fn generic_debug_mode_replaces_commands_and_pause_applies_resume_specs() {
+    let mut debug = fixture("generic-ps-worker.json");
+    debug["spec"]["runMode"] = json!({ "debug": { "enabled": true, "replicaSpecs": [
+        { "type": "worker", "command": "sleep 3600", "skipInitContainer": true }
+    ] } });
+    let job = job_json(&render(&debug, "q"));
+    let ps = &job["spec"]["tasks"][0]["template"]["spec"];
+    let worker = &job["spec"]["tasks"][1]["template"]["spec"];
+    assert_eq!(
+        ps["containers"][0]["command"],
+        json!(["sleep", "inf"]),
+        "no override: sleep"
+    );
+    assert_eq!(worker["containers"][0]["command"], json!(["sleep", "3600"]));
+    assert!(
+        worker["containers"][0].get("args").is_none(),
+        "debug drops the args"
+    );
+    assert!(worker.get("initContainers").is_none(), "skipInitContainer");
+    assert_eq!(
+        job["metadata"]["annotations"]["tephra.dev/run-mode"],
+        "debug"
+    );
+
+    let mut paused = fixture("generic-ps-worker.json");
+    paused["spec"]["runMode"] = json!({ "pause": { "enabled": true, "resumeSpecs": [
+        { "type": "worker", "args": "--epochs 10 --resume-from /ckpt" }
+    ] } });
+    let rendered = render(&paused, "q");
+    assert!(rendered.starts_paused, "the workload is created suspended");
+    let job = job_json(&rendered);
+    let worker = &job["spec"]["tasks"][1]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        worker["command"],
+        json!(["python", "train.py"]),
+        "the command is kept"
+    );
+    assert_eq!(
+        worker["args"],
+        json!(["--epochs", "10", "--resume-from", "/ckpt"])
+    );
+}
+
+#[test]
+fn generic_rules_must_name_replica_types_of_the_job() {
+    let mut value = fixture("generic-ps-worker.json");
+    value["spec"]["successRules"] = json!([{ "replicaTypes": ["chief", "worker"] }]);
+    value["spec"]["replicaSpecs"][1]["type"] = json!("ps");
+    value["spec"]["runMode"] =
+        json!({ "debug": { "enabled": true }, "pause": { "enabled": true } });
+    let errors = Request::parse(&value, Kind::Generic).unwrap_err();
+    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "spec.replicaSpecs[1].type",
+            "spec.successRules[0].replicaTypes",
+            "spec.successRules[0].replicaTypes[0]",
+            "spec.successRules[0].replicaTypes[1]",
+            "spec.failureRules[0].replicaTypes[1]",
+            "spec.runMode",
+        ]
+    );
+}

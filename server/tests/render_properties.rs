@@ -170,6 +170,21 @@ fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
                 prop_assert_eq!(spec["minSuccess"].as_i64(), Some(completions));
             }
         }
+        Request::Generic(g) => {
+            let expected: i64 = g
+                .spec
+                .replica_specs
+                .iter()
+                .map(|r| r.replicas.unwrap_or(1))
+                .sum();
+            prop_assert_eq!(replicas, expected);
+            prop_assert_eq!(
+                min_available,
+                expected,
+                "a generic job is gang-scheduled as a whole"
+            );
+            prop_assert_eq!(rendered.starts_paused, g.spec.starts_paused());
+        }
         Request::Distributed(d) => {
             prop_assert_eq!(replicas, d.spec.num_workers + 1);
             prop_assert_eq!(min_available, d.spec.min_replicas.unwrap_or(replicas));
@@ -177,6 +192,41 @@ fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
         }
     }
     Ok(())
+}
+
+fn generic() -> impl Strategy<Value = Value> {
+    (
+        "[a-z][a-z0-9-]{0,30}[a-z0-9]",
+        prop::collection::btree_map("[a-z][a-z0-9]{0,7}", (spec(), 1i64..=16, proptest::option::of(0i64..=5)), 1..4),
+        any::<bool>(),
+        0u8..3,
+        prop::sample::select(vec!["None", "Unfinished", "All"]),
+    )
+        .prop_map(|(name, replicas, rules, mode, clean_up)| {
+            let types: Vec<String> = replicas.keys().cloned().collect();
+            let specs: Vec<Value> = replicas
+                .into_iter()
+                .map(|(kind, (mut spec, n, limit))| {
+                    spec.as_object_mut().unwrap().remove("autoDeletionTimeAfterCompletionSeconds");
+                    let mut replica = json!({ "type": kind, "replicas": n, "spec": spec });
+                    if let Some(limit) = limit {
+                        replica["restartPolicy"] = json!({ "policy": "OnFailure", "limit": limit });
+                    }
+                    replica
+                })
+                .collect();
+            let mut spec = json!({ "replicaSpecs": specs, "cleanUpPolicy": clean_up });
+            if rules {
+                spec["successRules"] = json!([{ "replicaTypes": [types[0]] }]);
+                spec["failureRules"] = json!([{ "replicaTypes": types }]);
+            }
+            match mode {
+                1 => spec["runMode"] = json!({ "debug": { "enabled": true, "replicaSpecs": [{ "type": types[0], "command": "sleep 60" }] } }),
+                2 => spec["runMode"] = json!({ "pause": { "enabled": true, "resumeSpecs": [{ "type": types[0], "args": "--resume" }] } }),
+                _ => {}
+            }
+            json!({ "name": name, "projectId": 3, "spec": spec })
+        })
 }
 
 /// Any JSON, biased towards the request's own field names so the parser goes deep.
@@ -260,9 +310,14 @@ proptest! {
     }
 
     #[test]
+    fn valid_generic_jobs_render_consistently(value in generic()) {
+        check_consistent(&value)?;
+    }
+
+    #[test]
     fn any_input_yields_a_job_or_field_errors(value in any_json(), as_request in any::<bool>()) {
         let value = if as_request { json!({ "name": "x", "projectId": 1, "spec": value }) } else { value };
-        for kind in [Kind::Training, Kind::Distributed] {
+        for kind in [Kind::Training, Kind::Distributed, Kind::Generic] {
             match Request::parse(&value, kind) {
                 Err(errors) => {
                     prop_assert!(!errors.is_empty());

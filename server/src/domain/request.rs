@@ -4,6 +4,7 @@ use super::cluster::ClusterProfile;
 use super::labels::Workload;
 use super::render::{self, Rendered};
 use app::model::training::distributed::DistributedRequest;
+use app::model::training::generic::GenericRequest;
 use app::model::training::parse;
 use app::model::training::request::TrainingRequest;
 use app::model::validation::FieldError;
@@ -13,18 +14,24 @@ use serde_json::Value;
 pub enum Request {
     Training(Box<TrainingRequest>),
     Distributed(Box<DistributedRequest>),
+    Generic(Box<GenericRequest>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Training,
     Distributed,
+    Generic,
 }
 
 impl Kind {
-    /// A request with `spec.distributedFramework` or `spec.numWorkers` is distributed.
+    /// A request with `spec.replicaSpecs` is generic; one with `spec.distributedFramework` or
+    /// `spec.numWorkers` is distributed.
     pub fn detect(value: &Value) -> Kind {
         let spec = value.get("spec");
+        if spec.and_then(|s| s.get("replicaSpecs")).is_some() {
+            return Kind::Generic;
+        }
         let distributed = ["distributedFramework", "numWorkers"]
             .iter()
             .any(|key| spec.and_then(|s| s.get(key)).is_some());
@@ -39,6 +46,7 @@ impl Kind {
         match self {
             Kind::Training => "training",
             Kind::Distributed => "distributed",
+            Kind::Generic => "generic",
         }
     }
 }
@@ -50,6 +58,7 @@ impl Request {
             Kind::Distributed => {
                 parse::distributed(value).map(|r| Request::Distributed(Box::new(r)))
             }
+            Kind::Generic => parse::generic(value).map(|r| Request::Generic(Box::new(r))),
         }
     }
 
@@ -57,6 +66,7 @@ impl Request {
         match self {
             Request::Training(r) => &r.name,
             Request::Distributed(r) => &r.name,
+            Request::Generic(r) => &r.name,
         }
     }
 
@@ -64,6 +74,7 @@ impl Request {
         match self {
             Request::Training(r) => r.use_given_name_as_prefix == Some(true),
             Request::Distributed(r) => r.use_given_name_as_prefix == Some(true),
+            Request::Generic(r) => r.use_given_name_as_prefix == Some(true),
         }
     }
 
@@ -75,6 +86,7 @@ impl Request {
         match self {
             Request::Training(r) => render::training(r, workload, profile),
             Request::Distributed(r) => render::distributed(r, workload, profile),
+            Request::Generic(r) => render::generic(r, workload, profile),
         }
     }
 }

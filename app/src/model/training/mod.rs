@@ -2,6 +2,7 @@
 //! every problem reported by path. Shared by the server and the browser form.
 
 pub mod distributed;
+pub mod generic;
 pub mod parse;
 pub mod request;
 pub mod summary;

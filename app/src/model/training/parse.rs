@@ -15,6 +15,13 @@ pub fn training(value: &Value) -> Result<TrainingRequest, Vec<FieldError>> {
     Ok(request)
 }
 
+/// Parses and validates a generic multi-replica request.
+pub fn generic(value: &Value) -> Result<super::generic::GenericRequest, Vec<FieldError>> {
+    let request: super::generic::GenericRequest = strict(value, "")?;
+    validate::generic(&request)?;
+    Ok(request)
+}
+
 /// Parses and validates a distributed training request. Its spec is a [`TrainingSpec`] (the
 /// worker's) plus the distributed keys, so the two are separated before each is parsed strictly.
 pub fn distributed(value: &Value) -> Result<DistributedRequest, Vec<FieldError>> {

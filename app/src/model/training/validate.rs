@@ -2,6 +2,7 @@
 //! all problems are collected, so a form or a script sees every mistake at once.
 
 use super::distributed::{DistributedRequest, Framework};
+use super::generic::{GenericRequest, validate_spec};
 use super::request::*;
 use super::{NAME_MAX, PREFIX_MAX};
 use crate::model::validation::{self as v, Errors, FieldError, index, join};
@@ -127,6 +128,27 @@ pub fn distributed(req: &DistributedRequest) -> Result<(), Vec<FieldError>> {
             "is required for MPI: the launcher runs mpirun (the workers only run sshd)",
         );
     }
+    errors.into_result()
+}
+
+pub fn generic(req: &GenericRequest) -> Result<(), Vec<FieldError>> {
+    let mut errors = Errors::default();
+    header(
+        &mut errors,
+        &req.name,
+        req.use_given_name_as_prefix,
+        &req.project_id,
+        &req.cluster_id,
+    );
+    for (i, replica) in req.spec.replica_specs.iter().enumerate() {
+        spec(
+            &mut errors,
+            &replica.spec,
+            &format!("spec.replicaSpecs[{i}].spec"),
+            true,
+        );
+    }
+    validate_spec(&mut errors, &req.spec);
     errors.into_result()
 }
 

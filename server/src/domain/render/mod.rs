@@ -2,9 +2,12 @@
 //! ports), following docs/MAPPING.md. Everything Volcano's admission webhook would default is set
 //! here, because clusters (the testbed among them) may run without the webhook.
 
+mod generic;
 mod pod;
 mod service;
 mod storage;
+
+pub use generic::generic;
 
 use super::cluster::ClusterProfile;
 use super::labels::Workload;
@@ -32,17 +35,34 @@ pub struct Rendered {
     pub persistent_volume_claims: Vec<PersistentVolumeClaim>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub services: Vec<Service>,
+    /// The workload starts suspended (generic pause mode): the Job is created only on resume.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub starts_paused: bool,
 }
 
 /// One task of the Job before assembly.
 struct Task<'a> {
-    name: &'static str,
+    name: &'a str,
     replicas: i32,
     min_available: i32,
     spec: &'a TrainingSpec,
     /// Where `spec` is in the request, for error paths.
-    path: &'static str,
+    path: String,
     policies: Vec<LifecyclePolicy>,
+    /// The task's own maxRetry, when it differs from the job's.
+    max_retry: Option<i32>,
+}
+
+/// What differs between the request kinds when the Job is assembled.
+#[derive(Default)]
+struct JobOptions {
+    framework: Option<Framework>,
+    min_success: Option<i32>,
+    /// Replaces the default job-level policies (PodEvicted, PodFailed).
+    policies: Option<Vec<LifecyclePolicy>>,
+    /// Replaces the request's autoDeletionTimeAfterCompletionSeconds.
+    ttl_seconds_after_finished: Option<i32>,
+    extra_annotations: BTreeMap<String, String>,
 }
 
 pub fn training(
@@ -57,11 +77,15 @@ pub fn training(
         replicas: parallelism,
         min_available: parallelism,
         spec,
-        path: "spec",
+        path: "spec".into(),
         policies: Vec::new(),
+        max_retry: None,
     };
-    let min_success = spec.completions.map(to_i32);
-    assemble(workload, profile, spec, vec![task], None, min_success)
+    let options = JobOptions {
+        min_success: spec.completions.map(to_i32),
+        ..JobOptions::default()
+    };
+    assemble(workload, profile, spec, vec![task], options).map(|job| job.into_rendered(false))
 }
 
 pub fn distributed(
@@ -85,28 +109,27 @@ pub fn distributed(
         replicas: 1,
         min_available: 1,
         spec: d.master_spec(),
-        path: master_path,
+        path: master_path.into(),
         policies: vec![LifecyclePolicy::on("TaskCompleted", "CompleteJob")],
+        max_retry: None,
     };
     let worker = Task {
         name: worker_task,
         replicas: workers,
         min_available: (gang - 1).clamp(0, workers),
         spec: &d.worker,
-        path: "spec",
+        path: "spec".into(),
         policies: Vec::new(),
+        max_retry: None,
     };
-    let mut rendered = assemble(
-        workload,
-        profile,
-        &d.worker,
-        vec![master, worker],
-        Some(d.distributed_framework),
-        None,
-    )?;
+    let options = JobOptions {
+        framework: Some(d.distributed_framework),
+        ..JobOptions::default()
+    };
+    let mut assembled = assemble(workload, profile, &d.worker, vec![master, worker], options)?;
     // The gang may be smaller than the pod count (Run:ai's minReplicas); the job-level gate wins.
-    rendered.job.spec.min_available = Some(gang);
-    Ok(rendered)
+    assembled.job.spec.min_available = Some(gang);
+    Ok(assembled.into_rendered(false))
 }
 
 fn framework_plugins(
@@ -163,12 +186,12 @@ fn assemble(
     profile: &ClusterProfile,
     job_spec: &TrainingSpec,
     tasks: Vec<Task<'_>>,
-    framework: Option<Framework>,
-    min_success: Option<i32>,
-) -> Result<Rendered, Vec<FieldError>> {
+    options: JobOptions,
+) -> Result<Assembled, Vec<FieldError>> {
     let mut errors = Errors::default();
     let mut claims = Vec::new();
     let mut services = Vec::new();
+    let framework = options.framework;
     let mut plugins = framework
         .map(|f| framework_plugins(f, profile))
         .unwrap_or_default();
@@ -182,7 +205,7 @@ fn assemble(
             workload,
             profile,
             task: task.name,
-            path: task.path,
+            path: &task.path,
             framework,
             tasks: &task_names,
         };
@@ -191,17 +214,11 @@ fn assemble(
             name: task.name.to_owned(),
             replicas: task.replicas,
             min_available: Some(task.min_available),
-            max_retry: Some(max_retry),
+            max_retry: Some(task.max_retry.unwrap_or(max_retry)),
             policies: task.policies.clone(),
             template,
         });
-        services.extend(service::for_ports(
-            task.spec,
-            task.path,
-            task.name,
-            workload,
-            &mut errors,
-        ));
+        services.extend(service::for_ports(task.spec, task.name, workload));
     }
     if job_spec.ports.as_ref().is_some_and(|p| !p.is_empty()) {
         plugins.entry("svc".into()).or_default();
@@ -229,7 +246,7 @@ fn assemble(
                 pod::user_pairs(job_spec.labels.as_deref()),
             )),
             annotations: Some(merge(
-                workload.annotations(),
+                merge(workload.annotations(), options.extra_annotations),
                 pod::user_pairs(job_spec.annotations.as_deref()),
             )),
             ..ObjectMeta::default()
@@ -240,25 +257,44 @@ fn assemble(
             queue: Some(workload.queue.clone()),
             priority_class_name: priority_class,
             max_retry: Some(max_retry),
-            ttl_seconds_after_finished: job_spec
+            ttl_seconds_after_finished: options.ttl_seconds_after_finished.or(job_spec
                 .auto_deletion_time_after_completion_seconds
-                .map(to_i32),
-            min_success,
+                .map(to_i32)),
+            min_success: options.min_success,
             plugins,
-            policies: vec![
-                LifecyclePolicy::on("PodEvicted", evicted),
-                LifecyclePolicy::on("PodFailed", failed),
-            ],
+            policies: options.policies.unwrap_or_else(|| {
+                vec![
+                    LifecyclePolicy::on("PodEvicted", evicted),
+                    LifecyclePolicy::on("PodFailed", failed),
+                ]
+            }),
             tasks: volcano_tasks,
         },
         status: None,
     };
     errors.into_result()?;
-    Ok(Rendered {
+    Ok(Assembled {
         job,
-        persistent_volume_claims: claims,
+        claims,
         services,
     })
+}
+
+struct Assembled {
+    job: Job,
+    claims: Vec<PersistentVolumeClaim>,
+    services: Vec<Service>,
+}
+
+impl Assembled {
+    fn into_rendered(self, starts_paused: bool) -> Rendered {
+        Rendered {
+            job: self.job,
+            persistent_volume_claims: self.claims,
+            services: self.services,
+            starts_paused,
+        }
+    }
 }
 
 fn priority_class(

@@ -21,9 +21,9 @@ pub(super) struct PodContext<'a> {
     pub workload: &'a Workload,
     pub profile: &'a ClusterProfile,
     /// The task's name; also the container's.
-    pub task: &'static str,
+    pub task: &'a str,
     /// Where the task's spec is in the request (`spec` or `spec.master`).
-    pub path: &'static str,
+    pub path: &'a str,
     pub framework: Option<Framework>,
     /// Every task of the job with its replicas, for the framework's environment.
     pub tasks: &'a [(&'a str, i32)],

@@ -2,7 +2,6 @@
 
 use crate::domain::labels::{WORKLOAD_ID, Workload};
 use app::model::training::request::{ServiceType, TrainingSpec};
-use app::model::validation::Errors;
 use k8s_openapi::api::core::v1::{Service, ServicePort, ServiceSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -11,13 +10,7 @@ use std::collections::BTreeMap;
 /// The label Volcano puts on every pod with its task's name.
 const TASK_LABEL: &str = "volcano.sh/task-spec";
 
-pub(super) fn for_ports(
-    spec: &TrainingSpec,
-    _path: &str,
-    task: &str,
-    workload: &Workload,
-    _errors: &mut Errors,
-) -> Vec<Service> {
+pub(super) fn for_ports(spec: &TrainingSpec, task: &str, workload: &Workload) -> Vec<Service> {
     let mut by_type: BTreeMap<&'static str, Vec<ServicePort>> = BTreeMap::new();
     for (i, port) in spec.ports.iter().flatten().enumerate() {
         let Some(kind) = port.service_type else {
