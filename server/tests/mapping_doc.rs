@@ -56,7 +56,11 @@ fn every_request_field_is_in_the_mapping_table() {
     let mut generic_paths = Vec::new();
     leaf_paths(&generic["spec"], "spec", &mut generic_paths);
     // A replica's own spec is a training spec, documented above.
-    paths.extend(generic_paths.into_iter().filter(|p| !p.starts_with("spec.replicaSpecs[].spec.")));
+    paths.extend(
+        generic_paths
+            .into_iter()
+            .filter(|p| !p.starts_with("spec.replicaSpecs[].spec.")),
+    );
     paths.push("spec.replicaSpecs[].spec".into());
     let missing: Vec<&String> = paths
         .iter()

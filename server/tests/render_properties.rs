@@ -1,6 +1,9 @@
 //! Property tests: valid requests always render to a consistent gang-scheduled Job, and any input
 //! at all yields a Job or field-path errors, never a panic.
 
+mod common;
+
+use common::strategies::{distributed, generic, training};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use server::domain::cluster::ClusterProfile;
@@ -19,123 +22,6 @@ fn workload(request: &Request, kind: Kind) -> Workload {
         kind: kind.as_str().into(),
         token_uid_gid: Some((1000, 1000)),
     }
-}
-
-fn compute() -> impl Strategy<Value = Value> {
-    let gpu = prop_oneof![
-        Just(json!({})),
-        (0i64..=8).prop_map(|n| json!({ "gpuDevicesRequest": n })),
-        (1u32..=99, 1i64..=4).prop_map(|(p, n)| json!({
-            "gpuRequestType": "portion", "gpuPortionRequest": f64::from(p) / 100.0, "gpuDevicesRequest": n
-        })),
-        (1u32..=80_000).prop_map(|mib| json!({ "gpuRequestType": "memory", "gpuMemoryRequest": format!("{mib}Mi") })),
-        (1u32..=7, 1u32..=8).prop_map(|(g, m)| json!({ "gpuRequestType": "migProfile", "migProfile": format!("{g}g.{}gb", m * 5) })),
-    ];
-    (
-        gpu,
-        proptest::option::of((1u32..=64_000, 0u32..=64_000)),
-        proptest::option::of((1u32..=512, 0u32..=512)),
-        any::<bool>(),
-    )
-        .prop_map(|(mut c, cpu, mem, shm)| {
-            if let Some((request, extra)) = cpu {
-                c["cpuCoreRequest"] = json!(f64::from(request) / 1000.0);
-                c["cpuCoreLimit"] = json!(f64::from(request + extra) / 1000.0);
-            }
-            if let Some((request, extra)) = mem {
-                c["cpuMemoryRequest"] = json!(format!("{request}Mi"));
-                c["cpuMemoryLimit"] = json!(format!("{}Mi", request + extra));
-            }
-            c["largeShmRequest"] = json!(shm);
-            c
-        })
-}
-
-fn toleration() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        ("[a-z]{1,10}", prop::sample::select(vec!["NoSchedule", "PreferNoSchedule", "Any"]))
-            .prop_map(|(key, effect)| json!({ "operator": "Exists", "key": key, "effect": effect })),
-        ("[a-z]{1,10}", "[a-z0-9]{0,10}", 0i64..=3600)
-            .prop_map(|(key, value, seconds)| json!({ "operator": "Equal", "key": key, "value": value, "effect": "NoExecute", "seconds": seconds })),
-    ]
-}
-
-fn spec() -> impl Strategy<Value = Value> {
-    (
-        "[a-z]{1,12}(:[a-z0-9.]{1,6})?",
-        proptest::option::of("[a-z]{1,8}( --?[a-z]{1,6}){0,3}"),
-        compute(),
-        prop::collection::vec(toleration(), 0..3),
-        prop::collection::btree_set("[A-Z][A-Z0-9_]{0,8}", 0..4),
-        prop::collection::btree_set(1i64..=65535, 0..3),
-        proptest::option::of(0i64..=10),
-        any::<bool>(),
-        prop::collection::vec("/[a-z]{1,8}", 0..3),
-    )
-        .prop_map(|(image, command, compute, tolerations, env, ports, backoff, preempt, nfs)| {
-            let env: Vec<Value> = env.into_iter().map(|name| json!({ "name": name, "value": "x" })).collect();
-            let ports: Vec<Value> = ports.into_iter().map(|p| json!({ "container": p, "serviceType": "ClusterIP" })).collect();
-            let nfs: Vec<Value> = nfs
-                .into_iter()
-                .enumerate()
-                .map(|(i, path)| json!({ "server": "nfs.example", "path": path, "mountPath": format!("/mnt/nfs{i}") }))
-                .collect();
-            let mut spec = json!({
-                "image": image,
-                "compute": compute,
-                "tolerations": tolerations,
-                "environmentVariables": env,
-                "ports": ports,
-                "terminateAfterPreemption": preempt,
-                "storage": { "nfs": nfs },
-            });
-            if let Some(command) = command {
-                spec["command"] = json!(command);
-            }
-            if let Some(backoff) = backoff {
-                spec["backoffLimit"] = json!(backoff);
-            }
-            spec
-        })
-}
-
-fn training() -> impl Strategy<Value = Value> {
-    ("[a-z][a-z0-9-]{0,30}[a-z0-9]", spec(), 1i64..=16, any::<bool>()).prop_flat_map(|(name, spec, parallelism, prefix)| {
-        (0..=parallelism).prop_map(move |completions| {
-            let mut spec = spec.clone();
-            spec["parallelism"] = json!(parallelism);
-            if completions > 0 {
-                spec["completions"] = json!(completions);
-            }
-            json!({ "name": name.clone(), "projectId": 1, "useGivenNameAsPrefix": prefix, "spec": spec })
-        })
-    })
-}
-
-fn distributed() -> impl Strategy<Value = Value> {
-    (
-        "[a-z][a-z0-9-]{0,30}[a-z0-9]",
-        spec(),
-        prop::sample::select(vec!["PyTorch", "MPI", "TF", "XGBoost"]),
-        1i64..=64,
-        proptest::option::of(spec()),
-    )
-        .prop_flat_map(|(name, spec, framework, workers, master)| {
-            (proptest::option::of(1..=workers + 1)).prop_map(move |min| {
-                let mut spec = spec.clone();
-                spec["distributedFramework"] = json!(framework);
-                spec["numWorkers"] = json!(workers);
-                spec["command"] = json!("run");
-                if let Some(min) = min {
-                    spec["minReplicas"] = json!(min);
-                }
-                if let Some(mut master) = master.clone() {
-                    master["command"] = json!("launch");
-                    spec["master"] = master;
-                }
-                json!({ "name": name.clone(), "projectId": "p", "spec": spec })
-            })
-        })
 }
 
 fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
@@ -192,41 +78,6 @@ fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
         }
     }
     Ok(())
-}
-
-fn generic() -> impl Strategy<Value = Value> {
-    (
-        "[a-z][a-z0-9-]{0,30}[a-z0-9]",
-        prop::collection::btree_map("[a-z][a-z0-9]{0,7}", (spec(), 1i64..=16, proptest::option::of(0i64..=5)), 1..4),
-        any::<bool>(),
-        0u8..3,
-        prop::sample::select(vec!["None", "Unfinished", "All"]),
-    )
-        .prop_map(|(name, replicas, rules, mode, clean_up)| {
-            let types: Vec<String> = replicas.keys().cloned().collect();
-            let specs: Vec<Value> = replicas
-                .into_iter()
-                .map(|(kind, (mut spec, n, limit))| {
-                    spec.as_object_mut().unwrap().remove("autoDeletionTimeAfterCompletionSeconds");
-                    let mut replica = json!({ "type": kind, "replicas": n, "spec": spec });
-                    if let Some(limit) = limit {
-                        replica["restartPolicy"] = json!({ "policy": "OnFailure", "limit": limit });
-                    }
-                    replica
-                })
-                .collect();
-            let mut spec = json!({ "replicaSpecs": specs, "cleanUpPolicy": clean_up });
-            if rules {
-                spec["successRules"] = json!([{ "replicaTypes": [types[0]] }]);
-                spec["failureRules"] = json!([{ "replicaTypes": types }]);
-            }
-            match mode {
-                1 => spec["runMode"] = json!({ "debug": { "enabled": true, "replicaSpecs": [{ "type": types[0], "command": "sleep 60" }] } }),
-                2 => spec["runMode"] = json!({ "pause": { "enabled": true, "resumeSpecs": [{ "type": types[0], "args": "--resume" }] } }),
-                _ => {}
-            }
-            json!({ "name": name, "projectId": 3, "spec": spec })
-        })
 }
 
 /// Any JSON, biased towards the request's own field names so the parser goes deep.

@@ -3,6 +3,7 @@
 //! dropped, including when a test panics.
 
 pub mod browser;
+pub mod crd_schema;
 pub mod postgres;
 pub mod process;
 pub mod tephra;
