@@ -1,33 +1,22 @@
 //! Renders per second: parse + validate + translate, for the seed 003 request and for a 64-worker
 //! PyTorch request. Prints figures; asserts nothing. Run with `cargo bench -p server --bench render`.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::{fixture, placement, profile};
 use serde_json::{Value, json};
 use server::domain::cluster::ClusterProfile;
-use server::domain::labels::{Workload, job_name};
 use server::domain::request::{Kind, Request};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-
-fn workload(request: &Request, kind: Kind) -> Workload {
-    Workload {
-        id: "06d16c5d-4728-42fa-b573-3b11820d999f".into(),
-        job_name: job_name(request.name(), request.uses_name_as_prefix(), "abcde"),
-        requested_name: request.name().into(),
-        project: "bench".into(),
-        namespace: "tephra-bench".into(),
-        queue: "tephra-bench".into(),
-        created_by: "bench@tephra".into(),
-        kind: kind.as_str().into(),
-        token_uid_gid: None,
-    }
-}
 
 fn measure(label: &str, value: &Value, profile: &ClusterProfile) {
     let kind = Kind::detect(value);
     let once = || {
         let request = Request::parse(value, kind).expect("valid request");
         request
-            .render(&workload(&request, kind), profile)
+            .render(&request.workload(&placement(None)), profile)
             .expect("renders")
     };
     let rendered = once();
@@ -66,16 +55,8 @@ fn measure(label: &str, value: &Value, profile: &ClusterProfile) {
 }
 
 fn main() {
-    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-    let seed: Value = serde_json::from_str(
-        &std::fs::read_to_string(format!("{fixtures}/seed-003-consistent.json")).unwrap(),
-    )
-    .unwrap();
-    let mut profile = ClusterProfile::default();
-    profile.data_volumes.insert(
-        "123e4567-e89b-12d3-a456-426614174000".into(),
-        "shared-datasets".into(),
-    );
+    let seed = fixture("seed-003-consistent.json");
+    let profile = profile();
     let pytorch = json!({
         "name": "ddp-64", "projectId": 1,
         "spec": {

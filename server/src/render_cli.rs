@@ -3,8 +3,7 @@
 
 use crate::config::{OutputFormat, RenderArgs};
 use crate::domain::cluster::ClusterProfile;
-use crate::domain::labels::{Workload, job_name};
-use crate::domain::request::{Kind, Request};
+use crate::domain::request::{Kind, Placement, Request};
 use app::model::validation::FieldError;
 use serde::Serialize;
 use std::io::Read;
@@ -64,21 +63,14 @@ pub fn render(args: &RenderArgs) -> Result<String, ErrorBody> {
     let kind = args.kind.unwrap_or_else(|| Kind::detect(&value));
     let request = Request::parse(&value, kind)
         .map_err(|errors| fail(format!("the {} request is invalid", kind.as_str()), errors))?;
-    let workload = Workload {
-        id: args.workload_id.clone(),
-        job_name: job_name(
-            request.name(),
-            request.uses_name_as_prefix(),
-            &args.name_suffix,
-        ),
-        requested_name: request.name().to_owned(),
-        project: args.project.clone(),
-        namespace: format!("tephra-{}", args.project),
-        queue: format!("tephra-{}", args.project),
-        created_by: args.created_by.clone(),
-        kind: kind.as_str().to_owned(),
+    let workload = request.workload(&Placement {
+        workload_id: &args.workload_id,
+        project: &args.project,
+        queue: None,
+        created_by: &args.created_by,
+        name_suffix: &args.name_suffix,
         token_uid_gid: None,
-    };
+    });
     let rendered = request.render(&workload, &profile).map_err(|errors| {
         fail(
             format!("the {} request cannot run on this cluster", kind.as_str()),

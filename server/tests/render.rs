@@ -1,57 +1,12 @@
 //! Golden tests of the translation: the seed documents' requests and jobs, rendered and compared.
 //! Snapshots live in `tests/snapshots/`; review changes with `cargo insta review`.
 
+mod common;
+
+use common::{fixture, placement, profile, render};
 use serde_json::{Value, json};
-use server::domain::cluster::ClusterProfile;
-use server::domain::labels::{Workload, job_name};
 use server::domain::render::Rendered;
 use server::domain::request::{Kind, Request};
-
-fn fixture(name: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap();
-    if name.ends_with(".json") {
-        serde_json::from_str(&text).unwrap()
-    } else {
-        serde_yaml::from_str(&text).unwrap()
-    }
-}
-
-fn profile() -> ClusterProfile {
-    let mut profile = ClusterProfile::default();
-    profile.data_volumes.insert(
-        "123e4567-e89b-12d3-a456-426614174000".into(),
-        "shared-datasets".into(),
-    );
-    profile
-        .priority_classes
-        .insert("high-priority".into(), "high-priority".into());
-    profile
-}
-
-fn workload(request: &Request, kind: Kind, queue: &str) -> Workload {
-    Workload {
-        id: "06d16c5d-4728-42fa-b573-3b11820d999f".into(),
-        job_name: job_name(request.name(), request.uses_name_as_prefix(), "x7k2q"),
-        requested_name: request.name().into(),
-        project: "ml".into(),
-        namespace: "tephra-ml".into(),
-        queue: queue.into(),
-        created_by: "test@lab.com".into(),
-        kind: kind.as_str().into(),
-        token_uid_gid: None,
-    }
-}
-
-fn render(value: &Value, queue: &str) -> Rendered {
-    let kind = Kind::detect(value);
-    let request = Request::parse(value, kind).unwrap_or_else(|e| panic!("invalid request: {e:#?}"));
-    request
-        .render(&workload(&request, kind, queue), &profile())
-        .unwrap_or_else(|e| panic!("{e:#?}"))
-}
 
 fn job_json(rendered: &Rendered) -> Value {
     serde_json::to_value(&rendered.job).unwrap()
@@ -68,7 +23,7 @@ fn seed_003_as_written_is_refused_with_every_problem_named() {
 
 #[test]
 fn seed_003_made_consistent_renders_every_field() {
-    let rendered = render(&fixture("seed-003-consistent.json"), "tephra-ml");
+    let rendered = render(&fixture("seed-003-consistent.json"), None);
     insta::assert_yaml_snapshot!("seed_003_rendered", rendered);
 }
 
@@ -103,7 +58,7 @@ fn shape(job: &Value) -> Value {
 #[test]
 fn seed_000_pytorch_job_is_reproduced() {
     let seed = fixture("seed-000-job.json");
-    let rendered = render(&fixture("seed-000-pytorch.json"), "ml-queue");
+    let rendered = render(&fixture("seed-000-pytorch.json"), Some("ml-queue"));
     let ours = job_json(&rendered);
 
     let mut expected = shape(&seed);
@@ -145,7 +100,7 @@ fn seed_000_pytorch_job_is_reproduced() {
 #[test]
 fn seed_002_torchrun_gang_is_reproduced() {
     let seed = &fixture("seed-002-jobs.yaml")["torchrun"];
-    let ours = job_json(&render(&fixture("seed-002-torchrun.json"), "default"));
+    let ours = job_json(&render(&fixture("seed-002-torchrun.json"), Some("default")));
     let spec = &ours["spec"];
     assert_eq!(spec["minAvailable"], seed["minAvailable"]);
     assert_eq!(spec["queue"], seed["queue"]);
@@ -176,7 +131,7 @@ fn seed_002_torchrun_gang_is_reproduced() {
 
 #[test]
 fn seed_001_and_002_mpi_jobs_are_reproduced() {
-    let ours = job_json(&render(&fixture("seed-001-mpi.json"), "default"));
+    let ours = job_json(&render(&fixture("seed-001-mpi.json"), Some("default")));
     let spec = &ours["spec"];
     assert_eq!(
         spec["minAvailable"], 2,
@@ -221,7 +176,7 @@ fn seed_001_and_002_mpi_jobs_are_reproduced() {
     let mut all = fixture("seed-001-mpi.json");
     all["spec"].as_object_mut().unwrap().remove("minReplicas");
     assert_eq!(
-        job_json(&render(&all, "default"))["spec"]["minAvailable"],
+        job_json(&render(&all, Some("default")))["spec"]["minAvailable"],
         seed["minAvailable"]
     );
 }
@@ -230,7 +185,7 @@ fn seed_001_and_002_mpi_jobs_are_reproduced() {
 fn names_used_as_prefixes_get_the_suffix() {
     let mut value = fixture("seed-002-torchrun.json");
     value["useGivenNameAsPrefix"] = json!(true);
-    let ours = job_json(&render(&value, "default"));
+    let ours = job_json(&render(&value, Some("default")));
     assert_eq!(ours["metadata"]["name"], "torchrun-gang-x7k2q");
     assert_eq!(
         ours["metadata"]["annotations"]["tephra.dev/requested-name"],
@@ -244,7 +199,7 @@ fn unknown_priority_classes_name_the_allowed_ones() {
     value["spec"]["priorityClass"] = json!("urgent");
     let request = Request::parse(&value, Kind::Distributed).unwrap();
     let errors = request
-        .render(&workload(&request, Kind::Distributed, "q"), &profile())
+        .render(&request.workload(&placement(None)), &profile())
         .unwrap_err();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].path, "spec.priorityClass");
@@ -259,7 +214,7 @@ fn unknown_priority_classes_name_the_allowed_ones() {
 
 #[test]
 fn generic_replicas_become_tasks_with_rule_policies() {
-    let rendered = render(&fixture("generic-ps-worker.json"), "tephra-ml");
+    let rendered = render(&fixture("generic-ps-worker.json"), None);
     assert!(!rendered.starts_paused);
     let job = job_json(&rendered);
     let spec = &job["spec"];
@@ -294,7 +249,7 @@ fn generic_debug_mode_replaces_commands_and_pause_applies_resume_specs() {
     debug["spec"]["runMode"] = json!({ "debug": { "enabled": true, "replicaSpecs": [
         { "type": "worker", "command": "sleep 3600", "skipInitContainer": true }
     ] } });
-    let job = job_json(&render(&debug, "q"));
+    let job = job_json(&render(&debug, None));
     let ps = &job["spec"]["tasks"][0]["template"]["spec"];
     let worker = &job["spec"]["tasks"][1]["template"]["spec"];
     assert_eq!(
@@ -317,7 +272,7 @@ fn generic_debug_mode_replaces_commands_and_pause_applies_resume_specs() {
     paused["spec"]["runMode"] = json!({ "pause": { "enabled": true, "resumeSpecs": [
         { "type": "worker", "args": "--epochs 10 --resume-from /ckpt" }
     ] } });
-    let rendered = render(&paused, "q");
+    let rendered = render(&paused, None);
     assert!(rendered.starts_paused, "the workload is created suspended");
     let job = job_json(&rendered);
     let worker = &job["spec"]["tasks"][1]["template"]["spec"]["containers"][0];

@@ -4,32 +4,17 @@
 mod common;
 
 use common::strategies::{distributed, generic, training};
+use common::{placement, profile};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use server::domain::cluster::ClusterProfile;
-use server::domain::labels::{Workload, job_name};
 use server::domain::request::{Kind, Request};
-
-fn workload(request: &Request, kind: Kind) -> Workload {
-    Workload {
-        id: "5a0c8a4e-8f0e-4a43-9d3c-3f9e1d7c2b11".into(),
-        job_name: job_name(request.name(), request.uses_name_as_prefix(), "p0p0p"),
-        requested_name: request.name().into(),
-        project: "prop".into(),
-        namespace: "tephra-prop".into(),
-        queue: "tephra-prop".into(),
-        created_by: "prop@test".into(),
-        kind: kind.as_str().into(),
-        token_uid_gid: Some((1000, 1000)),
-    }
-}
 
 fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
     let kind = Kind::detect(value);
     let request = Request::parse(value, kind)
         .map_err(|e| TestCaseError::fail(format!("{e:#?}\n{value:#}")))?;
     let rendered = request
-        .render(&workload(&request, kind), &ClusterProfile::default())
+        .render(&request.workload(&placement(None)), &profile())
         .map_err(|e| TestCaseError::fail(format!("{e:#?}")))?;
     let job = serde_json::to_value(&rendered.job).unwrap();
     let spec = &job["spec"];
@@ -177,7 +162,7 @@ proptest! {
                     }
                 }
                 Ok(request) => {
-                    if let Err(errors) = request.render(&workload(&request, kind), &ClusterProfile::default()) {
+                    if let Err(errors) = request.render(&request.workload(&placement(None)), &profile()) {
                         prop_assert!(errors.iter().all(|e| !e.path.is_empty()));
                     }
                 }

@@ -4,43 +4,14 @@
 use super::JOB;
 use proptest::prelude::*;
 use serde_json::Value;
-use server::domain::cluster::ClusterProfile;
-use server::domain::labels::{Workload, job_name};
-use server::domain::request::{Kind, Request};
 
-#[path = "../../server/tests/common/strategies.rs"]
-mod strategies;
+#[path = "../../server/tests/common/mod.rs"]
+mod common;
 
-fn profile() -> ClusterProfile {
-    let mut profile = ClusterProfile::default();
-    profile.data_volumes.insert(
-        "123e4567-e89b-12d3-a456-426614174000".into(),
-        "shared-datasets".into(),
-    );
-    profile
-        .priority_classes
-        .insert("high-priority".into(), "high-priority".into());
-    profile
-}
+use common::{fixture, render, strategies};
 
 fn rendered_job(value: &Value) -> Value {
-    let kind = Kind::detect(value);
-    let request = Request::parse(value, kind).unwrap_or_else(|e| panic!("{e:#?}"));
-    let workload = Workload {
-        id: "06d16c5d-4728-42fa-b573-3b11820d999f".into(),
-        job_name: job_name(request.name(), request.uses_name_as_prefix(), "abcde"),
-        requested_name: request.name().into(),
-        project: "ml".into(),
-        namespace: "tephra-ml".into(),
-        queue: "tephra-ml".into(),
-        created_by: "schema@test".into(),
-        kind: kind.as_str().into(),
-        token_uid_gid: Some((1000, 100)),
-    };
-    let rendered = request
-        .render(&workload, &profile())
-        .unwrap_or_else(|e| panic!("{e:#?}"));
-    serde_json::to_value(&rendered.job).unwrap()
+    serde_json::to_value(&render(value, None).job).unwrap()
 }
 
 fn assert_valid(name: &str, job: &Value) {
@@ -58,7 +29,6 @@ fn assert_valid(name: &str, job: &Value) {
 
 #[test]
 fn every_fixture_renders_to_a_valid_job() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../server/tests/fixtures");
     let requests = [
         "seed-003-consistent.json",
         "seed-000-pytorch.json",
@@ -67,10 +37,7 @@ fn every_fixture_renders_to_a_valid_job() {
         "generic-ps-worker.json",
     ];
     for name in requests {
-        let value: Value =
-            serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{name}")).unwrap())
-                .unwrap();
-        assert_valid(name, &rendered_job(&value));
+        assert_valid(name, &rendered_job(&fixture(name)));
     }
 }
 

@@ -1,7 +1,7 @@
 //! Which kind of request a JSON document is, and rendering either kind.
 
 use super::cluster::ClusterProfile;
-use super::labels::Workload;
+use super::labels::{Workload, job_name};
 use super::render::{self, Rendered};
 use app::model::training::distributed::DistributedRequest;
 use app::model::training::generic::GenericRequest;
@@ -51,7 +51,44 @@ impl Kind {
     }
 }
 
+/// Where a request runs and on whose behalf, for rendering it outside the database (`tephra
+/// render`, tests, benchmarks). The server builds its [`Workload`] from the stored row instead.
+#[derive(Debug, Clone)]
+pub struct Placement<'a> {
+    pub workload_id: &'a str,
+    /// The project; its namespace and queue are `tephra-<project>` unless `queue` says otherwise.
+    pub project: &'a str,
+    pub queue: Option<&'a str>,
+    pub created_by: &'a str,
+    /// Appended to the name when the request uses it as a prefix.
+    pub name_suffix: &'a str,
+    pub token_uid_gid: Option<(i64, i64)>,
+}
+
 impl Request {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Request::Training(_) => Kind::Training,
+            Request::Distributed(_) => Kind::Distributed,
+            Request::Generic(_) => Kind::Generic,
+        }
+    }
+
+    pub fn workload(&self, at: &Placement<'_>) -> Workload {
+        let namespace = format!("tephra-{}", at.project);
+        Workload {
+            id: at.workload_id.to_owned(),
+            job_name: job_name(self.name(), self.uses_name_as_prefix(), at.name_suffix),
+            requested_name: self.name().to_owned(),
+            project: at.project.to_owned(),
+            queue: at.queue.map_or_else(|| namespace.clone(), str::to_owned),
+            namespace,
+            created_by: at.created_by.to_owned(),
+            kind: self.kind().as_str().to_owned(),
+            token_uid_gid: at.token_uid_gid,
+        }
+    }
+
     pub fn parse(value: &Value, kind: Kind) -> Result<Request, Vec<FieldError>> {
         match kind {
             Kind::Training => parse::training(value).map(|r| Request::Training(Box::new(r))),

@@ -3,20 +3,21 @@
 
 use super::request::{ProjectId, TrainingSpec};
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 /// `POST /api/v1/workloads/distributed`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DistributedRequest {
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_given_name_as_prefix: Option<bool>,
     pub project_id: ProjectId,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster_id: Option<String>,
     pub spec: DistributedSpec,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DistributedSpec {
@@ -26,14 +27,10 @@ pub struct DistributedSpec {
     pub distributed_framework: Framework,
     pub num_workers: i64,
     /// The gang size: how many pods (master included) must be placed together. Defaults to all.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i64>,
     /// Accepted for Run:ai compatibility (elastic PyTorch); must not be below the pod count.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_replicas: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub master_spec_same_as_worker: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub master: Option<TrainingSpec>,
 }
 

@@ -5,58 +5,54 @@
 use super::request::{ProjectId, TrainingSpec};
 use crate::model::validation::{self as v, Errors, index, join};
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 use std::collections::BTreeSet;
 
 /// `POST /api/v1/workloads/generic`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GenericRequest {
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_given_name_as_prefix: Option<bool>,
     pub project_id: ProjectId,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster_id: Option<String>,
     pub spec: GenericSpec,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GenericSpec {
     pub replica_specs: Vec<ReplicaSpec>,
     /// The job succeeds when any rule holds: every pod of the rule's replica type succeeded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub success_rules: Option<Vec<FinishRule>>,
     /// The job fails when any rule holds: a pod of one of the rule's replica types failed (after
     /// that type's restarts).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_rules: Option<Vec<FinishRule>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_mode: Option<RunMode>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clean_up_policy: Option<CleanUpPolicy>,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSpec {
     /// The replica type, e.g. `ps` or `worker`; becomes the Volcano task's name.
     #[serde(rename = "type")]
     pub kind: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<RestartPolicy>,
     /// The container and pod for this replica type (a training spec).
     pub spec: TrainingSpec,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RestartPolicy {
     pub policy: RestartPolicyType,
     /// How many restarts before the failure counts. Defaults to 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
 }
 
@@ -67,50 +63,47 @@ pub enum RestartPolicyType {
     Never,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FinishRule {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub replica_types: Vec<String>,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunMode {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debug: Option<DebugMode>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause: Option<PauseMode>,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DebugMode {
     pub enabled: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica_specs: Option<Vec<ReplicaOverride>>,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PauseMode {
     pub enabled: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_specs: Option<Vec<ReplicaOverride>>,
 }
 
 /// Replaces a replica type's command (and args) in debug mode or on resume.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaOverride {
     #[serde(rename = "type")]
     pub kind: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_init_container: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<String>,
 }
 

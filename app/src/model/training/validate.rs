@@ -836,16 +836,15 @@ fn storage_rules(errors: &mut Errors, s: &Storage, path: &str) {
             }
         }
         if let Some(secret) = &g.password_secret {
-            errors.check(join(&item, "passwordSecret"), v::dns1123_subdomain(secret));
-            for (field, key) in [
-                ("secretKeyOfUser", &g.secret_key_of_user),
-                ("secretKeyOfPassword", &g.secret_key_of_password),
-            ] {
-                match key {
-                    Some(key) => errors.check(join(&item, field), v::config_key(key)),
-                    None => errors.add(join(&item, field), "is required with passwordSecret"),
-                }
-            }
+            secret_with_keys(
+                errors,
+                &item,
+                ("passwordSecret", secret),
+                [
+                    ("secretKeyOfUser", &g.secret_key_of_user),
+                    ("secretKeyOfPassword", &g.secret_key_of_password),
+                ],
+            );
         }
     }
     for (i, c) in s.config_map_volume.iter().flatten().enumerate() {
@@ -895,16 +894,15 @@ fn storage_rules(errors: &mut Errors, s: &Storage, path: &str) {
             );
         }
         if let Some(secret) = &b.access_key_secret {
-            errors.check(join(&item, "accessKeySecret"), v::dns1123_subdomain(secret));
-            for (field, key) in [
-                ("secretKeyOfAccessKeyId", &b.secret_key_of_access_key_id),
-                ("secretKeyOfSecretKey", &b.secret_key_of_secret_key),
-            ] {
-                match key {
-                    Some(key) => errors.check(join(&item, field), v::config_key(key)),
-                    None => errors.add(join(&item, field), "is required with accessKeySecret"),
-                }
-            }
+            secret_with_keys(
+                errors,
+                &item,
+                ("accessKeySecret", secret),
+                [
+                    ("secretKeyOfAccessKeyId", &b.secret_key_of_access_key_id),
+                    ("secretKeyOfSecretKey", &b.secret_key_of_secret_key),
+                ],
+            );
         }
     }
     let mut seen: BTreeSet<&str> = BTreeSet::new();
@@ -919,6 +917,25 @@ fn storage_rules(errors: &mut Errors, s: &Storage, path: &str) {
                 format!("{mount:?} is already used by another volume"),
             ),
             Ok(()) => {}
+        }
+    }
+}
+
+/// A secret reference and the keys read from it, all of which must be named.
+fn secret_with_keys(
+    errors: &mut Errors,
+    item: &str,
+    (secret_field, secret): (&str, &str),
+    keys: [(&str, &Option<String>); 2],
+) {
+    errors.check(join(item, secret_field), v::dns1123_subdomain(secret));
+    for (field, key) in keys {
+        match key {
+            Some(key) => errors.check(join(item, field), v::config_key(key)),
+            None => errors.add(
+                join(item, field),
+                format!("is required with {secret_field}"),
+            ),
         }
     }
 }
