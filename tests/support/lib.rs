@@ -7,6 +7,7 @@ pub mod crd_schema;
 pub mod postgres;
 pub mod process;
 pub mod tephra;
+pub mod testbed;
 pub mod workspace;
 
 /// Polls `check` until it returns `Some`, or fails with `what` after `timeout`.

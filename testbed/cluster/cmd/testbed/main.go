@@ -1,0 +1,99 @@
+// Command testbed runs a real Kubernetes control plane with Volcano and fake GPU nodes on one
+// machine, for Tephra's tests and demos: etcd, kube-apiserver, kube-controller-manager (garbage
+// collector and namespaces), Volcano's controller-manager and scheduler, and KWOK.
+//
+//	testbed up DIR [flags]   start (or find running) a cluster with its state in DIR
+//	testbed down DIR         stop everything started for DIR
+//	testbed status DIR       say what runs
+//
+// Normally called through testbed/run, which builds the binaries first.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+)
+
+func usage() {
+	fmt.Fprintln(os.Stderr, `usage: testbed up DIR [flags] | testbed down DIR | testbed status DIR
+
+up flags:`)
+	upFlags(new(upOptions)).PrintDefaults()
+}
+
+type upOptions struct {
+	bin        string
+	volcanoDir string
+	kwokDir    string
+	nodes      nodeShape
+	pools      string
+	taints     string
+}
+
+func upFlags(o *upOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	fs.StringVar(&o.bin, "bin", os.Getenv("TESTBED_BIN"), "directory with the component binaries")
+	fs.StringVar(&o.volcanoDir, "volcano-dir", os.Getenv("TESTBED_VOLCANO_DIR"), "the volcano.sh/volcano module directory (CRDs)")
+	fs.StringVar(&o.kwokDir, "kwok-dir", os.Getenv("TESTBED_KWOK_DIR"), "the sigs.k8s.io/kwok module directory (stages)")
+	fs.IntVar(&o.nodes.count, "nodes", 4, "number of fake GPU nodes")
+	fs.IntVar(&o.nodes.gpus, "gpus", 8, "nvidia.com/gpu per node")
+	fs.StringVar(&o.nodes.cpu, "cpu", "64", "CPU per node")
+	fs.StringVar(&o.nodes.memory, "memory", "512Gi", "memory per node")
+	fs.StringVar(&o.nodes.poolLabel, "pool-label", "tephra.dev/node-pool", "node label that names a node's pool")
+	fs.StringVar(&o.pools, "pools", "", "comma-separated pool names, assigned to the nodes in turn")
+	fs.StringVar(&o.taints, "taints", "", "comma-separated taints for every node, key=value:Effect")
+	return fs
+}
+
+func main() {
+	if len(os.Args) < 3 {
+		usage()
+		os.Exit(2)
+	}
+	command, dir := os.Args[1], os.Args[2]
+	var err error
+	switch command {
+	case "up":
+		var o upOptions
+		fs := upFlags(&o)
+		if err := fs.Parse(os.Args[3:]); err != nil {
+			os.Exit(2)
+		}
+		for _, p := range strings.Split(o.pools, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				o.nodes.pools = append(o.nodes.pools, p)
+			}
+		}
+		for _, t := range strings.Split(o.taints, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				if !strings.Contains(t, ":") {
+					fmt.Fprintf(os.Stderr, "error: --taints: %q must be key=value:Effect\n", t)
+					os.Exit(2)
+				}
+				o.nodes.taints = append(o.nodes.taints, t)
+			}
+		}
+		if o.bin == "" || o.volcanoDir == "" || o.kwokDir == "" {
+			fmt.Fprintln(os.Stderr, "error: --bin, --volcano-dir and --kwok-dir are required (testbed/run sets them)")
+			os.Exit(2)
+		}
+		var kubeconfig string
+		kubeconfig, err = up(dir, o)
+		if err == nil {
+			fmt.Println(kubeconfig)
+		}
+	case "down":
+		err = down(dir)
+	case "status":
+		err = status(dir)
+	default:
+		usage()
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(1)
+	}
+}

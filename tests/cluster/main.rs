@@ -1,0 +1,95 @@
+//! The testbed behaves like a real cluster with Volcano: gang scheduling, queues with capability,
+//! Volcano's own suspend and resume, foreground deletion, and restart policies. These document
+//! the behaviour Tephra relies on. One testbed serves every test (a custom harness starts it
+//! first and stops it last); each test has its own namespace.
+
+mod volcano;
+
+use libtest_mimic::{Arguments, Trial};
+use std::sync::Arc;
+use tephra_tests::testbed::Testbed;
+
+type TestFn = fn(
+    Arc<Testbed>,
+    String,
+)
+    -> std::pin::Pin<Box<dyn std::future::Future<Output = anyhow::Result<()>> + Send>>;
+
+macro_rules! trials {
+    ($($name:ident),* $(,)?) => {
+        vec![$((stringify!($name), (|tb, ns| Box::pin(volcano::$name(tb, ns))) as TestFn)),*]
+    };
+}
+
+fn main() {
+    let mut args = Arguments::from_args();
+    // The tests share one cluster's 32 GPUs and assert on what fits; one at a time keeps each
+    // test's picture of free capacity its own (they take about 15 s together).
+    args.test_threads.get_or_insert(1);
+    let tests = trials![
+        seed_000_pytorch_job_runs_as_a_gang,
+        completing_the_master_completes_the_torchrun_job,
+        a_gang_that_cannot_fit_binds_nothing_while_a_small_job_runs,
+        a_gang_larger_than_the_cluster_is_never_admitted,
+        a_queue_capability_caps_what_runs,
+        abort_and_resume_commands_stop_and_restart_the_job,
+        foreground_delete_removes_pods_and_the_podgroup,
+        a_failed_pod_restarts_the_job_and_counts_a_retry,
+    ];
+    let wanted: Vec<_> = tests
+        .iter()
+        .filter(|(name, _)| {
+            args.filter.as_ref().is_none_or(|f| {
+                if args.exact {
+                    name == f
+                } else {
+                    name.contains(f.as_str())
+                }
+            })
+        })
+        .collect();
+    // Start the cluster only when a test will use it (e.g. not for `--list`).
+    let testbed = if wanted.is_empty() || args.list {
+        None
+    } else {
+        match Testbed::start() {
+            Ok(tb) => Some(Arc::new(tb)),
+            Err(e) => {
+                eprintln!("cannot start the testbed: {e:#}");
+                std::process::exit(101);
+            }
+        }
+    };
+    let trials = tests
+        .into_iter()
+        .map(|(name, test)| {
+            let testbed = testbed.clone();
+            Trial::test(name, move || {
+                let testbed = testbed.ok_or("no testbed")?;
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                runtime.block_on(async move {
+                    let client = testbed.client().await.map_err(|e| format!("{e:#}"))?;
+                    let ns = testbed
+                        .namespace(&client, name)
+                        .await
+                        .map_err(|e| format!("{e:#}"))?;
+                    let result = test(testbed.clone(), ns.clone()).await;
+                    volcano::cleanup(&client, &ns).await;
+                    result.map_err(|e| format!("{e:#}").into())
+                })
+            })
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    // Every trial has finished and dropped its handle; this is the last one.
+    if let Some(testbed) = testbed {
+        match Arc::try_unwrap(testbed) {
+            Ok(mut tb) => tb.stop(),
+            Err(_) => eprintln!("testbed still referenced at exit; its Drop stops it"),
+        }
+    }
+    conclusion.exit();
+}
