@@ -107,6 +107,21 @@ impl Cluster {
         Ok(name)
     }
 
+    /// A job of `workers` one-GPU pods in a fresh queue, once it runs.
+    async fn running_job(&self, name: &str, workers: i32) -> anyhow::Result<String> {
+        let queue = self.queue(None).await?;
+        let name = self
+            .create_job(job(
+                name,
+                &queue,
+                workers,
+                vec![task("worker", workers, 1, json!({}))],
+            ))
+            .await?;
+        self.wait_job_phase(&name, "Running").await?;
+        Ok(name)
+    }
+
     async fn job_phase(&self, name: &str) -> Option<String> {
         let job = self.jobs().get(name).await.ok()?;
         job.data["status"]["state"]["phase"]
@@ -460,14 +475,7 @@ pub async fn a_queue_capability_caps_what_runs(tb: Arc<Testbed>, ns: String) -> 
         Some("Running"),
         "8 GPUs exceed the queue's capability of 4"
     );
-    let bound = c
-        .job_pods(&over)
-        .await?
-        .iter()
-        .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_some())
-        .count();
-    assert_eq!(bound, 0);
-    Ok(())
+    assert_no_pod_bound(&c, &over).await
 }
 
 pub async fn abort_and_resume_commands_stop_and_restart_the_job(
@@ -475,16 +483,7 @@ pub async fn abort_and_resume_commands_stop_and_restart_the_job(
     ns: String,
 ) -> anyhow::Result<()> {
     let c = Cluster::new(&tb, ns).await?;
-    let queue = c.queue(None).await?;
-    let name = c
-        .create_job(job(
-            "suspend-me",
-            &queue,
-            2,
-            vec![task("worker", 2, 1, json!({}))],
-        ))
-        .await?;
-    c.wait_job_phase(&name, "Running").await?;
+    let name = c.running_job("suspend-me", 2).await?;
     c.command(&name, "AbortJob").await?;
     c.wait_job_phase(&name, "Aborted").await?;
     wait("the pods to be gone", || async {
@@ -507,16 +506,7 @@ pub async fn foreground_delete_removes_pods_and_the_podgroup(
     ns: String,
 ) -> anyhow::Result<()> {
     let c = Cluster::new(&tb, ns).await?;
-    let queue = c.queue(None).await?;
-    let name = c
-        .create_job(job(
-            "delete-me",
-            &queue,
-            2,
-            vec![task("worker", 2, 1, json!({}))],
-        ))
-        .await?;
-    c.wait_job_phase(&name, "Running").await?;
+    let name = c.running_job("delete-me", 2).await?;
     c.podgroup_of(&name).await.context("a PodGroup exists")?;
     let params = DeleteParams {
         propagation_policy: Some(PropagationPolicy::Foreground),
