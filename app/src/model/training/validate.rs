@@ -542,21 +542,12 @@ fn compute(errors: &mut Errors, c: &Compute, path: &str) {
     {
         errors.add(at("gpuPortionRequest"), format!("must be between 0 and 1, exclusive, e.g. 0.5 (got {p}); use gpuDevicesRequest for whole GPUs"));
     }
-    if let Some(limit) = c.gpu_portion_limit {
-        if !(limit > 0.0 && limit <= 1.0) {
-            errors.add(
-                at("gpuPortionLimit"),
-                format!("must be greater than 0 and at most 1 (got {limit})"),
-            );
-        } else if let Some(request) = c.gpu_portion_request
-            && limit < request
-        {
-            errors.add(
-                at("gpuPortionLimit"),
-                format!("must be at least gpuPortionRequest ({request}) (got {limit})"),
-            );
-        }
-    }
+    fractional_limit(
+        errors,
+        (&at("gpuPortionLimit"), c.gpu_portion_limit),
+        ("gpuPortionRequest", c.gpu_portion_request),
+        Some(1.0),
+    );
     let gpu_mem_request = quantity_field(
         errors,
         c.gpu_memory_request.as_deref(),
@@ -587,21 +578,12 @@ fn compute(errors: &mut Errors, c: &Compute, path: &str) {
             format!("must be greater than 0 (got {cpu})"),
         );
     }
-    if let Some(limit) = c.cpu_core_limit {
-        if limit <= 0.0 {
-            errors.add(
-                at("cpuCoreLimit"),
-                format!("must be greater than 0 (got {limit})"),
-            );
-        } else if let Some(request) = c.cpu_core_request
-            && limit < request
-        {
-            errors.add(
-                at("cpuCoreLimit"),
-                format!("must be at least cpuCoreRequest ({request}) (got {limit})"),
-            );
-        }
-    }
+    fractional_limit(
+        errors,
+        (&at("cpuCoreLimit"), c.cpu_core_limit),
+        ("cpuCoreRequest", c.cpu_core_request),
+        None,
+    );
     let mem_request = quantity_field(
         errors,
         c.cpu_memory_request.as_deref(),
@@ -705,6 +687,30 @@ fn is_mig_profile(s: &str) -> bool {
         && memory
             .strip_suffix("gb")
             .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// A numeric limit: greater than 0, at most `max` when given, and not below its request.
+fn fractional_limit(
+    errors: &mut Errors,
+    (path, limit): (&str, Option<f64>),
+    (request_field, request): (&str, Option<f64>),
+    max: Option<f64>,
+) {
+    let Some(limit) = limit else { return };
+    if limit <= 0.0 || max.is_some_and(|max| limit > max) {
+        let range = match max {
+            Some(max) => format!("greater than 0 and at most {max}"),
+            None => "greater than 0".to_owned(),
+        };
+        errors.add(path, format!("must be {range} (got {limit})"));
+    } else if let Some(request) = request
+        && limit < request
+    {
+        errors.add(
+            path,
+            format!("must be at least {request_field} ({request}) (got {limit})"),
+        );
+    }
 }
 
 fn quantity_field(errors: &mut Errors, value: Option<&str>, path: &str) -> Option<f64> {
