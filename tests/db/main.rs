@@ -324,31 +324,12 @@ async fn workload_lists_filter_and_paginate(db: &Database, _: &str) {
         offset,
         ..Default::default()
     };
-    let first: Vec<Uuid> = db
-        .workloads()
-        .list(&page(2, 0))
-        .await
-        .unwrap()
-        .iter()
-        .map(|l| l.workload.id)
-        .collect();
-    let second: Vec<Uuid> = db
-        .workloads()
-        .list(&page(2, 2))
-        .await
-        .unwrap()
-        .iter()
-        .map(|l| l.workload.id)
-        .collect();
-    let third: Vec<Uuid> = db
-        .workloads()
-        .list(&page(2, 4))
-        .await
-        .unwrap()
-        .iter()
-        .map(|l| l.workload.id)
-        .collect();
-    assert_eq!([first, second, third].concat(), newest_first);
+    let mut paged = Vec::new();
+    for offset in [0, 2, 4] {
+        let page = db.workloads().list(&page(2, offset)).await.unwrap();
+        paged.extend(page.iter().map(|l| l.workload.id));
+    }
+    assert_eq!(paged, newest_first);
 
     let in_nlp = db
         .workloads()

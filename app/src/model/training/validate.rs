@@ -887,7 +887,7 @@ fn storage_rules(errors: &mut Errors, s: &Storage, path: &str) {
     }
     for (i, b) in s.s3.iter().flatten().enumerate() {
         let item = index(&at("s3"), i);
-        if b.bucket.len() < 3 || b.bucket.len() > 63 || dns1123_bucket(&b.bucket).is_err() {
+        if b.bucket.len() < 3 || b.bucket.len() > 63 || v::dns1123_subdomain(&b.bucket).is_err() {
             errors.add(join(&item, "bucket"), format!("must be an S3 bucket name: 3 to 63 lowercase letters, digits, '-' or '.' (got {:?})", b.bucket));
         }
         mounts.push((join(&item, "path"), b.path.clone()));
@@ -944,10 +944,6 @@ fn secret_with_keys(
             ),
         }
     }
-}
-
-fn dns1123_bucket(s: &str) -> Result<(), String> {
-    v::dns1123_subdomain(s)
 }
 
 fn security_rules(errors: &mut Errors, s: &Security, path: &str) {
