@@ -161,6 +161,46 @@ pub struct ServeArgs {
     #[arg(long, env = "TEPHRA_LOG_FORMAT", value_enum, default_value_t = LogFormat::Auto)]
     pub log_format: LogFormat,
 
+    /// The cluster's kubeconfig. Without it Tephra looks where kubectl does (`KUBECONFIG`,
+    /// `~/.kube/config`) and then for an in-cluster service account; with none of them it stores
+    /// trainings and starts them once it runs with a cluster.
+    #[arg(long, env = "TEPHRA_KUBECONFIG", value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The id workloads record as their `clusterId`; requests naming another cluster are refused.
+    #[arg(
+        long,
+        env = "TEPHRA_CLUSTER_ID",
+        default_value = "default",
+        value_name = "ID"
+    )]
+    pub cluster_id: String,
+
+    /// Prefix of the namespace and Volcano queue of each new project (`<prefix><project>`), so
+    /// several installations can share a cluster.
+    #[arg(
+        long,
+        env = "TEPHRA_NAMESPACE_PREFIX",
+        default_value = "tephra-",
+        value_name = "PREFIX"
+    )]
+    pub namespace_prefix: String,
+
+    /// How often the reconciler compares every workload with the cluster (it also acts at once
+    /// on each request).
+    #[arg(
+        long,
+        env = "TEPHRA_RESYNC_SECONDS",
+        default_value_t = 10,
+        value_name = "SECONDS"
+    )]
+    pub resync_seconds: u64,
+
+    /// Cluster profile (JSON or YAML): node-pool and node-type labels, priority classes, git image,
+    /// S3 driver, data volumes. Defaults suit the testbed.
+    #[arg(long, env = "TEPHRA_CLUSTER_PROFILE", value_name = "FILE")]
+    pub cluster_profile: Option<PathBuf>,
+
     /// How long to wait for open requests to finish after SIGTERM or Ctrl-C before exiting.
     #[arg(
         long,
@@ -227,6 +267,29 @@ impl ServeArgs {
             option: "--database-url (TEPHRA_DATABASE_URL)",
             message: e.to_string(),
         })?;
+        let prefix_ok = !self.namespace_prefix.is_empty()
+            && self.namespace_prefix.len() <= 40
+            && self.namespace_prefix.starts_with(|c: char| c.is_ascii_lowercase())
+            && self
+                .namespace_prefix
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !prefix_ok {
+            return Err(ConfigError {
+                option: "--namespace-prefix (TEPHRA_NAMESPACE_PREFIX)",
+                message: format!(
+                    "{:?} cannot start a namespace name: use 1 to 40 lowercase letters, digits \
+                     and '-', starting with a letter",
+                    self.namespace_prefix
+                ),
+            });
+        }
+        if self.resync_seconds == 0 {
+            return Err(ConfigError {
+                option: "--resync-seconds (TEPHRA_RESYNC_SECONDS)",
+                message: "must be at least 1".into(),
+            });
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log).is_err() {
             return Err(ConfigError {
                 option: "--log (TEPHRA_LOG)",
@@ -294,6 +357,16 @@ mod tests {
             .validate()
             .unwrap_err();
         assert!(err.to_string().starts_with("--database-url"), "{err}");
+    }
+
+    #[test]
+    fn namespace_prefixes_must_start_a_namespace_name() {
+        assert!(serve(&["--namespace-prefix", "ml-"]).validate().is_ok());
+        for bad in ["", "Tephra-", "9x", "a_b"] {
+            let flag = format!("--namespace-prefix={bad}");
+            let err = serve(&[&flag]).validate().unwrap_err();
+            assert!(err.to_string().starts_with("--namespace-prefix"), "{err}");
+        }
     }
 
     #[test]

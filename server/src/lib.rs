@@ -3,8 +3,10 @@
 //! Error policy: typed errors (`thiserror`) inside the request path, mapped explicitly to
 //! [`app::error::AppError`] at the boundary; `anyhow` only at start-up and in `main`.
 
+pub mod access;
 pub mod auth;
 pub mod backend;
+pub mod cluster;
 pub mod config;
 pub mod db;
 pub mod domain;
@@ -42,9 +44,26 @@ impl Application {
             .await
             .with_context(|| format!("cannot open the database at {}", db::redact(&url)))?;
         db.projects()
-            .ensure_default()
+            .ensure_default_prefixed(&args.namespace_prefix)
             .await
             .context("cannot create the default project")?;
+        let profile = match &args.cluster_profile {
+            Some(path) => render_cli::load_profile(path).map_err(anyhow::Error::msg)?,
+            None => domain::cluster::ClusterProfile::default(),
+        };
+        let cluster = match cluster::connect(args.kubeconfig.as_deref()).await? {
+            Some(client) => cluster::start(
+                &args.cluster_id,
+                db.clone(),
+                client,
+                profile.clone(),
+                Duration::from_secs(args.resync_seconds),
+            ),
+            None => {
+                tracing::warn!("{}", cluster::NO_CLUSTER);
+                cluster::ClusterHandle::detached(&args.cluster_id)
+            }
+        };
         let auth = auth::Authenticator::new(&db, args.dev_login_enabled()?)
             .await
             .context("cannot record the development user")?;
@@ -71,14 +90,18 @@ impl Application {
             auth,
             started_at: chrono::Utc::now(),
         });
+        let cluster_configured = cluster.is_configured();
         let router = http::build_router(http::AppState {
             leptos_options,
             db: db.clone(),
             backend,
+            cluster,
+            profile: Arc::new(profile),
         });
         tracing::info!(
             addr = %local_addr,
             database = db.engine().as_str(),
+            cluster = cluster_configured,
             site_root = %args.site_root.display(),
             "tephra is ready"
         );

@@ -48,17 +48,7 @@ pub fn render(args: &RenderArgs) -> Result<String, ErrorBody> {
     let value = parse_document(&input)?;
     let profile = match &args.cluster_profile {
         None => ClusterProfile::default(),
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                fail(
-                    format!("cannot read the cluster profile {}: {e}", path.display()),
-                    vec![],
-                )
-            })?;
-            let value = parse_document(&text)?;
-            serde_json::from_value(value)
-                .map_err(|e| fail(format!("the cluster profile is invalid: {e}"), vec![]))?
-        }
+        Some(path) => load_profile(path).map_err(|message| fail(message, vec![]))?,
     };
     let kind = args.kind.unwrap_or_else(|| Kind::detect(&value));
     let request = Request::parse(&value, kind)
@@ -103,6 +93,15 @@ pub fn render(args: &RenderArgs) -> Result<String, ErrorBody> {
             Ok(out)
         }
     }
+}
+
+/// Reads a cluster profile (JSON or YAML); the error says what is wrong with which file.
+pub fn load_profile(path: &std::path::Path) -> Result<ClusterProfile, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the cluster profile {}: {e}", path.display()))?;
+    let value = parse_document(&text).map_err(|e| e.message)?;
+    serde_json::from_value(value)
+        .map_err(|e| format!("the cluster profile {} is invalid: {e}", path.display()))
 }
 
 fn to_value<T: Serialize>(object: &T) -> Result<serde_json::Value, ErrorBody> {

@@ -83,6 +83,8 @@ fn training(project_id: Uuid, created_by: Uuid, name: &str) -> NewWorkload {
     NewWorkload {
         project_id,
         name: name.into(),
+        requested_name: name.into(),
+        cluster_id: "default".into(),
         kind: WorkloadKind::Training,
         spec: json!({ "image": "pytorch/pytorch:2.4", "compute": { "gpuDevicesRequest": 1 } }),
         created_by,

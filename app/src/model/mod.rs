@@ -7,3 +7,4 @@ pub mod project;
 pub mod system;
 pub mod training;
 pub mod validation;
+pub mod workload;

@@ -32,13 +32,22 @@ pub struct NewProject {
     pub queue: String,
 }
 
+/// The prefix of project namespaces and queues unless configured otherwise.
+pub const DEFAULT_PREFIX: &str = "tephra-";
+
 impl NewProject {
     /// A project whose namespace and queue are named after it (`tephra-<name>`).
     pub fn named(name: &str) -> Self {
+        Self::prefixed(DEFAULT_PREFIX, name)
+    }
+
+    /// A project whose namespace and queue are `<prefix><name>`: several installations can share
+    /// one cluster with different prefixes.
+    pub fn prefixed(prefix: &str, name: &str) -> Self {
         NewProject {
             name: name.to_owned(),
-            namespace: format!("tephra-{name}"),
-            queue: format!("tephra-{name}"),
+            namespace: format!("{prefix}{name}"),
+            queue: format!("{prefix}{name}"),
         }
     }
 }
@@ -81,7 +90,12 @@ impl Projects<'_> {
     /// Creates the default project unless it exists; safe to call on every start, from several
     /// replicas at once.
     pub async fn ensure_default(&self) -> DbResult<Project> {
-        match self.create(&NewProject::named(DEFAULT_PROJECT)).await {
+        self.ensure_default_prefixed(DEFAULT_PREFIX).await
+    }
+
+    /// [`Self::ensure_default`] with the namespace and queue `<prefix>default`.
+    pub async fn ensure_default_prefixed(&self, prefix: &str) -> DbResult<Project> {
+        match self.create(&NewProject::prefixed(prefix, DEFAULT_PROJECT)).await {
             Ok(project) => Ok(project),
             Err(DbError::Conflict(_)) => self.by_name(DEFAULT_PROJECT).await,
             Err(e) => Err(e),

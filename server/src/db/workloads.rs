@@ -3,6 +3,7 @@
 
 use super::{DbError, DbResult, conflict_as, now, on_pool};
 use app::model::phase::Phase;
+use app::model::workload::LiveStatus;
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
@@ -34,7 +35,12 @@ impl WorkloadKind {
 pub struct Workload {
     pub id: Uuid,
     pub project_id: Uuid,
+    /// The Volcano Job's name: fixed when the request is accepted, so creating the Job is
+    /// idempotent and a restart never makes a second one.
     pub name: String,
+    /// The name as the user asked for it (without the suffix of `useGivenNameAsPrefix`).
+    pub requested_name: String,
+    pub cluster_id: String,
     pub kind: WorkloadKind,
     /// The request as the user sent it (validated), kept verbatim so it can be re-rendered.
     pub spec: serde_json::Value,
@@ -42,6 +48,8 @@ pub struct Workload {
     pub actual_phase: Phase,
     /// Why the workload is in its actual phase, in plain words (e.g. the scheduler's reason).
     pub phase_reason: Option<String>,
+    /// What the watchers last derived from the cluster.
+    pub status: LiveStatus,
     pub created_by: Uuid,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -60,6 +68,8 @@ pub struct WorkloadListing {
 pub struct NewWorkload {
     pub project_id: Uuid,
     pub name: String,
+    pub requested_name: String,
+    pub cluster_id: String,
     pub kind: WorkloadKind,
     pub spec: serde_json::Value,
     pub created_by: Uuid,
@@ -69,9 +79,47 @@ pub struct NewWorkload {
 #[derive(Debug, Clone, Default)]
 pub struct WorkloadFilter {
     pub project_id: Option<Uuid>,
+    pub kind: Option<WorkloadKind>,
+    pub actual_phase: Option<Phase>,
+    /// The creator's email or display name.
+    pub creator: Option<String>,
+    /// Part of the name, ignoring case.
+    pub name_contains: Option<String>,
     pub include_deleted: bool,
+    pub sort: SortKey,
+    /// Oldest (or A to Z) first; the default is newest first.
+    pub ascending: bool,
     pub limit: Option<i64>,
     pub offset: i64,
+}
+
+/// What a list is ordered by; ties are broken by id so pages never overlap.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SortKey {
+    #[default]
+    CreatedAt,
+    Name,
+    ActualPhase,
+    UpdatedAt,
+}
+
+impl SortKey {
+    fn column(self) -> &'static str {
+        match self {
+            SortKey::CreatedAt => "w.created_at",
+            SortKey::Name => "w.name",
+            SortKey::ActualPhase => "w.actual_phase",
+            SortKey::UpdatedAt => "w.updated_at",
+        }
+    }
+}
+
+/// The fields the reconciler needs of every live workload, without the spec.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Intent {
+    pub id: Uuid,
+    pub desired_phase: String,
+    pub actual_phase: String,
 }
 
 #[derive(sqlx::FromRow)]
@@ -79,11 +127,14 @@ struct Row {
     id: Uuid,
     project_id: Uuid,
     name: String,
+    requested_name: String,
+    cluster_id: String,
     kind: String,
     spec: Json<serde_json::Value>,
     desired_phase: String,
     actual_phase: String,
     phase_reason: Option<String>,
+    status: Json<serde_json::Value>,
     created_by: Uuid,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
@@ -110,11 +161,16 @@ impl TryFrom<Row> for Workload {
             id: r.id,
             project_id: r.project_id,
             name: r.name,
+            requested_name: r.requested_name,
+            cluster_id: r.cluster_id,
             kind: WorkloadKind::parse(&r.kind)?,
             spec: r.spec.0,
             desired_phase: parse_phase(&r.desired_phase)?,
             actual_phase: parse_phase(&r.actual_phase)?,
             phase_reason: r.phase_reason,
+            // A status written by an older version that no longer parses is shown as empty; the
+            // watchers write a fresh one at the next change.
+            status: serde_json::from_value(r.status.0).unwrap_or_default(),
             created_by: r.created_by,
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -123,8 +179,23 @@ impl TryFrom<Row> for Workload {
     }
 }
 
-const COLUMNS: &str = "w.id, w.project_id, w.name, w.kind, w.spec, w.desired_phase, w.actual_phase, \
-                       w.phase_reason, w.created_by, w.created_at, w.updated_at, w.deleted_at";
+const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_id, w.kind, w.spec, \
+                       w.desired_phase, w.actual_phase, w.phase_reason, w.status, w.created_by, \
+                       w.created_at, w.updated_at, w.deleted_at";
+
+/// Binds [`FILTER`]'s parameters `$1`..`$6` in order.
+macro_rules! bind_filter {
+    ($query:expr, $filter:expr) => {{
+        let filter: &WorkloadFilter = $filter;
+        $query
+            .bind(filter.include_deleted)
+            .bind(filter.project_id)
+            .bind(filter.kind.map(WorkloadKind::as_str))
+            .bind(filter.actual_phase.map(Phase::as_str))
+            .bind(filter.creator.as_deref())
+            .bind(filter.name_contains.as_deref().map(like_pattern))
+    }};
+}
 
 pub struct Workloads<'a>(pub(super) &'a super::Database);
 
@@ -137,20 +208,24 @@ impl Workloads<'_> {
             id: Uuid::new_v4(),
             project_id: new.project_id,
             name: new.name.clone(),
+            requested_name: new.requested_name.clone(),
+            cluster_id: new.cluster_id.clone(),
             kind: new.kind,
             spec: new.spec.clone(),
             desired_phase: Phase::Running,
             actual_phase: Phase::Creating,
             phase_reason: None,
+            status: LiveStatus::default(),
             created_by: new.created_by,
             created_at: at,
             updated_at: at,
             deleted_at: None,
         };
         on_pool!(self.0, pool => sqlx::query(
-            "INSERT INTO workloads (id, project_id, name, kind, spec, desired_phase, actual_phase,
-                                    phase_reason, created_by, created_at, updated_at, deleted_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $9, $9, NULL)",
+            "INSERT INTO workloads (id, project_id, name, requested_name, cluster_id, kind, spec,
+                                    desired_phase, actual_phase, phase_reason, status, created_by,
+                                    created_at, updated_at, deleted_at)
+             VALUES ($1, $2, $3, $10, $11, $4, $5, $6, $7, NULL, $12, $8, $9, $9, NULL)",
         )
         .bind(workload.id)
         .bind(workload.project_id)
@@ -161,6 +236,9 @@ impl Workloads<'_> {
         .bind(workload.actual_phase.as_str())
         .bind(workload.created_by)
         .bind(at)
+        .bind(&workload.requested_name)
+        .bind(&workload.cluster_id)
+        .bind(Json(&workload.status))
         .execute(pool)
         .await
         .map(|done| done.rows_affected())
@@ -178,22 +256,21 @@ impl Workloads<'_> {
         row.try_into()
     }
 
-    /// Workloads matching `filter`, newest first, with their project and creator names.
+    /// Workloads matching `filter` in its order, with their project and creator names.
     pub async fn list(&self, filter: &WorkloadFilter) -> DbResult<Vec<WorkloadListing>> {
+        let direction = if filter.ascending { "ASC" } else { "DESC" };
         let sql = format!(
-            "SELECT {COLUMNS}, p.name AS project_name, u.display_name AS creator_name
+            "SELECT {COLUMNS}, {NAMES}
                FROM workloads w
                JOIN projects p ON p.id = w.project_id
                JOIN users u ON u.id = w.created_by
-              WHERE ($1 OR w.deleted_at IS NULL)
-                AND ($2 IS NULL OR w.project_id = $2)
-              ORDER BY w.created_at DESC, w.id
-              LIMIT $3 OFFSET $4"
+              WHERE {FILTER}
+              ORDER BY {column} {direction}, w.id {direction}
+              LIMIT $7 OFFSET $8",
+            column = filter.sort.column(),
         );
         let limit = filter.limit.unwrap_or(i64::MAX);
-        let rows: Vec<ListingRow> = on_pool!(self.0, pool => sqlx::query_as(&sql)
-            .bind(filter.include_deleted)
-            .bind(filter.project_id)
+        let rows: Vec<ListingRow> = on_pool!(self.0, pool => bind_filter!(sqlx::query_as(&sql), filter)
             .bind(limit)
             .bind(filter.offset)
             .fetch_all(pool)
@@ -207,6 +284,41 @@ impl Workloads<'_> {
                 })
             })
             .collect()
+    }
+
+    /// The workload with this id and the names shown beside it, deleted or not.
+    pub async fn listing(&self, id: Uuid) -> DbResult<WorkloadListing> {
+        let sql = format!(
+            "SELECT {COLUMNS}, {NAMES}
+               FROM workloads w
+               JOIN projects p ON p.id = w.project_id
+               JOIN users u ON u.id = w.created_by
+              WHERE w.id = $1"
+        );
+        let r: ListingRow =
+            on_pool!(self.0, pool => sqlx::query_as(&sql).bind(id).fetch_one(pool).await)?;
+        Ok(WorkloadListing {
+            workload: r.row.try_into()?,
+            project_name: r.project_name,
+            creator_name: r.creator_name,
+        })
+    }
+
+    /// How many workloads match `filter`, ignoring its order and page.
+    pub async fn count(&self, filter: &WorkloadFilter) -> DbResult<i64> {
+        let sql = format!(
+            "SELECT COUNT(*) FROM workloads w JOIN users u ON u.id = w.created_by WHERE {FILTER}"
+        );
+        Ok(on_pool!(self.0, pool => bind_filter!(sqlx::query_scalar(&sql), filter)
+            .fetch_one(pool)
+            .await)?)
+    }
+
+    /// Every live workload's desired and actual phase: what the reconciler compares with the
+    /// cluster.
+    pub async fn intents(&self) -> DbResult<Vec<Intent>> {
+        let sql = "SELECT id, desired_phase, actual_phase FROM workloads WHERE deleted_at IS NULL";
+        Ok(on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?)
     }
 
     /// What the user wants (Running, Stopped, Deleting). Returns the updated workload.
@@ -245,6 +357,30 @@ impl Workloads<'_> {
         self.get(id).await
     }
 
+    /// What the watchers derived: the actual phase, its reason and the live status, in one write.
+    pub async fn set_status(
+        &self,
+        id: Uuid,
+        phase: Phase,
+        reason: Option<&str>,
+        status: &LiveStatus,
+    ) -> DbResult<Workload> {
+        let done = on_pool!(self.0, pool => sqlx::query(
+            "UPDATE workloads SET actual_phase = $2, phase_reason = $3, status = $4, updated_at = $5
+              WHERE id = $1",
+        )
+        .bind(id)
+        .bind(phase.as_str())
+        .bind(reason)
+        .bind(Json(status))
+        .bind(now())
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
+        exactly_one(done)?;
+        self.get(id).await
+    }
+
     /// Marks the workload deleted; the row stays for history and frees its name.
     pub async fn mark_deleted(&self, id: Uuid) -> DbResult<Workload> {
         let at = now();
@@ -270,6 +406,31 @@ impl Workloads<'_> {
             .map(|(phase, n)| Ok((parse_phase(&phase)?, n)))
             .collect()
     }
+}
+
+/// The project's name and the creator as the API shows them (their email, else their name).
+const NAMES: &str = "p.name AS project_name, COALESCE(u.email, u.display_name) AS creator_name";
+
+/// The `WHERE` clause of lists and counts; its parameters are bound by [`bind_filter`].
+const FILTER: &str = "($1 OR w.deleted_at IS NULL)
+    AND ($2 IS NULL OR w.project_id = $2)
+    AND (CAST($3 AS TEXT) IS NULL OR w.kind = $3)
+    AND (CAST($4 AS TEXT) IS NULL OR w.actual_phase = $4)
+    AND (CAST($5 AS TEXT) IS NULL OR u.email = $5 OR u.display_name = $5)
+    AND (CAST($6 AS TEXT) IS NULL OR LOWER(w.name) LIKE $6 ESCAPE '\\')";
+
+
+/// `%part%`, lower-cased, with LIKE's wildcards in `part` escaped so they match literally.
+fn like_pattern(part: &str) -> String {
+    let mut pattern = String::from("%");
+    for c in part.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
 }
 
 fn exactly_one(rows_affected: u64) -> DbResult<()> {

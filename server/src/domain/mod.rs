@@ -5,4 +5,5 @@ pub mod cluster;
 pub mod labels;
 pub mod render;
 pub mod request;
+pub mod status;
 pub mod volcano;

@@ -107,6 +107,24 @@ impl Request {
         }
     }
 
+    /// The project the request names (an id or a name).
+    pub fn project_id(&self) -> String {
+        match self {
+            Request::Training(r) => r.project_id.to_string(),
+            Request::Distributed(r) => r.project_id.to_string(),
+            Request::Generic(r) => r.project_id.to_string(),
+        }
+    }
+
+    /// The cluster the request names, if any.
+    pub fn cluster_id(&self) -> Option<&str> {
+        match self {
+            Request::Training(r) => r.cluster_id.as_deref(),
+            Request::Distributed(r) => r.cluster_id.as_deref(),
+            Request::Generic(r) => r.cluster_id.as_deref(),
+        }
+    }
+
     pub fn uses_name_as_prefix(&self) -> bool {
         match self {
             Request::Training(r) => r.use_given_name_as_prefix == Some(true),

@@ -1,10 +1,13 @@
 //! HTTP: one router for the pages, server functions, probes and static files. Tests build the
 //! same router through [`crate::Application`].
 
+pub mod api;
 pub mod health;
 pub mod stylesheet;
 
+use crate::cluster::ClusterHandle;
 use crate::db::Database;
+use crate::domain::cluster::ClusterProfile;
 use app::app::{App, STYLESHEET_PATH, shell};
 use app::backend::SharedBackend;
 use axum::Router;
@@ -12,6 +15,7 @@ use axum::extract::FromRef;
 use axum::routing::get;
 use leptos::prelude::{LeptosOptions, provide_context};
 use leptos_axum::{LeptosRoutes, generate_route_list};
+use std::sync::Arc;
 use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
 
@@ -20,6 +24,10 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub db: Database,
     pub backend: SharedBackend,
+    /// The reconciler's trigger and the status broadcast.
+    pub cluster: ClusterHandle,
+    /// What submitted requests are rendered against, to reject what would not render later.
+    pub profile: Arc<ClusterProfile>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -38,6 +46,7 @@ pub fn build_router(state: AppState) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route(STYLESHEET_PATH, get(stylesheet::serve))
+        .merge(api::router())
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             shell(options.clone())
         })

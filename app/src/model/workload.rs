@@ -1,0 +1,153 @@
+//! A workload as the API returns it and the event stream pushes it: the Run:ai response fields
+//! (seed 003) plus what the cluster reports live (Volcano Job, PodGroup, tasks, pods, events).
+
+use crate::model::phase::Phase;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Pods of one task by phase, as Volcano counts them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TaskCounts {
+    pub pending: u32,
+    pub running: u32,
+    pub succeeded: u32,
+    pub failed: u32,
+    pub unknown: u32,
+}
+
+impl TaskCounts {
+    pub fn total(&self) -> u32 {
+        self.pending + self.running + self.succeeded + self.failed + self.unknown
+    }
+}
+
+/// One pod of the workload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PodInfo {
+    pub name: String,
+    /// The Volcano task the pod belongs to (`master`, `worker`, `train`...).
+    pub task: String,
+    /// The node the scheduler bound it to; none while it waits for a place.
+    pub node: Option<String>,
+    /// Kubernetes pod phase: Pending, Running, Succeeded, Failed, Unknown.
+    pub phase: String,
+    pub restarts: i32,
+    /// RFC 3339.
+    pub created_at: Option<String>,
+}
+
+/// The gang's PodGroup, which Volcano's scheduler admits and places as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PodGroupInfo {
+    pub name: String,
+    /// Pending (not admitted by the queue), Inqueue, Running, Unknown, Completed.
+    pub phase: String,
+    /// How many pods must be placed at once (the gang's minMember).
+    pub min_member: i32,
+    pub queue: String,
+    /// The scheduler's own words when it cannot place the gang.
+    pub unschedulable: Option<String>,
+}
+
+/// A Kubernetes event about the Job, its PodGroup or one of its pods.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EventInfo {
+    /// RFC 3339, the last time it happened.
+    pub at: Option<String>,
+    /// Normal or Warning.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub reason: String,
+    pub message: String,
+    /// `Job/<name>`, `Pod/<name>` or `PodGroup/<name>`.
+    pub object: String,
+    pub count: i32,
+}
+
+/// What the cluster reports about a workload, derived by the watchers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LiveStatus {
+    /// The Volcano Job's own phase (Pending, Running, Aborted, Completed...), when a Job exists.
+    pub job_phase: Option<String>,
+    /// How often Volcano restarted the Job after failures.
+    pub retry_count: i32,
+    pub pod_group: Option<PodGroupInfo>,
+    /// Per task: pods by phase.
+    pub tasks: BTreeMap<String, TaskCounts>,
+    pub pods: Vec<PodInfo>,
+    /// The most recent events, newest last.
+    pub events: Vec<EventInfo>,
+}
+
+/// A workload in the Run:ai response shape (`GET /api/v1/workloads/trainings/{id}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Workload {
+    /// The name the Volcano Job has: the requested name, plus a suffix with useGivenNameAsPrefix.
+    pub name: String,
+    pub requested_name: String,
+    pub workload_id: String,
+    pub project_id: String,
+    pub project_name: String,
+    pub cluster_id: String,
+    /// `training` or `distributed`.
+    pub kind: String,
+    pub created_by: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339: the last change of the phase or the status.
+    pub updated_at: String,
+    pub desired_phase: Phase,
+    pub actual_phase: Phase,
+    /// Why the workload is in its actual phase, in plain words.
+    pub phase_message: Option<String>,
+    /// The request's spec, as submitted.
+    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
+    pub spec: serde_json::Value,
+    pub status: LiveStatus,
+}
+
+/// What the event stream sends when a workload changes (`event: workload`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadEvent {
+    pub workload_id: String,
+    pub project_id: String,
+    pub name: String,
+    pub kind: String,
+    pub desired_phase: Phase,
+    pub actual_phase: Phase,
+    pub phase_message: Option<String>,
+    /// RFC 3339.
+    pub updated_at: String,
+    /// Set once the workload and everything it created are gone.
+    pub deleted: bool,
+    pub status: LiveStatus,
+}
+
+/// One entry of a workload's history: an action someone took or a phase change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEntry {
+    /// RFC 3339.
+    pub at: String,
+    /// `submit`, `suspend`, `resume`, `delete`, `phase`, `deleted`.
+    pub action: String,
+    /// Who acted; none for Tephra itself (phase changes the cluster reported).
+    pub actor: Option<String>,
+    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
+    pub detail: serde_json::Value,
+}

@@ -1,0 +1,68 @@
+//! The Volcano objects Tephra reads or writes besides the Job (`domain::volcano`): the PodGroup the
+//! scheduler admits and places, and the per-project Queue. Written by hand with the fields used;
+//! server-side apply only manages the fields sent, so partial types are safe.
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use kube::CustomResource;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// `scheduling.volcano.sh/v1beta1` PodGroup: created by Volcano's controller for each Job, named
+/// `<job>-<job uid>`, with the Job's labels.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "scheduling.volcano.sh",
+    version = "v1beta1",
+    kind = "PodGroup",
+    plural = "podgroups",
+    namespaced,
+    status = "PodGroupStatus",
+    schema = "disabled"
+)]
+#[serde(rename_all = "camelCase")]
+pub struct PodGroupSpec {
+    #[serde(default)]
+    pub min_member: i32,
+    #[serde(default)]
+    pub queue: String,
+    #[serde(default)]
+    pub min_resources: Option<BTreeMap<String, Quantity>>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PodGroupStatus {
+    #[serde(default)]
+    pub phase: String,
+    #[serde(default)]
+    pub conditions: Vec<PodGroupCondition>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PodGroupCondition {
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// `scheduling.volcano.sh/v1beta1` Queue (cluster-scoped): one per project. Quotas (deserved,
+/// capability) arrive with project quotas; for now every project queue has weight 1.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "scheduling.volcano.sh",
+    version = "v1beta1",
+    kind = "Queue",
+    plural = "queues",
+    schema = "disabled"
+)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueSpec {
+    pub weight: i32,
+    pub reclaimable: bool,
+}

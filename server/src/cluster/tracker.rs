@@ -1,0 +1,228 @@
+//! Live status: watches Volcano Jobs, PodGroups and pods labelled by Tephra, and Events about them;
+//! keeps the [`Index`] current; derives each changed workload's phase and status
+//! (`domain::status`), writes what changed to the database, and broadcasts it to the event stream.
+
+use super::index::{Index, Kind};
+use super::objects::PodGroup;
+use super::{Problems, Shared};
+use crate::db::{Database, DbError};
+use crate::domain::labels::MANAGED_SELECTOR;
+use crate::domain::status::{derive, live_status};
+use crate::domain::volcano::Job;
+use app::model::phase::Phase;
+use app::model::workload::WorkloadEvent;
+use futures::{Stream, StreamExt};
+use k8s_openapi::api::core::v1::{Event, Pod};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Client};
+use std::collections::BTreeSet;
+use std::pin::Pin;
+use tokio::sync::{broadcast, mpsc, watch};
+use uuid::Uuid;
+
+/// One thing that happened, from any watch or from the reconciler.
+enum Change {
+    Job(watcher::Event<Job>),
+    PodGroup(watcher::Event<PodGroup>),
+    Pod(watcher::Event<Pod>),
+    Event(watcher::Event<Event>),
+    /// The reconciler acted on (or could not reach the cluster for) a workload: derive it again.
+    Refresh(Uuid),
+    /// A watch failed; it retries with backoff.
+    WatchFailed(&'static str, String),
+}
+
+type ChangeStream = Pin<Box<dyn Stream<Item = Change> + Send>>;
+
+fn watch_stream<K, F>(api: Api<K>, config: watcher::Config, what: &'static str, wrap: F) -> ChangeStream
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+    F: Fn(watcher::Event<K>) -> Change + Send + 'static,
+{
+    Box::pin(
+        watcher(api, config)
+            .default_backoff()
+            .map(move |event| match event {
+                Ok(event) => wrap(event),
+                Err(error) => Change::WatchFailed(what, error.to_string()),
+            }),
+    )
+}
+
+/// Derives and publishes workload status; see the module docs.
+pub struct Tracker {
+    pub(super) db: Database,
+    pub(super) shared: Shared,
+    pub(super) events: broadcast::Sender<WorkloadEvent>,
+    pub(super) problems: Problems,
+    /// Set once the Job and Pod watches have listed everything once.
+    pub(super) synced: watch::Sender<bool>,
+}
+
+impl Tracker {
+    /// Runs until the process ends: watch changes and refresh requests are applied in batches
+    /// (everything ready at once), then each touched workload is derived once.
+    pub async fn run(self, client: Client, refresh: mpsc::UnboundedReceiver<Uuid>) {
+        let selector = watcher::Config::default().labels(MANAGED_SELECTOR);
+        let streams: Vec<ChangeStream> = vec![
+            watch_stream(Api::<Job>::all(client.clone()), selector.clone(), "Volcano Jobs", Change::Job),
+            watch_stream(
+                Api::<PodGroup>::all(client.clone()),
+                selector.clone(),
+                "PodGroups",
+                Change::PodGroup,
+            ),
+            watch_stream(Api::<Pod>::all(client.clone()), selector, "pods", Change::Pod),
+            watch_stream(
+                Api::<Event>::all(client),
+                watcher::Config::default(),
+                "events",
+                Change::Event,
+            ),
+            Box::pin(
+                tokio_stream::wrappers::UnboundedReceiverStream::new(refresh).map(Change::Refresh),
+            ),
+        ];
+        let mut changes = futures::stream::select_all(streams).ready_chunks(512);
+        let mut listed: BTreeSet<&'static str> = BTreeSet::new();
+        let mut last_failure: Option<String> = None;
+        while let Some(batch) = changes.next().await {
+            let mut touched: BTreeSet<Uuid> = BTreeSet::new();
+            {
+                let mut index = self.shared.index.write().expect("index lock");
+                for change in batch {
+                    match change {
+                        Change::Job(e) => {
+                            if let Some(done) = apply(&mut index, Kind::Job, e, Index::apply_job, Index::delete_job, &mut touched) {
+                                listed.insert(done);
+                            }
+                        }
+                        Change::PodGroup(e) => {
+                            apply(&mut index, Kind::PodGroup, e, Index::apply_pod_group, Index::delete_pod_group, &mut touched);
+                        }
+                        Change::Pod(e) => {
+                            if let Some(done) = apply(&mut index, Kind::Pod, e, Index::apply_pod, Index::delete_pod, &mut touched) {
+                                listed.insert(done);
+                            }
+                        }
+                        Change::Event(e) => match e {
+                            watcher::Event::Apply(ev) | watcher::Event::InitApply(ev) => {
+                                touched.extend(index.apply_event(&ev));
+                            }
+                            watcher::Event::Delete(_) | watcher::Event::Init | watcher::Event::InitDone => {}
+                        },
+                        Change::Refresh(id) => {
+                            touched.insert(id);
+                        }
+                        Change::WatchFailed(what, error) => {
+                            // A watch fails every few seconds while the API server is away; say
+                            // so once per distinct error.
+                            if last_failure.as_deref() != Some(error.as_str()) {
+                                tracing::warn!(watch = what, %error, "watch failed; retrying");
+                                last_failure = Some(error);
+                            }
+                        }
+                    }
+                }
+            }
+            if listed.contains("Job") && listed.contains("Pod") && !*self.synced.borrow() {
+                tracing::info!("watches listed the cluster");
+                self.synced.send_replace(true);
+            }
+            for id in touched {
+                if let Err(error) = self.publish(id).await {
+                    tracing::error!(workload = %id, %error, "cannot record the workload's status");
+                }
+            }
+        }
+    }
+
+    /// Derives one workload's status; writes and broadcasts it when it changed.
+    pub async fn publish(&self, id: Uuid) -> Result<(), DbError> {
+        let row = match self.db.workloads().get(id).await {
+            Ok(row) => row,
+            // Objects of another installation, or of rows deleted by hand: the reconciler
+            // reports those as orphans.
+            Err(DbError::NotFound) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        if row.deleted_at.is_some() {
+            return Ok(());
+        }
+        let (derived, status) = {
+            let index = self.shared.index.read().expect("index lock");
+            let entry = index.observed(id).cloned().unwrap_or_default();
+            let derived = derive(row.desired_phase, row.actual_phase, &entry.observed);
+            let mut status = live_status(&entry.observed);
+            status.events = entry.events.into_iter().collect();
+            (derived, status)
+        };
+        let problem = self.problems.lock().expect("problems lock").get(&id).cloned();
+        let reason = match (derived.phase, problem) {
+            // The reconciler's trouble explains why nothing happens yet.
+            (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(p)) => Some(p),
+            _ => derived.reason,
+        };
+        if row.actual_phase == derived.phase
+            && row.phase_reason == reason
+            && row.status == status
+        {
+            return Ok(());
+        }
+        let updated = self
+            .db
+            .workloads()
+            .set_status(id, derived.phase, reason.as_deref(), &status)
+            .await?;
+        if row.actual_phase != derived.phase {
+            self.db
+                .audit()
+                .record(
+                    None,
+                    "workload.phase",
+                    "workload",
+                    id,
+                    serde_json::json!({
+                        "from": row.actual_phase, "to": derived.phase, "reason": reason,
+                    }),
+                )
+                .await?;
+        }
+        let _ = self.events.send(super::event_of(&updated, false));
+        Ok(())
+    }
+}
+
+/// Applies one watch event of `kind` to the index. Returns the kind's name once a full list of it
+/// has been applied.
+fn apply<K>(
+    index: &mut Index,
+    kind: Kind,
+    event: watcher::Event<K>,
+    on_apply: fn(&mut Index, &K) -> Option<Uuid>,
+    on_delete: fn(&mut Index, &K) -> Option<Uuid>,
+    touched: &mut BTreeSet<Uuid>,
+) -> Option<&'static str> {
+    match event {
+        watcher::Event::Apply(obj) | watcher::Event::InitApply(obj) => {
+            touched.extend(on_apply(index, &obj));
+            None
+        }
+        watcher::Event::Delete(obj) => {
+            touched.extend(on_delete(index, &obj));
+            None
+        }
+        watcher::Event::Init => {
+            index.relist_started(kind);
+            None
+        }
+        watcher::Event::InitDone => {
+            touched.extend(index.relisted(kind));
+            Some(match kind {
+                Kind::Job => "Job",
+                Kind::PodGroup => "PodGroup",
+                Kind::Pod => "Pod",
+            })
+        }
+    }
+}

@@ -1,0 +1,538 @@
+//! What users see of a workload (its actual phase, a reason in plain words, task counts) derived
+//! from what the cluster reports about its Volcano Job, PodGroup and pods. Pure: the watchers feed
+//! it observations, and tests feed it builders.
+//!
+//! The phase table, confirmed on the testbed (Volcano v1.14 controller and scheduler; see
+//! `tests/cluster/api.rs` for the flows that exercise each row):
+//!
+//! | desired  | cluster                                                   | actual phase  |
+//! |----------|-----------------------------------------------------------|---------------|
+//! | Deleting | anything                                                  | Deleting      |
+//! | Stopped  | a Job or pods still exist                                 | Stopping      |
+//! | Stopped  | nothing left                                              | Stopped       |
+//! | Running  | finished before (Completed/Failed), Job gone (TTL)        | unchanged     |
+//! | Running  | no Job yet, never stopped                                 | Creating      |
+//! | Running  | no Job (or the old one still going away) after a stop     | Resuming      |
+//! | Running  | Job phase "" or Pending, PodGroup Pending or absent       | Pending (queue has not admitted the gang) |
+//! | Running  | Job Pending, PodGroup Inqueue, not every pod bound        | Pending (scheduler's reason) |
+//! | Running  | Job Pending, every pod of the gang bound to a node        | Initializing  |
+//! | Running  | Job Running or Completing                                 | Running       |
+//! | Running  | Job Restarting (a retry after a failure, or vcctl resume) | Resuming      |
+//! | Running  | Job Aborting / Aborted (vcctl job suspend)                | Stopping / Stopped |
+//! | Running  | Job Terminating                                           | Stopping      |
+//! | Running  | Job Completed                                             | Completed     |
+//! | Running  | Job Failed or Terminated                                  | Failed        |
+//! | Running  | PodGroup Unknown (some pods run, the rest cannot be placed) | Unknown     |
+
+use app::model::phase::Phase;
+use app::model::workload::{LiveStatus, PodGroupInfo, PodInfo, TaskCounts};
+use std::collections::BTreeMap;
+
+/// The Volcano Job as the watchers last saw it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobObservation {
+    pub name: String,
+    /// `status.state.phase`; empty until Volcano's controller has seen the Job.
+    pub phase: String,
+    pub message: Option<String>,
+    pub retry_count: i32,
+    pub min_available: i32,
+    /// It has a deletionTimestamp: foreground deletion is removing its pods.
+    pub deleting: bool,
+}
+
+/// The gang's PodGroup.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodGroupObservation {
+    pub name: String,
+    pub phase: String,
+    pub min_member: i32,
+    pub queue: String,
+    /// `spec.minResources`, e.g. `nvidia.com/gpu: 40`.
+    pub min_resources: BTreeMap<String, String>,
+    /// The message of an `Unschedulable` condition with status True.
+    pub unschedulable: Option<String>,
+}
+
+/// Everything the cluster reports about one workload.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Observed {
+    pub job: Option<JobObservation>,
+    pub pod_group: Option<PodGroupObservation>,
+    /// By pod name.
+    pub pods: BTreeMap<String, PodInfo>,
+}
+
+impl Observed {
+    /// Nothing of the workload is left in the cluster.
+    pub fn is_empty(&self) -> bool {
+        self.job.is_none() && self.pods.is_empty()
+    }
+}
+
+/// The actual phase and why, in plain words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Derived {
+    pub phase: Phase,
+    pub reason: Option<String>,
+}
+
+impl Derived {
+    fn new(phase: Phase, reason: Option<String>) -> Self {
+        Derived { phase, reason }
+    }
+}
+
+/// Derives the actual phase from the desired one, the phase shown before, and the cluster.
+pub fn derive(desired: Phase, previous: Phase, observed: &Observed) -> Derived {
+    if desired == Phase::Deleting {
+        let left = observed.pods.len();
+        let reason = if observed.is_empty() {
+            "removing the workload's volumes and services".to_owned()
+        } else {
+            format!("deleting the Job and its {left} pod(s)")
+        };
+        return Derived::new(Phase::Deleting, Some(reason));
+    }
+    if desired == Phase::Stopped {
+        return if observed.is_empty() {
+            Derived::new(Phase::Stopped, Some("suspended; resume to run it again".into()))
+        } else {
+            Derived::new(
+                Phase::Stopping,
+                Some(format!(
+                    "suspending: waiting for {} pod(s) to stop",
+                    observed.pods.len()
+                )),
+            )
+        };
+    }
+    let Some(job) = &observed.job else {
+        return match previous {
+            Phase::Completed | Phase::Failed => Derived::new(previous, None),
+            Phase::Stopping | Phase::Stopped | Phase::Resuming => Derived::new(
+                Phase::Resuming,
+                Some("resuming: creating the Job again".into()),
+            ),
+            _ => Derived::new(Phase::Creating, None),
+        };
+    };
+    if job.deleting {
+        return Derived::new(
+            Phase::Resuming,
+            Some("resuming: waiting for the previous Job to be removed".into()),
+        );
+    }
+    match job.phase.as_str() {
+        "" | "Pending" => pending(job, observed),
+        "Running" | "Completing" => match &observed.pod_group {
+            Some(pg) if pg.phase == "Unknown" => Derived::new(
+                Phase::Unknown,
+                Some(format!(
+                    "some pods run but the rest of the gang cannot be placed: {}",
+                    plain_unschedulable(pg.unschedulable.as_deref().unwrap_or("no reason given"))
+                )),
+            ),
+            _ => Derived::new(Phase::Running, None),
+        },
+        "Restarting" => Derived::new(
+            Phase::Resuming,
+            Some(format!(
+                "Volcano is restarting the Job (retry {})",
+                job.retry_count
+            )),
+        ),
+        "Aborting" => Derived::new(
+            Phase::Stopping,
+            Some("suspended outside Tephra (vcctl job suspend): pods are stopping".into()),
+        ),
+        "Aborted" => Derived::new(
+            Phase::Stopped,
+            Some("suspended outside Tephra (vcctl job suspend); resume to run it again".into()),
+        ),
+        "Terminating" => Derived::new(Phase::Stopping, Some("the Job is being terminated".into())),
+        "Completed" => Derived::new(Phase::Completed, None),
+        "Failed" => Derived::new(
+            Phase::Failed,
+            Some(
+                job.message
+                    .clone()
+                    .unwrap_or_else(|| format!("failed after {} retries", job.retry_count)),
+            ),
+        ),
+        "Terminated" => Derived::new(Phase::Failed, Some("the Job was terminated".into())),
+        other => Derived::new(
+            Phase::Unknown,
+            Some(format!("Volcano reports the unfamiliar phase {other:?}")),
+        ),
+    }
+}
+
+fn pending(job: &JobObservation, observed: &Observed) -> Derived {
+    let Some(pg) = &observed.pod_group else {
+        return Derived::new(
+            Phase::Pending,
+            Some("waiting for Volcano to create the gang's PodGroup".into()),
+        );
+    };
+    let gang = pg.min_member.max(job.min_available);
+    if pg.phase == "Pending" || pg.phase.is_empty() {
+        let needs = needs(gang, &pg.min_resources);
+        let reason = match &pg.unschedulable {
+            Some(message) => format!(
+                "queue {} has not admitted the gang: it {needs}; {}",
+                pg.queue,
+                plain_unschedulable(message)
+            ),
+            None => format!(
+                "queue {} has not admitted the gang: it {needs}, more than the queue or the \
+                 cluster can give now",
+                pg.queue
+            ),
+        };
+        return Derived::new(Phase::Pending, Some(reason));
+    }
+    let bound = observed.pods.values().filter(|p| p.node.is_some()).count();
+    if gang > 0 && bound >= gang as usize {
+        let running = observed
+            .pods
+            .values()
+            .filter(|p| p.phase == "Running")
+            .count();
+        return Derived::new(
+            Phase::Initializing,
+            Some(format!(
+                "{bound} pod(s) placed on nodes, {running} running; containers are starting"
+            )),
+        );
+    }
+    let reason = match &pg.unschedulable {
+        Some(message) => format!(
+            "the scheduler cannot place the gang of {gang} pod(s) at once: {}",
+            plain_unschedulable(message)
+        ),
+        None => format!(
+            "admitted by queue {}; waiting for the scheduler to place {gang} pod(s) at once",
+            pg.queue
+        ),
+    };
+    Derived::new(Phase::Pending, Some(reason))
+}
+
+/// "needs 5 pods at once with 40 nvidia.com/gpu, 20 cpu".
+fn needs(gang: i32, resources: &BTreeMap<String, String>) -> String {
+    let mut text = format!("needs {gang} pod(s) at once");
+    let listed: Vec<String> = resources
+        .iter()
+        .filter(|(name, _)| name.as_str() != "pods")
+        .map(|(name, quantity)| format!("{quantity} {name}"))
+        .collect();
+    if !listed.is_empty() {
+        text.push_str(" with ");
+        text.push_str(&listed.join(", "));
+    }
+    text
+}
+
+/// The scheduler's gang message made readable: Volcano writes
+/// `2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Unschedulable`
+/// followed by the node fit errors; the counts and the fit errors are what a user needs.
+pub fn plain_unschedulable(message: &str) -> String {
+    let message = message.trim();
+    let (head, rest) = match message.split_once(": ") {
+        Some((head, rest)) if head.contains("tasks in gang unschedulable") => (Some(head), rest),
+        _ => (None, message),
+    };
+    let mut out = match head.and_then(|h| h.split_whitespace().next()) {
+        Some(counts) => match counts.split_once('/') {
+            Some((unplaced, total)) => format!("{unplaced} of {total} pods cannot be placed"),
+            None => counts.to_owned(),
+        },
+        None => String::new(),
+    };
+    let rest = rest.trim();
+    if !rest.is_empty() {
+        if !out.is_empty() {
+            out.push_str(" (");
+            out.push_str(rest);
+            out.push(')');
+        } else {
+            out.push_str(rest);
+        }
+    }
+    out
+}
+
+/// Pods of each task by phase, counted from the pods seen.
+pub fn task_counts(pods: &BTreeMap<String, PodInfo>) -> BTreeMap<String, TaskCounts> {
+    let mut tasks: BTreeMap<String, TaskCounts> = BTreeMap::new();
+    for pod in pods.values() {
+        let counts = tasks.entry(pod.task.clone()).or_default();
+        match pod.phase.as_str() {
+            "Pending" => counts.pending += 1,
+            "Running" => counts.running += 1,
+            "Succeeded" => counts.succeeded += 1,
+            "Failed" => counts.failed += 1,
+            _ => counts.unknown += 1,
+        }
+    }
+    tasks
+}
+
+/// The live status the API returns, from the observations (events are added by the caller).
+pub fn live_status(observed: &Observed) -> LiveStatus {
+    LiveStatus {
+        job_phase: observed
+            .job
+            .as_ref()
+            .map(|j| j.phase.clone())
+            .filter(|p| !p.is_empty()),
+        retry_count: observed.job.as_ref().map_or(0, |j| j.retry_count),
+        pod_group: observed.pod_group.as_ref().map(|pg| PodGroupInfo {
+            name: pg.name.clone(),
+            phase: pg.phase.clone(),
+            min_member: pg.min_member,
+            queue: pg.queue.clone(),
+            unschedulable: pg.unschedulable.as_deref().map(plain_unschedulable),
+        }),
+        tasks: task_counts(&observed.pods),
+        pods: observed.pods.values().cloned().collect(),
+        events: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(phase: &str) -> JobObservation {
+        JobObservation {
+            name: "train".into(),
+            phase: phase.into(),
+            min_available: 2,
+            ..JobObservation::default()
+        }
+    }
+
+    fn pod_group(phase: &str) -> PodGroupObservation {
+        PodGroupObservation {
+            name: "train-uid".into(),
+            phase: phase.into(),
+            min_member: 2,
+            queue: "tephra-default".into(),
+            ..PodGroupObservation::default()
+        }
+    }
+
+    fn pod(name: &str, node: Option<&str>, phase: &str) -> (String, PodInfo) {
+        (
+            name.to_owned(),
+            PodInfo {
+                name: name.into(),
+                task: "worker".into(),
+                node: node.map(str::to_owned),
+                phase: phase.into(),
+                restarts: 0,
+                created_at: None,
+            },
+        )
+    }
+
+    fn observed(
+        job: Option<JobObservation>,
+        pg: Option<PodGroupObservation>,
+        pods: Vec<(String, PodInfo)>,
+    ) -> Observed {
+        Observed {
+            job,
+            pod_group: pg,
+            pods: pods.into_iter().collect(),
+        }
+    }
+
+    #[test]
+    fn a_new_workload_without_a_job_is_creating() {
+        let d = derive(Phase::Running, Phase::Creating, &Observed::default());
+        assert_eq!(d.phase, Phase::Creating);
+    }
+
+    #[test]
+    fn a_gang_the_queue_has_not_admitted_says_what_it_needs() {
+        let mut pg = pod_group("Pending");
+        pg.min_member = 5;
+        pg.min_resources = [("nvidia.com/gpu".to_owned(), "40".to_owned())].into();
+        let d = derive(
+            Phase::Running,
+            Phase::Creating,
+            &observed(Some(job("Pending")), Some(pg), vec![]),
+        );
+        assert_eq!(d.phase, Phase::Pending);
+        let reason = d.reason.unwrap();
+        assert!(
+            reason.contains("needs 5 pod(s) at once with 40 nvidia.com/gpu"),
+            "{reason}"
+        );
+        assert!(reason.contains("queue tephra-default"), "{reason}");
+    }
+
+    #[test]
+    fn an_unschedulable_gang_gives_the_schedulers_reason_in_plain_words() {
+        let mut pg = pod_group("Inqueue");
+        pg.unschedulable = Some(
+            "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; \
+             Pending: 2 Unschedulable"
+                .into(),
+        );
+        let d = derive(
+            Phase::Running,
+            Phase::Pending,
+            &observed(
+                Some(job("Pending")),
+                Some(pg),
+                vec![pod("p-0", None, "Pending"), pod("p-1", None, "Pending")],
+            ),
+        );
+        assert_eq!(d.phase, Phase::Pending);
+        let reason = d.reason.unwrap();
+        assert!(
+            reason.starts_with("the scheduler cannot place the gang of 2 pod(s) at once: 2 of 2 pods cannot be placed"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_bound_gang_is_initializing_until_the_job_runs() {
+        let pods = vec![pod("p-0", Some("n0"), "Pending"), pod("p-1", Some("n1"), "Running")];
+        let d = derive(
+            Phase::Running,
+            Phase::Pending,
+            &observed(Some(job("Pending")), Some(pod_group("Inqueue")), pods.clone()),
+        );
+        assert_eq!(d.phase, Phase::Initializing);
+        let d = derive(
+            Phase::Running,
+            Phase::Initializing,
+            &observed(Some(job("Running")), Some(pod_group("Running")), pods),
+        );
+        assert_eq!(d, Derived::new(Phase::Running, None));
+    }
+
+    #[test]
+    fn suspending_is_stopping_until_nothing_is_left() {
+        let running = observed(
+            Some(JobObservation {
+                deleting: true,
+                ..job("Running")
+            }),
+            None,
+            vec![pod("p-0", Some("n0"), "Running")],
+        );
+        assert_eq!(
+            derive(Phase::Stopped, Phase::Running, &running).phase,
+            Phase::Stopping
+        );
+        assert_eq!(
+            derive(Phase::Stopped, Phase::Stopping, &Observed::default()).phase,
+            Phase::Stopped
+        );
+    }
+
+    #[test]
+    fn resuming_lasts_until_the_new_job_reports_a_phase() {
+        let gone = Observed::default();
+        assert_eq!(
+            derive(Phase::Running, Phase::Stopped, &gone).phase,
+            Phase::Resuming
+        );
+        let old_going = observed(
+            Some(JobObservation {
+                deleting: true,
+                ..job("Running")
+            }),
+            None,
+            vec![],
+        );
+        assert_eq!(
+            derive(Phase::Running, Phase::Stopping, &old_going).phase,
+            Phase::Resuming
+        );
+        let recreated = observed(Some(job("Pending")), None, vec![]);
+        assert_eq!(
+            derive(Phase::Running, Phase::Resuming, &recreated).phase,
+            Phase::Pending
+        );
+    }
+
+    #[test]
+    fn finished_workloads_stay_finished_when_their_job_is_collected() {
+        for phase in [Phase::Completed, Phase::Failed] {
+            assert_eq!(
+                derive(Phase::Running, phase, &Observed::default()).phase,
+                phase
+            );
+        }
+    }
+
+    #[test]
+    fn volcano_phases_map_to_user_phases() {
+        let cases = [
+            ("Completed", Phase::Completed),
+            ("Failed", Phase::Failed),
+            ("Terminated", Phase::Failed),
+            ("Aborting", Phase::Stopping),
+            ("Aborted", Phase::Stopped),
+            ("Restarting", Phase::Resuming),
+            ("Completing", Phase::Running),
+            ("Terminating", Phase::Stopping),
+            ("Surprising", Phase::Unknown),
+        ];
+        for (volcano, expected) in cases {
+            let d = derive(
+                Phase::Running,
+                Phase::Running,
+                &observed(Some(job(volcano)), None, vec![]),
+            );
+            assert_eq!(d.phase, expected, "Volcano {volcano}");
+        }
+    }
+
+    #[test]
+    fn deleting_wins_over_everything() {
+        let d = derive(
+            Phase::Deleting,
+            Phase::Running,
+            &observed(Some(job("Running")), None, vec![pod("p", Some("n"), "Running")]),
+        );
+        assert_eq!(d.phase, Phase::Deleting);
+    }
+
+    #[test]
+    fn tasks_are_counted_by_pod_phase() {
+        let pods: BTreeMap<_, _> = [
+            pod("a", Some("n"), "Running"),
+            pod("b", Some("n"), "Succeeded"),
+            pod("c", None, "Pending"),
+        ]
+        .into_iter()
+        .collect();
+        let counts = task_counts(&pods);
+        assert_eq!(
+            counts["worker"],
+            TaskCounts {
+                pending: 1,
+                running: 1,
+                succeeded: 1,
+                failed: 0,
+                unknown: 0
+            }
+        );
+    }
+
+    #[test]
+    fn messages_without_the_gang_prefix_are_kept() {
+        assert_eq!(
+            plain_unschedulable("0/4 nodes are available: 4 Insufficient nvidia.com/gpu."),
+            "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."
+        );
+    }
+}

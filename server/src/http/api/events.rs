@@ -1,0 +1,121 @@
+//! `GET /api/v1/workloads/events`: Server-Sent Events with every status change of the workloads
+//! the principal may see, optionally only one workload's or one project's.
+//!
+//! Events: `workload` (a [`WorkloadEvent`] as JSON) and `resync` (the client missed changes or
+//! just connected: fetch the state again). A stream filtered to one workload starts with its
+//! current state; others start with `resync`, so a client that subscribes first and then fetches
+//! never misses a change.
+
+use super::trainings::resolve_project;
+use super::{Acting, ApiError, ErrorBody};
+use crate::access::require_member;
+use crate::cluster::event_of;
+use crate::db::DbError;
+use crate::http::AppState;
+use app::model::workload::WorkloadEvent;
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::routing::get;
+use futures::{Stream, StreamExt};
+use serde::Deserialize;
+use std::collections::HashSet;
+use std::convert::Infallible;
+use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
+use uuid::Uuid;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/v1/workloads/events", get(stream_events))
+}
+
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Only this workload.
+    pub workload_id: Option<String>,
+    /// Only this project (its id or name).
+    pub project_id: Option<String>,
+}
+
+fn sse(name: &str, data: &impl serde::Serialize) -> Event {
+    Event::default()
+        .event(name)
+        .json_data(data)
+        .unwrap_or_else(|_| Event::default().event("resync").data("{}"))
+}
+
+/// Live status changes as Server-Sent Events.
+#[utoipa::path(get, path = "/api/v1/workloads/events", tag = "events", params(EventsQuery),
+    responses((status = 200, description = "text/event-stream of `workload` events (WorkloadEvent JSON) and `resync`", body = WorkloadEvent),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn stream_events(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    query: Result<Query<EventsQuery>, QueryRejection>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let Query(query) = query.map_err(|e| {
+        ApiError::new(StatusCode::BAD_REQUEST, format!("bad query: {}", e.body_text()))
+    })?;
+    // Subscribe before reading anything, so nothing that happens in between is lost.
+    let receiver = state.cluster.events.subscribe();
+    let visible: HashSet<String> = state
+        .db
+        .projects()
+        .list()
+        .await?
+        .into_iter()
+        .filter(|p| require_member(&principal, &p.project).is_ok())
+        .map(|p| p.project.id.to_string())
+        .collect();
+    let project = match &query.project_id {
+        Some(key) => {
+            let project = resolve_project(&state.db, key, "projectId").await?;
+            require_member(&principal, &project)?;
+            Some(project.id.to_string())
+        }
+        None => None,
+    };
+    let first = match &query.workload_id {
+        Some(id) => {
+            let not_found =
+                || ApiError::new(StatusCode::NOT_FOUND, format!("no workload with the id {id:?}"));
+            let uuid: Uuid = id.parse().map_err(|_| not_found())?;
+            let listing = match state.db.workloads().listing(uuid).await {
+                Ok(listing) => listing,
+                Err(DbError::NotFound) => return Err(not_found()),
+                Err(e) => return Err(e.into()),
+            };
+            if !visible.contains(&listing.workload.project_id.to_string()) {
+                return Err(not_found());
+            }
+            let deleted = listing.workload.deleted_at.is_some();
+            sse("workload", &event_of(&listing.workload, deleted))
+        }
+        None => Event::default().event("resync").data("{}"),
+    };
+    let workload = query.workload_id.clone();
+    let matches = move |e: &WorkloadEvent| {
+        visible.contains(&e.project_id)
+            && project.as_ref().is_none_or(|p| *p == e.project_id)
+            && workload.as_ref().is_none_or(|w| *w == e.workload_id)
+    };
+    let changes = BroadcastStream::new(receiver).filter_map(move |item| {
+        let event = match item {
+            Ok(e) if matches(&e) => Some(sse("workload", &e)),
+            Ok(_) => None,
+            Err(BroadcastStreamRecvError::Lagged(missed)) => Some(
+                Event::default()
+                    .event("resync")
+                    .data(format!("{{\"missed\":{missed}}}")),
+            ),
+        };
+        std::future::ready(event.map(Ok))
+    });
+    let stream = futures::stream::once(std::future::ready(Ok(first))).chain(changes);
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}

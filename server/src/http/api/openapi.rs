@@ -1,0 +1,71 @@
+//! `GET /api/openapi.json`: the OpenAPI 3 document of the REST API, generated from the handlers'
+//! and types' annotations (utoipa), so it cannot drift from the code.
+
+use super::{Accepted, ErrorBody, ErrorDetail, events, projects, trainings};
+use crate::http::AppState;
+use axum::Json;
+use axum::Router;
+use axum::routing::get;
+use utoipa::OpenApi;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Tephra",
+        description = "Trainings on Kubernetes with Volcano, in the shape of the Run:ai Trainings API."
+    ),
+    paths(
+        trainings::submit_training,
+        trainings::list_trainings,
+        trainings::get_training,
+        trainings::delete_training,
+        trainings::suspend_training,
+        trainings::resume_training,
+        trainings::submit_distributed,
+        trainings::list_distributed,
+        trainings::get_distributed,
+        trainings::delete_distributed,
+        trainings::suspend_distributed,
+        trainings::resume_distributed,
+        events::stream_events,
+        projects::list_projects,
+        projects::history,
+        projects::cluster_state,
+    ),
+    components(schemas(ErrorBody, ErrorDetail, Accepted))
+)]
+pub struct ApiDoc;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/openapi.json", get(document))
+}
+
+async fn document() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_document_describes_every_route() {
+        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
+        let paths = doc["paths"].as_object().unwrap();
+        for path in [
+            "/api/v1/workloads/trainings",
+            "/api/v1/workloads/trainings/{id}",
+            "/api/v1/workloads/trainings/{id}/suspend",
+            "/api/v1/workloads/trainings/{id}/resume",
+            "/api/v1/workloads/distributed",
+            "/api/v1/workloads/distributed/{id}",
+            "/api/v1/workloads/events",
+            "/api/v1/org-unit/projects",
+        ] {
+            assert!(paths.contains_key(path), "{path} is missing");
+        }
+        assert!(doc["components"]["schemas"]["Workload"].is_object());
+        assert!(doc["components"]["schemas"]["LiveStatus"].is_object());
+    }
+}

@@ -1,0 +1,143 @@
+//! `GET /api/v1/org-unit/projects` (Run:ai's path), a workload's history, and the cluster's state
+//! as the reconciler sees it (reachability, orphaned Jobs).
+
+use super::{Acting, ApiError, ErrorBody};
+use crate::access::require_member;
+use crate::cluster::Orphan;
+use crate::db::DbError;
+use crate::http::AppState;
+use app::model::workload::HistoryEntry;
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::get;
+use chrono::SecondsFormat;
+use serde::Serialize;
+use uuid::Uuid;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/org-unit/projects", get(list_projects))
+        .route("/api/v1/cluster", get(cluster_state))
+}
+
+/// A project as the API lists it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectEntry {
+    /// Use as `projectId` in requests (the name works too).
+    pub id: String,
+    pub name: String,
+    /// Where its workloads run.
+    pub namespace: String,
+    /// Its Volcano queue.
+    pub queue: String,
+    /// Live (not deleted) workloads.
+    pub workloads: i64,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ProjectList {
+    pub projects: Vec<ProjectEntry>,
+}
+
+/// The projects the principal is a member of.
+#[utoipa::path(get, path = "/api/v1/org-unit/projects", tag = "projects",
+    responses((status = 200, body = ProjectList), (status = 401, body = ErrorBody)))]
+pub async fn list_projects(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+) -> Result<Json<ProjectList>, ApiError> {
+    let projects = state.db.projects().list().await?;
+    Ok(Json(ProjectList {
+        projects: projects
+            .into_iter()
+            .filter(|p| require_member(&principal, &p.project).is_ok())
+            .map(|p| ProjectEntry {
+                id: p.project.id.to_string(),
+                name: p.project.name,
+                namespace: p.project.namespace,
+                queue: p.project.queue,
+                workloads: p.workloads,
+                created_at: p.project.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+            })
+            .collect(),
+    }))
+}
+
+/// Who submitted, suspended, resumed or deleted the workload, and every phase it went through,
+/// oldest first. Deleted workloads keep their history.
+#[utoipa::path(get, path = "/api/v1/workloads/{id}/history", tag = "trainings",
+    params(("id" = String, Path, description = "The workloadId")),
+    responses((status = 200, body = [HistoryEntry]), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn history(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<HistoryEntry>>, ApiError> {
+    let not_found =
+        || ApiError::new(StatusCode::NOT_FOUND, format!("no workload with the id {id:?}"));
+    let workload_id: Uuid = id.parse().map_err(|_| not_found())?;
+    let workload = match state.db.workloads().get(workload_id).await {
+        Ok(w) => w,
+        Err(DbError::NotFound) => return Err(not_found()),
+        Err(e) => return Err(e.into()),
+    };
+    let project = state.db.projects().get(workload.project_id).await?;
+    require_member(&principal, &project)?;
+    let users = state.db.users().list().await?;
+    let events = state.db.audit().for_target("workload", workload_id).await?;
+    Ok(Json(
+        events
+            .into_iter()
+            .map(|e| HistoryEntry {
+                at: e.at.to_rfc3339_opts(SecondsFormat::Millis, true),
+                action: e
+                    .action
+                    .strip_prefix("workload.")
+                    .unwrap_or(&e.action)
+                    .to_owned(),
+                actor: e.actor_id.and_then(|actor| {
+                    users
+                        .iter()
+                        .find(|u| u.id == actor)
+                        .map(|u| u.email.clone().unwrap_or_else(|| u.display_name.clone()))
+                }),
+                detail: e.detail,
+            })
+            .collect(),
+    ))
+}
+
+/// The cluster as the reconciler sees it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterState {
+    pub id: String,
+    /// Whether Tephra has a cluster configured at all.
+    pub configured: bool,
+    /// The last error talking to the API server, if the last attempt failed.
+    pub last_error: Option<String>,
+    /// Volcano Jobs with Tephra's labels in project namespaces that no workload owns.
+    pub orphans: Vec<Orphan>,
+}
+
+/// The cluster's state: reachability and orphaned Jobs.
+#[utoipa::path(get, path = "/api/v1/cluster", tag = "cluster",
+    responses((status = 200, body = ClusterState), (status = 401, body = ErrorBody)))]
+pub async fn cluster_state(
+    State(state): State<AppState>,
+    Acting(_): Acting,
+) -> Json<ClusterState> {
+    let shared = &state.cluster.shared;
+    Json(ClusterState {
+        id: state.cluster.id.clone(),
+        configured: state.cluster.is_configured(),
+        last_error: shared.last_error.lock().expect("last error lock").clone(),
+        orphans: shared.orphans.lock().expect("orphans lock").clone(),
+    })
+}
