@@ -104,11 +104,13 @@ pub async fn connect(kubeconfig: Option<&Path>) -> anyhow::Result<Option<kube::C
         if std::env::var_os("KUBECONFIG").is_none() && !home_config && !in_cluster {
             return Ok(None);
         }
-        kube::Config::infer()
-            .await
-            .context("cannot load the Kubernetes configuration (KUBECONFIG, ~/.kube/config or in-cluster)")?
+        kube::Config::infer().await.context(
+            "cannot load the Kubernetes configuration (KUBECONFIG, ~/.kube/config or in-cluster)",
+        )?
     };
-    Ok(Some(kube::Client::try_from(config).context("cannot build a Kubernetes client")?))
+    Ok(Some(
+        kube::Client::try_from(config).context("cannot build a Kubernetes client")?,
+    ))
 }
 
 /// Starts the tracker and the reconciler on `client`; they run until the process ends.

@@ -269,7 +269,9 @@ impl ServeArgs {
         })?;
         let prefix_ok = !self.namespace_prefix.is_empty()
             && self.namespace_prefix.len() <= 40
-            && self.namespace_prefix.starts_with(|c: char| c.is_ascii_lowercase())
+            && self
+                .namespace_prefix
+                .starts_with(|c: char| c.is_ascii_lowercase())
             && self
                 .namespace_prefix
                 .chars()

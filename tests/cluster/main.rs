@@ -3,6 +3,7 @@
 //! the behaviour Tephra relies on. One testbed serves every test (a custom harness starts it
 //! first and stops it last); each test has its own namespace.
 
+mod api;
 mod volcano;
 
 use libtest_mimic::{Arguments, Trial};
@@ -16,8 +17,8 @@ type TestFn = fn(
     -> std::pin::Pin<Box<dyn std::future::Future<Output = anyhow::Result<()>> + Send>>;
 
 macro_rules! trials {
-    ($($name:ident),* $(,)?) => {
-        vec![$((stringify!($name), (|tb, ns| Box::pin(volcano::$name(tb, ns))) as TestFn)),*]
+    ($($module:ident :: $name:ident),* $(,)?) => {
+        vec![$((stringify!($name), (|tb, ns| Box::pin($module::$name(tb, ns))) as TestFn)),*]
     };
 }
 
@@ -27,14 +28,23 @@ fn main() {
     // test's picture of free capacity its own (they take about 15 s together).
     args.test_threads.get_or_insert(1);
     let tests = trials![
-        seed_000_pytorch_job_runs_as_a_gang,
-        completing_the_master_completes_the_torchrun_job,
-        a_gang_that_cannot_fit_binds_nothing_while_a_small_job_runs,
-        a_gang_larger_than_the_cluster_is_never_admitted,
-        a_queue_capability_caps_what_runs,
-        abort_and_resume_commands_stop_and_restart_the_job,
-        foreground_delete_removes_pods_and_the_podgroup,
-        a_failed_pod_restarts_the_job_and_counts_a_retry,
+        volcano::seed_000_pytorch_job_runs_as_a_gang,
+        volcano::completing_the_master_completes_the_torchrun_job,
+        volcano::a_gang_that_cannot_fit_binds_nothing_while_a_small_job_runs,
+        volcano::a_gang_larger_than_the_cluster_is_never_admitted,
+        volcano::a_queue_capability_caps_what_runs,
+        volcano::abort_and_resume_commands_stop_and_restart_the_job,
+        volcano::foreground_delete_removes_pods_and_the_podgroup,
+        volcano::a_failed_pod_restarts_the_job_and_counts_a_retry,
+        api::seed_003_training_runs_live_and_completes,
+        api::a_pytorch_training_runs_as_a_gang_and_completes_with_its_master,
+        api::a_gang_that_cannot_fit_is_pending_with_the_schedulers_reason,
+        api::suspend_and_resume_three_times_then_delete_leaves_nothing,
+        api::new_volumes_belong_to_the_workload_and_go_with_it,
+        api::bad_input_gets_the_documented_status_and_changes_nothing,
+        api::killed_between_accepting_and_creating_no_request_gets_two_jobs,
+        api::requests_are_accepted_while_the_cluster_is_unreachable,
+        api::jobs_without_a_workload_are_reported_not_deleted,
     ];
     let wanted: Vec<_> = tests
         .iter()

@@ -4,7 +4,7 @@ use app::model::phase::Phase;
 use serde_json::json;
 use server::db::projects::{DEFAULT_PROJECT, NewProject};
 use server::db::users::Identity;
-use server::db::workloads::{NewWorkload, WorkloadFilter, WorkloadKind};
+use server::db::workloads::{NewWorkload, SortKey, WorkloadFilter, WorkloadKind};
 use server::db::{Database, DbError};
 use tephra_tests::postgres::TempPostgres;
 use uuid::Uuid;
@@ -282,7 +282,10 @@ async fn deleted_workloads_free_their_name_and_leave_lists(db: &Database, _: &st
         [second.id]
     );
     assert_eq!(live[0].project_name, "default");
-    assert_eq!(live[0].creator_name, "User bob");
+    assert_eq!(
+        live[0].creator_name, "bob@example.com",
+        "the email, as the API shows it"
+    );
     let all = db
         .workloads()
         .list(&WorkloadFilter {
@@ -343,6 +346,85 @@ async fn workload_lists_filter_and_paginate(db: &Database, _: &str) {
         .unwrap();
     assert_eq!(in_nlp.len(), 2);
     assert!(in_nlp.iter().all(|l| l.project_name == "nlp"));
+
+    // Filters combine, and the count ignores the page.
+    let others = user(db, "zed").await;
+    let mut distributed = training(default.id, others, "ddp_100%");
+    distributed.kind = WorkloadKind::Distributed;
+    let ddp = db.workloads().insert(&distributed).await.unwrap();
+    db.workloads()
+        .set_status(ddp.id, Phase::Running, None, &Default::default())
+        .await
+        .unwrap();
+    let only = |filter: WorkloadFilter| async move {
+        let listed = db.workloads().list(&filter).await.unwrap();
+        if filter.limit.is_none() {
+            let count = db.workloads().count(&filter).await.unwrap();
+            assert_eq!(count as usize, listed.len(), "count agrees with the list");
+        }
+        listed
+            .into_iter()
+            .map(|l| l.workload.name)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        only(WorkloadFilter {
+            kind: Some(WorkloadKind::Distributed),
+            ..Default::default()
+        })
+        .await,
+        ["ddp_100%"]
+    );
+    assert_eq!(
+        only(WorkloadFilter {
+            actual_phase: Some(Phase::Running),
+            ..Default::default()
+        })
+        .await,
+        ["ddp_100%"]
+    );
+    for creator in ["zed@example.com", "User zed"] {
+        let filter = WorkloadFilter {
+            creator: Some(creator.into()),
+            ..Default::default()
+        };
+        assert_eq!(only(filter).await, ["ddp_100%"], "by {creator}");
+    }
+    // LIKE's wildcards in the search text match themselves only.
+    for (part, expected) in [
+        ("DDP_1", 1),
+        ("0%", 1),
+        ("_", 1),
+        ("%", 1),
+        ("job-", 5),
+        ("b-3", 1),
+    ] {
+        let filter = WorkloadFilter {
+            name_contains: Some(part.into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            only(filter).await.len(),
+            expected,
+            "names containing {part:?}"
+        );
+    }
+    let by_name = only(WorkloadFilter {
+        sort: SortKey::Name,
+        ascending: true,
+        limit: Some(3),
+        offset: 1,
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(by_name, ["job-0", "job-1", "job-2"], "ddp_100% sorts first");
+    assert_eq!(
+        db.workloads()
+            .count(&WorkloadFilter::default())
+            .await
+            .unwrap(),
+        6
+    );
 }
 
 async fn bad_references_store_nothing(db: &Database, _: &str) {

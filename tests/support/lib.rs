@@ -6,6 +6,7 @@ pub mod browser;
 pub mod crd_schema;
 pub mod postgres;
 pub mod process;
+pub mod sse;
 pub mod tephra;
 pub mod testbed;
 pub mod workspace;

@@ -37,6 +37,14 @@ impl Guarded {
         None
     }
 
+    /// Kills the process with SIGKILL (no chance to clean up) and reaps it.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
     /// Whether the process is still running.
     pub fn is_running(&mut self) -> bool {
         self.child

@@ -16,7 +16,7 @@ pub struct TephraServer {
     /// From spawning the process to the "ready" log line.
     pub started_in: Duration,
     pub process: Guarded,
-    _data: tempfile::TempDir,
+    _data: Option<tempfile::TempDir>,
 }
 
 impl TephraServer {
@@ -50,56 +50,101 @@ pub fn site_root() -> anyhow::Result<PathBuf> {
 /// Starts the release server on a free port with a fresh SQLite database, and waits for the log
 /// line that says it is ready.
 pub fn start_release() -> anyhow::Result<TephraServer> {
-    let data = tempfile::Builder::new().prefix("tephra-data-").tempdir()?;
-    let started = Instant::now();
-    let mut child = Command::new(release_binary()?)
-        .args(["serve", "--addr", "127.0.0.1:0", "--log-format", "json"])
-        .arg("--data-dir")
-        .arg(data.path())
-        .arg("--site-root")
-        .arg(site_root()?)
-        .env_remove("TEPHRA_DATABASE_URL")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("cannot start the release server")?;
-    let stderr = child.stderr.take().context("stderr is piped")?;
-    let process = Guarded::new("tephra", child);
+    Launch::default().start()
+}
 
-    // Read the log on a thread: it keeps draining after startup, so the server never blocks on a
-    // full pipe.
-    let (tx, rx) = mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if std::env::var_os("TEPHRA_TEST_SERVER_LOG").is_some() {
-                eprintln!("[tephra] {line}");
-            }
-            let _ = tx.send(line);
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut seen = Vec::new();
-    while Instant::now() < deadline {
-        match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(line) => {
-                if let Some(addr) = ready_addr(&line) {
-                    return Ok(TephraServer {
-                        addr,
-                        started_in: started.elapsed(),
-                        process,
-                        _data: data,
-                    });
-                }
-                seen.push(line);
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
+/// How to start the release server: extra flags and variables, and a data directory that
+/// outlives the process (to restart it on the same database).
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    data_dir: Option<PathBuf>,
+}
+
+impl Launch {
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
     }
-    bail!(
-        "the server did not become ready; its log:\n{}",
-        seen.join("\n")
-    )
+
+    pub fn env(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.env.push((key.to_owned(), value.into()));
+        self
+    }
+
+    pub fn data_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.data_dir = Some(dir.into());
+        self
+    }
+
+    pub fn start(&self) -> anyhow::Result<TephraServer> {
+        let (data, dir) = match &self.data_dir {
+            Some(dir) => (None, dir.clone()),
+            None => {
+                let tmp = tempfile::Builder::new().prefix("tephra-data-").tempdir()?;
+                let dir = tmp.path().to_path_buf();
+                (Some(tmp), dir)
+            }
+        };
+        let started = Instant::now();
+        let mut command = Command::new(release_binary()?);
+        command
+            .args(["serve", "--addr", "127.0.0.1:0", "--log-format", "json"])
+            .arg("--data-dir")
+            .arg(&dir)
+            .arg("--site-root")
+            .arg(site_root()?)
+            .args(&self.args)
+            .env_remove("TEPHRA_DATABASE_URL")
+            .env_remove("KUBECONFIG")
+            .env_remove("TEPHRA_KUBECONFIG");
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        let mut child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("cannot start the release server")?;
+        let stderr = child.stderr.take().context("stderr is piped")?;
+        let process = Guarded::new("tephra", child);
+
+        // Read the log on a thread: it keeps draining after startup, so the server never blocks
+        // on a full pipe.
+        let (tx, rx) = mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if std::env::var_os("TEPHRA_TEST_SERVER_LOG").is_some() {
+                    eprintln!("[tephra] {line}");
+                }
+                let _ = tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        while Instant::now() < deadline {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) => {
+                    if let Some(addr) = ready_addr(&line) {
+                        return Ok(TephraServer {
+                            addr,
+                            started_in: started.elapsed(),
+                            process,
+                            _data: data,
+                        });
+                    }
+                    seen.push(line);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        bail!(
+            "the server did not become ready; its log:\n{}",
+            seen.join("\n")
+        )
+    }
 }
 
 fn ready_addr(line: &str) -> Option<SocketAddr> {

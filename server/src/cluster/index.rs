@@ -57,7 +57,9 @@ impl Index {
 
     /// Every workload with a Job, with the Job's namespace.
     pub fn jobs(&self) -> impl Iterator<Item = (Uuid, &str)> {
-        self.job_namespaces.iter().map(|(id, ns)| (*id, ns.as_str()))
+        self.job_namespaces
+            .iter()
+            .map(|(id, ns)| (*id, ns.as_str()))
     }
 
     /// Starts a re-list of `kind`: objects not listed again before [`Self::relisted`] are gone.
@@ -105,7 +107,12 @@ impl Index {
                 }
             }
             Kind::PodGroup => {
-                if entry.observed.pod_group.as_ref().is_some_and(|pg| pg.name == key.2) {
+                if entry
+                    .observed
+                    .pod_group
+                    .as_ref()
+                    .is_some_and(|pg| pg.name == key.2)
+                {
                     entry.observed.pod_group = None;
                 }
             }

@@ -39,7 +39,7 @@ pub const FIELD_MANAGER: &str = "tephra";
 /// How often project namespaces and queues are applied again (someone may delete them).
 const PROJECT_REFRESH: Duration = Duration::from_secs(60);
 /// How long the first pass waits for the watches to list the cluster.
-const SYNC_WAIT: Duration = Duration::from_secs(15);
+const SYNC_WAIT: Duration = Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -225,9 +225,12 @@ impl Reconciler {
         let project = self.db.projects().get(row.project_id).await?;
         let job = {
             let index = self.shared.index.read().expect("index lock");
-            index
-                .observed(id)
-                .map(|e| (e.observed.job.as_ref().map(|j| j.deleting), e.observed.is_empty()))
+            index.observed(id).map(|e| {
+                (
+                    e.observed.job.as_ref().map(|j| j.deleting),
+                    e.observed.is_empty(),
+                )
+            })
         };
         let (job, nothing_left) = job.unwrap_or((None, true));
         match row.desired_phase {
@@ -315,8 +318,11 @@ impl Reconciler {
         })?;
         let ns = &project.namespace;
         for pvc in &rendered.persistent_volume_claims {
-            create_missing(Api::<PersistentVolumeClaim>::namespaced(self.client.clone(), ns), pvc)
-                .await?;
+            create_missing(
+                Api::<PersistentVolumeClaim>::namespaced(self.client.clone(), ns),
+                pvc,
+            )
+            .await?;
         }
         for service in &rendered.services {
             create_missing(Api::<Service>::namespaced(self.client.clone(), ns), service).await?;
@@ -377,8 +383,11 @@ impl Reconciler {
             &selector,
         )
         .await?;
-        let services =
-            delete_labelled(Api::<Service>::namespaced(self.client.clone(), ns), &selector).await?;
+        let services = delete_labelled(
+            Api::<Service>::namespaced(self.client.clone(), ns),
+            &selector,
+        )
+        .await?;
         if pvcs + services > 0 {
             // Not gone yet; the next pass looks again.
             return Ok(());
@@ -390,9 +399,19 @@ impl Reconciler {
         };
         self.db
             .audit()
-            .record(None, "workload.deleted", "workload", row.id, serde_json::json!({}))
+            .record(
+                None,
+                "workload.deleted",
+                "workload",
+                row.id,
+                serde_json::json!({}),
+            )
             .await?;
-        self.shared.index.write().expect("index lock").remove(row.id);
+        self.shared
+            .index
+            .write()
+            .expect("index lock")
+            .remove(row.id);
         tracing::info!(workload = %row.id, "workload deleted; nothing of it is left in the cluster");
         let _ = self.events.send(event_of(&deleted, true));
         Ok(())

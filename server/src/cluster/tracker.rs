@@ -34,7 +34,12 @@ enum Change {
 
 type ChangeStream = Pin<Box<dyn Stream<Item = Change> + Send>>;
 
-fn watch_stream<K, F>(api: Api<K>, config: watcher::Config, what: &'static str, wrap: F) -> ChangeStream
+fn watch_stream<K, F>(
+    api: Api<K>,
+    config: watcher::Config,
+    what: &'static str,
+    wrap: F,
+) -> ChangeStream
 where
     K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
     F: Fn(watcher::Event<K>) -> Change + Send + 'static,
@@ -65,14 +70,24 @@ impl Tracker {
     pub async fn run(self, client: Client, refresh: mpsc::UnboundedReceiver<Uuid>) {
         let selector = watcher::Config::default().labels(MANAGED_SELECTOR);
         let streams: Vec<ChangeStream> = vec![
-            watch_stream(Api::<Job>::all(client.clone()), selector.clone(), "Volcano Jobs", Change::Job),
+            watch_stream(
+                Api::<Job>::all(client.clone()),
+                selector.clone(),
+                "Volcano Jobs",
+                Change::Job,
+            ),
             watch_stream(
                 Api::<PodGroup>::all(client.clone()),
                 selector.clone(),
                 "PodGroups",
                 Change::PodGroup,
             ),
-            watch_stream(Api::<Pod>::all(client.clone()), selector, "pods", Change::Pod),
+            watch_stream(
+                Api::<Pod>::all(client.clone()),
+                selector,
+                "pods",
+                Change::Pod,
+            ),
             watch_stream(
                 Api::<Event>::all(client),
                 watcher::Config::default(),
@@ -93,15 +108,36 @@ impl Tracker {
                 for change in batch {
                     match change {
                         Change::Job(e) => {
-                            if let Some(done) = apply(&mut index, Kind::Job, e, Index::apply_job, Index::delete_job, &mut touched) {
+                            if let Some(done) = apply(
+                                &mut index,
+                                Kind::Job,
+                                e,
+                                Index::apply_job,
+                                Index::delete_job,
+                                &mut touched,
+                            ) {
                                 listed.insert(done);
                             }
                         }
                         Change::PodGroup(e) => {
-                            apply(&mut index, Kind::PodGroup, e, Index::apply_pod_group, Index::delete_pod_group, &mut touched);
+                            apply(
+                                &mut index,
+                                Kind::PodGroup,
+                                e,
+                                Index::apply_pod_group,
+                                Index::delete_pod_group,
+                                &mut touched,
+                            );
                         }
                         Change::Pod(e) => {
-                            if let Some(done) = apply(&mut index, Kind::Pod, e, Index::apply_pod, Index::delete_pod, &mut touched) {
+                            if let Some(done) = apply(
+                                &mut index,
+                                Kind::Pod,
+                                e,
+                                Index::apply_pod,
+                                Index::delete_pod,
+                                &mut touched,
+                            ) {
                                 listed.insert(done);
                             }
                         }
@@ -109,7 +145,9 @@ impl Tracker {
                             watcher::Event::Apply(ev) | watcher::Event::InitApply(ev) => {
                                 touched.extend(index.apply_event(&ev));
                             }
-                            watcher::Event::Delete(_) | watcher::Event::Init | watcher::Event::InitDone => {}
+                            watcher::Event::Delete(_)
+                            | watcher::Event::Init
+                            | watcher::Event::InitDone => {}
                         },
                         Change::Refresh(id) => {
                             touched.insert(id);
@@ -157,16 +195,20 @@ impl Tracker {
             status.events = entry.events.into_iter().collect();
             (derived, status)
         };
-        let problem = self.problems.lock().expect("problems lock").get(&id).cloned();
+        let problem = self
+            .problems
+            .lock()
+            .expect("problems lock")
+            .get(&id)
+            .cloned();
         let reason = match (derived.phase, problem) {
             // The reconciler's trouble explains why nothing happens yet.
-            (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(p)) => Some(p),
+            (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(p)) => {
+                Some(p)
+            }
             _ => derived.reason,
         };
-        if row.actual_phase == derived.phase
-            && row.phase_reason == reason
-            && row.status == status
-        {
+        if row.actual_phase == derived.phase && row.phase_reason == reason && row.status == status {
             return Ok(());
         }
         let updated = self

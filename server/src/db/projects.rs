@@ -95,7 +95,10 @@ impl Projects<'_> {
 
     /// [`Self::ensure_default`] with the namespace and queue `<prefix>default`.
     pub async fn ensure_default_prefixed(&self, prefix: &str) -> DbResult<Project> {
-        match self.create(&NewProject::prefixed(prefix, DEFAULT_PROJECT)).await {
+        match self
+            .create(&NewProject::prefixed(prefix, DEFAULT_PROJECT))
+            .await
+        {
             Ok(project) => Ok(project),
             Err(DbError::Conflict(_)) => self.by_name(DEFAULT_PROJECT).await,
             Err(e) => Err(e),

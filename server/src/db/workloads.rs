@@ -309,9 +309,11 @@ impl Workloads<'_> {
         let sql = format!(
             "SELECT COUNT(*) FROM workloads w JOIN users u ON u.id = w.created_by WHERE {FILTER}"
         );
-        Ok(on_pool!(self.0, pool => bind_filter!(sqlx::query_scalar(&sql), filter)
+        Ok(
+            on_pool!(self.0, pool => bind_filter!(sqlx::query_scalar(&sql), filter)
             .fetch_one(pool)
-            .await)?)
+            .await)?,
+        )
     }
 
     /// Every live workload's desired and actual phase: what the reconciler compares with the
@@ -418,7 +420,6 @@ const FILTER: &str = "($1 OR w.deleted_at IS NULL)
     AND (CAST($4 AS TEXT) IS NULL OR w.actual_phase = $4)
     AND (CAST($5 AS TEXT) IS NULL OR u.email = $5 OR u.display_name = $5)
     AND (CAST($6 AS TEXT) IS NULL OR LOWER(w.name) LIKE $6 ESCAPE '\\')";
-
 
 /// `%part%`, lower-cased, with LIKE's wildcards in `part` escaped so they match literally.
 fn like_pattern(part: &str) -> String {

@@ -96,7 +96,10 @@ pub fn derive(desired: Phase, previous: Phase, observed: &Observed) -> Derived {
     }
     if desired == Phase::Stopped {
         return if observed.is_empty() {
-            Derived::new(Phase::Stopped, Some("suspended; resume to run it again".into()))
+            Derived::new(
+                Phase::Stopped,
+                Some("suspended; resume to run it again".into()),
+            )
         } else {
             Derived::new(
                 Phase::Stopping,
@@ -402,11 +405,18 @@ mod tests {
 
     #[test]
     fn a_bound_gang_is_initializing_until_the_job_runs() {
-        let pods = vec![pod("p-0", Some("n0"), "Pending"), pod("p-1", Some("n1"), "Running")];
+        let pods = vec![
+            pod("p-0", Some("n0"), "Pending"),
+            pod("p-1", Some("n1"), "Running"),
+        ];
         let d = derive(
             Phase::Running,
             Phase::Pending,
-            &observed(Some(job("Pending")), Some(pod_group("Inqueue")), pods.clone()),
+            &observed(
+                Some(job("Pending")),
+                Some(pod_group("Inqueue")),
+                pods.clone(),
+            ),
         );
         assert_eq!(d.phase, Phase::Initializing);
         let d = derive(
@@ -501,7 +511,11 @@ mod tests {
         let d = derive(
             Phase::Deleting,
             Phase::Running,
-            &observed(Some(job("Running")), None, vec![pod("p", Some("n"), "Running")]),
+            &observed(
+                Some(job("Running")),
+                None,
+                vec![pod("p", Some("n"), "Running")],
+            ),
         );
         assert_eq!(d.phase, Phase::Deleting);
     }

@@ -59,7 +59,10 @@ pub async fn stream_events(
     query: Result<Query<EventsQuery>, QueryRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let Query(query) = query.map_err(|e| {
-        ApiError::new(StatusCode::BAD_REQUEST, format!("bad query: {}", e.body_text()))
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("bad query: {}", e.body_text()),
+        )
     })?;
     // Subscribe before reading anything, so nothing that happens in between is lost.
     let receiver = state.cluster.events.subscribe();
@@ -82,8 +85,12 @@ pub async fn stream_events(
     };
     let first = match &query.workload_id {
         Some(id) => {
-            let not_found =
-                || ApiError::new(StatusCode::NOT_FOUND, format!("no workload with the id {id:?}"));
+            let not_found = || {
+                ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    format!("no workload with the id {id:?}"),
+                )
+            };
             let uuid: Uuid = id.parse().map_err(|_| not_found())?;
             let listing = match state.db.workloads().listing(uuid).await {
                 Ok(listing) => listing,

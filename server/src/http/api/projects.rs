@@ -62,7 +62,10 @@ pub async fn list_projects(
                 namespace: p.project.namespace,
                 queue: p.project.queue,
                 workloads: p.workloads,
-                created_at: p.project.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                created_at: p
+                    .project
+                    .created_at
+                    .to_rfc3339_opts(SecondsFormat::Secs, true),
             })
             .collect(),
     }))
@@ -79,8 +82,12 @@ pub async fn history(
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<HistoryEntry>>, ApiError> {
-    let not_found =
-        || ApiError::new(StatusCode::NOT_FOUND, format!("no workload with the id {id:?}"));
+    let not_found = || {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("no workload with the id {id:?}"),
+        )
+    };
     let workload_id: Uuid = id.parse().map_err(|_| not_found())?;
     let workload = match state.db.workloads().get(workload_id).await {
         Ok(w) => w,
@@ -129,10 +136,7 @@ pub struct ClusterState {
 /// The cluster's state: reachability and orphaned Jobs.
 #[utoipa::path(get, path = "/api/v1/cluster", tag = "cluster",
     responses((status = 200, body = ClusterState), (status = 401, body = ErrorBody)))]
-pub async fn cluster_state(
-    State(state): State<AppState>,
-    Acting(_): Acting,
-) -> Json<ClusterState> {
+pub async fn cluster_state(State(state): State<AppState>, Acting(_): Acting) -> Json<ClusterState> {
     let shared = &state.cluster.shared;
     Json(ClusterState {
         id: state.cluster.id.clone(),

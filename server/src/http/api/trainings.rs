@@ -38,8 +38,14 @@ pub fn router() -> Router<AppState> {
             "/api/v1/workloads/trainings/{id}",
             get(get_training).delete(delete_training),
         )
-        .route("/api/v1/workloads/trainings/{id}/suspend", post(suspend_training))
-        .route("/api/v1/workloads/trainings/{id}/resume", post(resume_training))
+        .route(
+            "/api/v1/workloads/trainings/{id}/suspend",
+            post(suspend_training),
+        )
+        .route(
+            "/api/v1/workloads/trainings/{id}/resume",
+            post(resume_training),
+        )
         .route(
             "/api/v1/workloads/distributed",
             post(submit_distributed).get(list_distributed),
@@ -56,7 +62,10 @@ pub fn router() -> Router<AppState> {
             "/api/v1/workloads/distributed/{id}/resume",
             post(resume_distributed),
         )
-        .route("/api/v1/workloads/{id}/history", get(super::projects::history))
+        .route(
+            "/api/v1/workloads/{id}/history",
+            get(super::projects::history),
+        )
 }
 
 /// Query parameters of the lists.
@@ -193,17 +202,22 @@ async fn submit(
         spec: value,
         created_by: user_id,
     };
-    let stored = state.db.workloads().insert(&new).await.map_err(|e| match e {
-        DbError::Conflict(_) => ApiError::new(
-            StatusCode::CONFLICT,
-            format!(
-                "a workload named {name:?} already exists in project {:?}; choose another name \
+    let stored = state
+        .db
+        .workloads()
+        .insert(&new)
+        .await
+        .map_err(|e| match e {
+            DbError::Conflict(_) => ApiError::new(
+                StatusCode::CONFLICT,
+                format!(
+                    "a workload named {name:?} already exists in project {:?}; choose another name \
                  or set useGivenNameAsPrefix",
-                project.name
+                    project.name
+                ),
             ),
-        ),
-        other => other.into(),
-    })?;
+            other => other.into(),
+        })?;
     if !state.cluster.is_configured() {
         state
             .db
@@ -211,7 +225,14 @@ async fn submit(
             .set_actual_phase(stored.id, Phase::Creating, Some(crate::cluster::NO_CLUSTER))
             .await?;
     }
-    record(&state.db, &principal, "workload.submit", stored.id, serde_json::json!({ "name": name })).await?;
+    record(
+        &state.db,
+        &principal,
+        "workload.submit",
+        stored.id,
+        serde_json::json!({ "name": name }),
+    )
+    .await?;
     state.cluster.poke(stored.id);
     tracing::info!(workload = %stored.id, %name, project = %project.name, "accepted a workload");
     let listing = state.db.workloads().listing(stored.id).await?;
@@ -323,10 +344,19 @@ async fn act(
         .map_err(|why| {
             ApiError::new(
                 StatusCode::CONFLICT,
-                format!("cannot {} {} {:?}: {why}", action.verb(), noun(kind), w.name),
+                format!(
+                    "cannot {} {} {:?}: {why}",
+                    action.verb(),
+                    noun(kind),
+                    w.name
+                ),
             )
         })?;
-    state.db.workloads().set_desired_phase(w.id, desired).await?;
+    state
+        .db
+        .workloads()
+        .set_desired_phase(w.id, desired)
+        .await?;
     record(
         &state.db,
         &principal,
@@ -347,7 +377,10 @@ async fn list(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<(Vec<Workload>, i64, Option<i64>), ApiError> {
     let Query(query) = query.map_err(|e| {
-        ApiError::new(StatusCode::BAD_REQUEST, format!("bad query: {}", e.body_text()))
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("bad query: {}", e.body_text()),
+        )
     })?;
     let mut filter = WorkloadFilter {
         kind: Some(kind_of(kind)),
@@ -364,11 +397,11 @@ async fn list(
         return Err(AppError::Forbidden("name a projectId to list its workloads".into()).into());
     }
     if let Some(phase) = &query.phase {
-        filter.actual_phase = Some(
-            phase
-                .parse()
-                .map_err(|e: app::model::phase::UnknownPhase| ApiError::field("phase", e.to_string().replace("unknown phase ", "")))?,
-        );
+        filter.actual_phase = Some(phase.parse().map_err(
+            |e: app::model::phase::UnknownPhase| {
+                ApiError::field("phase", e.to_string().replace("unknown phase ", ""))
+            },
+        )?);
     }
     filter.sort = match query.sort_by.as_deref() {
         None | Some("createdAt") => SortKey::CreatedAt,
@@ -401,7 +434,10 @@ async fn list(
     }
     let offset = query.offset.unwrap_or(0);
     if offset < 0 {
-        return Err(ApiError::field("offset", format!("must be 0 or more (got {offset})")));
+        return Err(ApiError::field(
+            "offset",
+            format!("must be 0 or more (got {offset})"),
+        ));
     }
     filter.limit = Some(limit);
     filter.offset = offset;
@@ -452,7 +488,11 @@ pub async fn list_trainings(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Json<TrainingPage>, ApiError> {
     let (trainings, total, next) = list(Kind::Training, &state, &p, query).await?;
-    Ok(Json(TrainingPage { trainings, total, next }))
+    Ok(Json(TrainingPage {
+        trainings,
+        total,
+        next,
+    }))
 }
 
 /// List distributed trainings.
@@ -465,7 +505,11 @@ pub async fn list_distributed(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Json<DistributedPage>, ApiError> {
     let (distributed, total, next) = list(Kind::Distributed, &state, &p, query).await?;
-    Ok(Json(DistributedPage { distributed, total, next }))
+    Ok(Json(DistributedPage {
+        distributed,
+        total,
+        next,
+    }))
 }
 
 /// A training with its live status.
@@ -569,8 +613,16 @@ mod tests {
 
     #[test]
     fn finished_or_suspended_workloads_cannot_be_suspended() {
-        assert!(Action::Suspend.apply(Phase::Running, Phase::Completed).is_err());
-        assert!(Action::Suspend.apply(Phase::Stopped, Phase::Stopping).is_err());
+        assert!(
+            Action::Suspend
+                .apply(Phase::Running, Phase::Completed)
+                .is_err()
+        );
+        assert!(
+            Action::Suspend
+                .apply(Phase::Stopped, Phase::Stopping)
+                .is_err()
+        );
         assert_eq!(
             Action::Suspend.apply(Phase::Running, Phase::Pending),
             Ok(Phase::Stopped)
@@ -583,6 +635,10 @@ mod tests {
             Action::Delete.apply(Phase::Stopped, Phase::Stopped),
             Ok(Phase::Deleting)
         );
-        assert!(Action::Delete.apply(Phase::Deleting, Phase::Running).is_err());
+        assert!(
+            Action::Delete
+                .apply(Phase::Deleting, Phase::Running)
+                .is_err()
+        );
     }
 }

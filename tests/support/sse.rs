@@ -1,0 +1,75 @@
+//! A Server-Sent Events client for tests: reads `event:`/`data:` frames off a streaming response.
+
+use anyhow::{Context, bail};
+use futures::StreamExt;
+use std::time::Duration;
+
+/// One event: its name (`message` when unnamed) and its data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    pub event: String,
+    pub data: String,
+}
+
+pub struct SseStream {
+    body: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buffer: String,
+}
+
+impl SseStream {
+    /// Opens `url` and checks that it answers with an event stream.
+    pub async fn open(url: &str) -> anyhow::Result<Self> {
+        let response = reqwest::Client::new()
+            .get(url)
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .with_context(|| format!("GET {url}"))?;
+        if !response.status().is_success() {
+            bail!(
+                "GET {url} answered {}: {}",
+                response.status(),
+                response.text().await.unwrap_or_default()
+            );
+        }
+        Ok(SseStream {
+            body: response.bytes_stream().boxed(),
+            buffer: String::new(),
+        })
+    }
+
+    /// The next event (keep-alive comments skipped), or an error after `timeout`.
+    pub async fn next(&mut self, timeout: Duration) -> anyhow::Result<SseEvent> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let frame: String = self.buffer.drain(..end + 2).collect();
+                let mut event = SseEvent {
+                    event: "message".into(),
+                    data: String::new(),
+                };
+                let mut has_data = false;
+                for line in frame.lines() {
+                    if let Some(name) = line.strip_prefix("event:") {
+                        event.event = name.trim().to_owned();
+                    } else if let Some(data) = line.strip_prefix("data:") {
+                        if has_data {
+                            event.data.push('\n');
+                        }
+                        event.data.push_str(data.strip_prefix(' ').unwrap_or(data));
+                        has_data = true;
+                    }
+                }
+                if has_data {
+                    return Ok(event);
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.body.next())
+                .await
+                .context("timed out waiting for an event")?
+                .context("the event stream ended")??;
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+}
