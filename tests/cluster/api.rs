@@ -328,7 +328,12 @@ pub async fn seed_003_training_runs_live_and_completes(
 
         let phases = sse_until(&mut events, &id, "Running").await?;
         assert!(!phases.contains(&"Failed".to_owned()), "{phases:?}");
-        let running = t.wait_phase(TRAININGS, &id, "Running").await?;
+        // The scheduler marks the PodGroup Running in its next session, after the Job runs.
+        let running = t
+            .wait_until(TRAININGS, &id, "the PodGroup to run", |b| {
+                b["actualPhase"] == "Running" && b["status"]["podGroup"]["phase"] == "Running"
+            })
+            .await?;
         assert_eq!(running["status"]["jobPhase"], "Running");
         assert_eq!(
             running["status"]["tasks"]["train"]["running"], 1,

@@ -23,9 +23,15 @@ fn run_script() -> PathBuf {
 
 impl Testbed {
     pub fn start() -> anyhow::Result<Self> {
+        Self::start_with(&[])
+    }
+
+    /// A testbed with `testbed/run up` flags (e.g. `--nodes 10 --pods 1100`); a reused one
+    /// (`TEPHRA_TESTBED_DIR`) keeps the shape it was started with.
+    pub fn start_with(flags: &[&str]) -> anyhow::Result<Self> {
         if let Some(dir) = std::env::var_os("TEPHRA_TESTBED_DIR") {
             let dir = PathBuf::from(dir);
-            let kubeconfig = up(&dir)?;
+            let kubeconfig = up(&dir, &[])?;
             return Ok(Testbed {
                 dir,
                 kubeconfig,
@@ -37,7 +43,7 @@ impl Testbed {
             .prefix("tephra-testbed-")
             .tempdir()?;
         let dir = tmp.path().to_path_buf();
-        let kubeconfig = up(&dir)?;
+        let kubeconfig = up(&dir, flags)?;
         Ok(Testbed {
             dir,
             kubeconfig,
@@ -87,10 +93,11 @@ impl Drop for Testbed {
     }
 }
 
-fn up(dir: &Path) -> anyhow::Result<PathBuf> {
+fn up(dir: &Path, flags: &[&str]) -> anyhow::Result<PathBuf> {
     let out = Command::new(run_script())
         .arg("up")
         .arg(dir)
+        .args(flags)
         .output()
         .context("cannot run testbed/run")?;
     if !out.status.success() {

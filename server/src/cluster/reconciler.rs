@@ -430,14 +430,21 @@ where
     }
 }
 
-/// Deletes the objects matching `selector`; returns how many still existed.
+/// Deletes the objects matching `selector`; returns how many were not being deleted yet. One
+/// already being deleted counts as gone: a PVC, for one, keeps its protection finalizer until no
+/// pod uses it, and Kubernetes finishes that on its own.
 async fn delete_labelled<K>(api: Api<K>, selector: &str) -> Result<usize>
 where
     K: Resource + Clone + DeserializeOwned + Debug,
 {
     let list = api.list(&ListParams::default().labels(selector)).await?;
-    let count = list.items.len();
-    for object in list.items {
+    let live: Vec<K> = list
+        .items
+        .into_iter()
+        .filter(|o| o.meta().deletion_timestamp.is_none())
+        .collect();
+    let count = live.len();
+    for object in live {
         match api
             .delete(&object.name_any(), &DeleteParams::background())
             .await

@@ -24,8 +24,9 @@ use uuid::Uuid;
 enum Change {
     Job(watcher::Event<Job>),
     PodGroup(watcher::Event<PodGroup>),
-    Pod(watcher::Event<Pod>),
-    Event(watcher::Event<Event>),
+    // Pods and Events are boxed: they are large, and batches hold hundreds of changes.
+    Pod(Box<watcher::Event<Pod>>),
+    Event(Box<watcher::Event<Event>>),
     /// The reconciler acted on (or could not reach the cluster for) a workload: derive it again.
     Refresh(Uuid),
     /// A watch failed; it retries with backoff.
@@ -82,17 +83,14 @@ impl Tracker {
                 "PodGroups",
                 Change::PodGroup,
             ),
-            watch_stream(
-                Api::<Pod>::all(client.clone()),
-                selector,
-                "pods",
-                Change::Pod,
-            ),
+            watch_stream(Api::<Pod>::all(client.clone()), selector, "pods", |e| {
+                Change::Pod(Box::new(e))
+            }),
             watch_stream(
                 Api::<Event>::all(client),
                 watcher::Config::default(),
                 "events",
-                Change::Event,
+                |e| Change::Event(Box::new(e)),
             ),
             Box::pin(
                 tokio_stream::wrappers::UnboundedReceiverStream::new(refresh).map(Change::Refresh),
@@ -133,7 +131,7 @@ impl Tracker {
                             if let Some(done) = apply(
                                 &mut index,
                                 Kind::Pod,
-                                e,
+                                *e,
                                 Index::apply_pod,
                                 Index::delete_pod,
                                 &mut touched,
@@ -141,7 +139,7 @@ impl Tracker {
                                 listed.insert(done);
                             }
                         }
-                        Change::Event(e) => match e {
+                        Change::Event(e) => match *e {
                             watcher::Event::Apply(ev) | watcher::Event::InitApply(ev) => {
                                 touched.extend(index.apply_event(&ev));
                             }

@@ -188,8 +188,8 @@ fn pending(job: &JobObservation, observed: &Observed) -> Derived {
                 plain_unschedulable(message)
             ),
             None => format!(
-                "queue {} has not admitted the gang: it {needs}, more than the queue or the \
-                 cluster can give now",
+                "waiting for queue {} to admit the gang: it {needs}; it stays here while the \
+                 queue or the cluster cannot give that much",
                 pg.queue
             ),
         };
@@ -227,7 +227,11 @@ fn needs(gang: i32, resources: &BTreeMap<String, String>) -> String {
     let mut text = format!("needs {gang} pod(s) at once");
     let listed: Vec<String> = resources
         .iter()
-        .filter(|(name, _)| name.as_str() != "pods")
+        // Volcano also lists quota forms (`count/pods`, `requests.nvidia.com/gpu`) of the same
+        // resources; the plain names say it all.
+        .filter(|(name, _)| {
+            name.as_str() != "pods" && !name.starts_with("count/") && !name.starts_with("requests.")
+        })
         .map(|(name, quantity)| format!("{quantity} {name}"))
         .collect();
     if !listed.is_empty() {
@@ -363,7 +367,12 @@ mod tests {
     fn a_gang_the_queue_has_not_admitted_says_what_it_needs() {
         let mut pg = pod_group("Pending");
         pg.min_member = 5;
-        pg.min_resources = [("nvidia.com/gpu".to_owned(), "40".to_owned())].into();
+        pg.min_resources = [
+            ("nvidia.com/gpu".to_owned(), "40".to_owned()),
+            ("requests.nvidia.com/gpu".to_owned(), "40".to_owned()),
+            ("count/pods".to_owned(), "5".to_owned()),
+        ]
+        .into();
         let d = derive(
             Phase::Running,
             Phase::Creating,
@@ -372,7 +381,7 @@ mod tests {
         assert_eq!(d.phase, Phase::Pending);
         let reason = d.reason.unwrap();
         assert!(
-            reason.contains("needs 5 pod(s) at once with 40 nvidia.com/gpu"),
+            reason.contains("needs 5 pod(s) at once with 40 nvidia.com/gpu;"),
             "{reason}"
         );
         assert!(reason.contains("queue tephra-default"), "{reason}");

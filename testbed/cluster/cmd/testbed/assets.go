@@ -113,6 +113,7 @@ type nodeShape struct {
 	gpus      int
 	cpu       string
 	memory    string
+	pods      int
 	poolLabel string
 	pools     []string
 	taints    []string // key=value:Effect
@@ -135,7 +136,7 @@ func (s nodeShape) manifests() string {
 		if taints != "" {
 			taints = "  taints:\n" + taints
 		}
-		resources := fmt.Sprintf("    cpu: %q\n    memory: %q\n    pods: \"110\"\n    nvidia.com/gpu: \"%d\"\n", s.cpu, s.memory, s.gpus)
+		resources := fmt.Sprintf("    cpu: %q\n    memory: %q\n    pods: \"%d\"\n    nvidia.com/gpu: \"%d\"\n", s.cpu, s.memory, s.pods, s.gpus)
 		out = append(out, fmt.Sprintf(`apiVersion: v1
 kind: Node
 metadata:

@@ -41,6 +41,7 @@ func upFlags(o *upOptions) *flag.FlagSet {
 	fs.IntVar(&o.nodes.gpus, "gpus", 8, "nvidia.com/gpu per node")
 	fs.StringVar(&o.nodes.cpu, "cpu", "64", "CPU per node")
 	fs.StringVar(&o.nodes.memory, "memory", "512Gi", "memory per node")
+	fs.IntVar(&o.nodes.pods, "pods", 110, "pods per node (raise it to run thousands of pods on a few fake nodes)")
 	fs.StringVar(&o.nodes.poolLabel, "pool-label", "tephra.dev/node-pool", "node label that names a node's pool")
 	fs.StringVar(&o.pools, "pools", "", "comma-separated pool names, assigned to the nodes in turn")
 	fs.StringVar(&o.taints, "taints", "", "comma-separated taints for every node, key=value:Effect")

@@ -1,0 +1,461 @@
+//! The trainings API's numbers, each beside the raw kube-rs baseline measured in the same run:
+//! submit latency (POST until the Volcano Job exists), status latency (a pod's phase changes until
+//! the SSE event arrives) with 1,000 trainings present, list latency for a filtered, sorted page of
+//! 50 out of 10,000 trainings, and the server's memory with 10,000 trainings and their pods
+//! watched. Starts its own testbed (10 fake nodes of 1,100 pods). Run with `scripts/bench`.
+//!
+//! `BENCH_TRAININGS` (default 10000) and `BENCH_LIVE` (default 1000) scale it down for a quick look.
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use kube::discovery::ApiResource;
+use kube::runtime::{WatchStreamExt, watcher};
+use serde_json::{Value, json};
+use server::domain::cluster::ClusterProfile;
+use server::domain::request::{Kind, Placement, Request};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tephra_tests::sse::SseStream;
+use tephra_tests::tephra::{Launch, TephraServer};
+use tephra_tests::testbed::Testbed;
+
+const TRAININGS: &str = "/api/v1/workloads/trainings";
+const SAMPLES: usize = 100;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn job_resource() -> ApiResource {
+    ApiResource {
+        group: "batch.volcano.sh".into(),
+        version: "v1alpha1".into(),
+        api_version: "batch.volcano.sh/v1alpha1".into(),
+        kind: "Job".into(),
+        plural: "jobs".into(),
+    }
+}
+
+fn training(name: &str) -> Value {
+    json!({ "name": name, "projectId": "default",
+            "spec": { "image": "busybox", "command": "sleep infinity",
+                      "compute": { "cpuCoreRequest": 0.01, "cpuMemoryRequest": "10M" } } })
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// p50 and p99 of the samples.
+fn percentiles(samples: &mut [Duration]) -> (Duration, Duration) {
+    samples.sort();
+    let at = |q: usize| samples[((samples.len() * q) / 100).min(samples.len() - 1)];
+    (at(50), at(99))
+}
+
+fn rss_mib(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))?
+                .split_whitespace()
+                .nth(1)?
+                .parse::<f64>()
+                .ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+struct Client {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Client {
+    fn new(server: &TephraServer) -> Self {
+        Client {
+            http: reqwest::Client::new(),
+            base: server.base_url(),
+        }
+    }
+
+    async fn submit(&self, body: &Value) -> anyhow::Result<String> {
+        let answer: Value = self
+            .http
+            .post(format!("{}{TRAININGS}", self.base))
+            .json(body)
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        Ok(answer["workloadId"].as_str().unwrap_or_default().to_owned())
+    }
+
+    async fn get(&self, path: &str) -> anyhow::Result<Value> {
+        Ok(self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?)
+    }
+
+    /// Submits `count` trainings, `parallel` at a time.
+    async fn submit_many(&self, prefix: &str, count: usize, parallel: usize) -> anyhow::Result<()> {
+        let results: Vec<anyhow::Result<String>> = futures::stream::iter(0..count)
+            .map(|i| async move { self.submit(&training(&format!("{prefix}-{i}"))).await })
+            .buffer_unordered(parallel)
+            .collect()
+            .await;
+        results.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(())
+    }
+
+    async fn count(&self, query: &str) -> anyhow::Result<i64> {
+        let page = self.get(&format!("{TRAININGS}?limit=1&{query}")).await?;
+        Ok(page["total"].as_i64().unwrap_or_default())
+    }
+
+    /// Waits until `want` trainings run; prints progress.
+    async fn wait_running(&self, want: i64) -> anyhow::Result<Duration> {
+        let started = Instant::now();
+        loop {
+            let running = self.count("phase=Running").await?;
+            if running >= want {
+                return Ok(started.elapsed());
+            }
+            if started.elapsed() > Duration::from_secs(1800) {
+                anyhow::bail!("only {running} of {want} trainings run after 30 minutes");
+            }
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+    }
+}
+
+/// When each workload's Job was first seen by a watch, by workload id.
+type Seen = Arc<Mutex<HashMap<String, Instant>>>;
+
+fn watch_jobs(client: kube::Client) -> Seen {
+    let seen = Seen::default();
+    let record = seen.clone();
+    let api: Api<DynamicObject> = Api::all_with(client, &job_resource());
+    tokio::spawn(async move {
+        let mut stream = watcher(
+            api,
+            watcher::Config::default().labels("app.kubernetes.io/managed-by=tephra"),
+        )
+        .default_backoff()
+        .applied_objects()
+        .boxed();
+        while let Some(Ok(job)) = stream.next().await {
+            if let Some(id) = job
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("tephra.dev/workload-id"))
+            {
+                record
+                    .lock()
+                    .expect("lock")
+                    .entry(id.clone())
+                    .or_insert_with(Instant::now);
+            }
+        }
+    });
+    seen
+}
+
+async fn seen_at(seen: &Seen, id: &str) -> Instant {
+    loop {
+        if let Some(at) = seen.lock().expect("lock").get(id) {
+            return *at;
+        }
+        tokio::time::sleep(Duration::from_micros(500)).await;
+    }
+}
+
+async fn submit_latency(client: &Client, kube: &kube::Client, seen: &Seen) -> anyhow::Result<()> {
+    client.submit(&training("warm-up")).await?;
+    let mut api = Vec::new();
+    for i in 0..SAMPLES {
+        let started = Instant::now();
+        let id = client.submit(&training(&format!("submit-{i}"))).await?;
+        api.push(seen_at(seen, &id).await - started);
+    }
+    let jobs: Api<DynamicObject> =
+        Api::namespaced_with(kube.clone(), "tephra-default", &job_resource());
+    let profile = ClusterProfile::default();
+    let mut raw = Vec::new();
+    for i in 0..SAMPLES {
+        let id = uuid::Uuid::new_v4().to_string();
+        let name = format!("raw-{i}");
+        let request = Request::parse(&training(&name), Kind::Training)
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let workload = request.workload(&Placement {
+            workload_id: &id,
+            project: "default",
+            queue: Some("tephra-default"),
+            created_by: "bench",
+            name_suffix: "abcde",
+            token_uid_gid: None,
+        });
+        let rendered = request
+            .render(&workload, &profile)
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let job: DynamicObject = serde_json::from_value(serde_json::to_value(&rendered.job)?)?;
+        let started = Instant::now();
+        jobs.create(&PostParams::default(), &job).await?;
+        raw.push(seen_at(seen, &id).await - started);
+    }
+    let (a50, a99) = percentiles(&mut api);
+    let (r50, r99) = percentiles(&mut raw);
+    println!("\n## Submit latency ({SAMPLES} sequential submits, until a watch sees the Job)\n");
+    println!("| path | p50 | p99 |\n|---|---|---|");
+    println!(
+        "| POST /api/v1/workloads/trainings (store, reconcile, create) | {} | {} |",
+        ms(a50),
+        ms(a99)
+    );
+    println!(
+        "| raw kube-rs create of the same rendered Job | {} | {} |",
+        ms(r50),
+        ms(r99)
+    );
+    Ok(())
+}
+
+async fn status_latency(
+    client: &Client,
+    kube: &kube::Client,
+    present: usize,
+) -> anyhow::Result<()> {
+    let page = client
+        .get(&format!(
+            "{TRAININGS}?phase=Running&limit={SAMPLES}&sortBy=name"
+        ))
+        .await?;
+    let targets: Vec<(String, String)> = page["trainings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            Some((
+                t["workloadId"].as_str()?.to_owned(),
+                t["status"]["pods"][0]["name"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    let pods: Api<Pod> = Api::namespaced(kube.clone(), "tephra-default");
+    // The baseline: a raw watch of the same pods, noting when each is first seen Succeeded.
+    let raw_seen = Seen::default();
+    {
+        let record = raw_seen.clone();
+        let pods = pods.clone();
+        tokio::spawn(async move {
+            let mut stream = watcher(pods, watcher::Config::default())
+                .applied_objects()
+                .boxed();
+            while let Some(Ok(pod)) = stream.next().await {
+                if pod.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Succeeded") {
+                    let name = pod.metadata.name.clone().unwrap_or_default();
+                    record
+                        .lock()
+                        .expect("lock")
+                        .entry(name)
+                        .or_insert_with(Instant::now);
+                }
+            }
+        });
+    }
+    let mut events = SseStream::open(&format!("{}/api/v1/workloads/events", client.base)).await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let patch =
+        json!({ "metadata": { "annotations": { "testbed.tephra.dev/outcome": "Succeeded" } } });
+    let (mut via_sse, mut via_raw) = (Vec::new(), Vec::new());
+    for (id, pod) in &targets {
+        let started = Instant::now();
+        pods.patch(pod, &PatchParams::default(), &Patch::Merge(&patch))
+            .await?;
+        loop {
+            let event = events.next(Duration::from_secs(60)).await?;
+            if event.event != "workload" {
+                continue;
+            }
+            let data: Value = serde_json::from_str(&event.data)?;
+            let succeeded = data["status"]["pods"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|p| p["phase"] == "Succeeded"));
+            if data["workloadId"] == id.as_str() && succeeded {
+                via_sse.push(started.elapsed());
+                break;
+            }
+        }
+        via_raw.push(seen_at(&raw_seen, pod).await - started);
+    }
+    let (s50, s99) = percentiles(&mut via_sse);
+    let (r50, r99) = percentiles(&mut via_raw);
+    println!(
+        "\n## Status latency ({} pod phase changes, one at a time, {present} trainings present)\n",
+        via_sse.len()
+    );
+    println!(
+        "Measured from the PATCH that makes KWOK end the pod; both paths include KWOK's reaction.\n"
+    );
+    println!("| path | p50 | p99 |\n|---|---|---|");
+    println!(
+        "| Tephra: watch, derive, write the row, SSE event received | {} | {} |",
+        ms(s50),
+        ms(s99)
+    );
+    println!(
+        "| raw kube-rs watch on the same pods | {} | {} |",
+        ms(r50),
+        ms(r99)
+    );
+    Ok(())
+}
+
+async fn list_latency(rows: usize) -> anyhow::Result<()> {
+    let data = tempfile::Builder::new()
+        .prefix("tephra-bench-list-")
+        .tempdir()?;
+    {
+        let db =
+            server::db::Database::connect(&format!("sqlite:{}/tephra.db", data.path().display()))
+                .await?;
+        let project = db.projects().ensure_default().await?;
+        let user = db.users().upsert(&server::auth::dev_identity()).await?;
+        let phases = ["Running", "Pending", "Completed", "Failed", "Stopped"];
+        for i in 0..rows {
+            let name = format!("train-{i:05}");
+            let new = server::db::workloads::NewWorkload {
+                project_id: project.id,
+                name: name.clone(),
+                requested_name: name.clone(),
+                cluster_id: "default".into(),
+                kind: server::db::workloads::WorkloadKind::Training,
+                spec: training(&name),
+                created_by: user.id,
+            };
+            let w = db.workloads().insert(&new).await?;
+            let phase = phases[i % phases.len()].parse().expect("a phase");
+            db.workloads()
+                .set_status(w.id, phase, None, &Default::default())
+                .await?;
+        }
+        db.close().await;
+    }
+    let server = Launch::default().data_dir(data.path()).start()?;
+    let client = Client::new(&server);
+    let queries = [
+        (
+            "phase=Running, by name, page 50",
+            "projectId=default&phase=Running&sortBy=name&sortOrder=asc&limit=50",
+        ),
+        ("name contains \"12\", newest first", "name=12&limit=50"),
+        (
+            "all, by phase, deep page",
+            "sortBy=actualPhase&limit=50&offset=9000",
+        ),
+    ];
+    println!(
+        "\n## List latency (page of 50 out of {rows} trainings, SQLite, 200 sequential requests each)\n"
+    );
+    println!("| query | p50 | p99 | bytes |\n|---|---|---|---|");
+    for (label, query) in queries {
+        let mut samples = Vec::new();
+        let mut bytes = 0;
+        for i in 0..200 {
+            let query = if i % 2 == 0 {
+                query.to_owned()
+            } else {
+                format!("{query}&offset={}", (i * 37) % 1900)
+            };
+            let started = Instant::now();
+            let body = client
+                .http
+                .get(format!("{}{TRAININGS}?{query}", client.base))
+                .send()
+                .await?
+                .bytes()
+                .await?;
+            samples.push(started.elapsed());
+            bytes = body.len();
+        }
+        let (p50, p99) = percentiles(&mut samples);
+        println!("| {label} | {} | {} | {bytes} |", ms(p50), ms(p99));
+    }
+    Ok(())
+}
+
+fn main() -> anyhow::Result<()> {
+    let scale = env_usize("BENCH_TRAININGS", 10_000);
+    let live = env_usize("BENCH_LIVE", 1_000).min(scale);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        list_latency(scale).await?;
+
+        let pods_per_node = (scale / 10 + 100).to_string();
+        let testbed = Testbed::start_with(&[
+            "--nodes",
+            "10",
+            "--pods",
+            &pods_per_node,
+            "--cpu",
+            "1000",
+            "--memory",
+            "4000Gi",
+        ])?;
+        let kube = testbed.client().await?;
+        let server = Launch::default()
+            .arg(format!("--kubeconfig={}", testbed.kubeconfig.display()))
+            .start()?;
+        let pid = server.process.id();
+        let client = Client::new(&server);
+        println!("\n# Trainings API on the testbed (10 fake nodes), release build\n");
+        println!("server RSS after start: {:.0} MiB", rss_mib(pid));
+        let seen = watch_jobs(kube.clone());
+        submit_latency(&client, &kube, &seen).await?;
+
+        let present = SAMPLES + 1;
+        client
+            .submit_many("live", live.saturating_sub(present), 16)
+            .await?;
+        let took = client.wait_running(live as i64).await?;
+        println!(
+            "\n{live} trainings running ({:.0} s from the last submit); server RSS {:.0} MiB",
+            took.as_secs_f64(),
+            rss_mib(pid)
+        );
+        status_latency(&client, &kube, live).await?;
+
+        client
+            .submit_many("scale", scale.saturating_sub(live), 16)
+            .await?;
+        let took = client.wait_running((scale - SAMPLES) as i64).await?;
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        println!("\n## Memory\n");
+        println!(
+            "| trainings (each one Job, one PodGroup, one pod, watched) | server RSS |\n|---|---|"
+        );
+        println!(
+            "| {scale} (all running after {:.0} s) | {:.0} MiB |",
+            took.as_secs_f64(),
+            rss_mib(pid)
+        );
+        drop(server);
+        drop(testbed);
+        anyhow::Ok(())
+    })
+}
