@@ -9,7 +9,6 @@
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
-use kube::discovery::ApiResource;
 use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
 use server::domain::cluster::ClusterProfile;
@@ -17,9 +16,10 @@ use server::domain::request::{Kind, Placement, Request};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tephra_tests::process::rss_mib;
 use tephra_tests::sse::SseStream;
 use tephra_tests::tephra::{Launch, TephraServer};
-use tephra_tests::testbed::Testbed;
+use tephra_tests::testbed::{Testbed, job_resource};
 
 const TRAININGS: &str = "/api/v1/workloads/trainings";
 const SAMPLES: usize = 100;
@@ -29,16 +29,6 @@ fn env_usize(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn job_resource() -> ApiResource {
-    ApiResource {
-        group: "batch.volcano.sh".into(),
-        version: "v1alpha1".into(),
-        api_version: "batch.volcano.sh/v1alpha1".into(),
-        kind: "Job".into(),
-        plural: "jobs".into(),
-    }
 }
 
 fn training(name: &str) -> Value {
@@ -56,20 +46,6 @@ fn percentiles(samples: &mut [Duration]) -> (Duration, Duration) {
     samples.sort();
     let at = |q: usize| samples[((samples.len() * q) / 100).min(samples.len() - 1)];
     (at(50), at(99))
-}
-
-fn rss_mib(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))?
-                .split_whitespace()
-                .nth(1)?
-                .parse::<f64>()
-                .ok()
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
 }
 
 struct Client {

@@ -4,10 +4,10 @@
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
-use kube::discovery::ApiResource;
 use serde_json::json;
 use std::time::{Duration, Instant};
-use tephra_tests::testbed::Testbed;
+use tephra_tests::process::rss_mib;
+use tephra_tests::testbed::{Testbed, job_resource};
 
 #[derive(serde::Deserialize)]
 struct State {
@@ -18,20 +18,6 @@ struct State {
 struct Component {
     name: String,
     pid: u32,
-}
-
-fn rss_mib(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))?
-                .split_whitespace()
-                .nth(1)?
-                .parse::<f64>()
-                .ok()
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
 }
 
 fn memory(testbed: &Testbed) -> anyhow::Result<Vec<(String, f64)>> {
@@ -77,17 +63,7 @@ async fn main() -> anyhow::Result<()> {
 
     let client = testbed.client().await?;
     let ns = testbed.namespace(&client, "bench").await?;
-    let jobs: Api<DynamicObject> = Api::namespaced_with(
-        client.clone(),
-        &ns,
-        &ApiResource {
-            group: "batch.volcano.sh".into(),
-            version: "v1alpha1".into(),
-            api_version: "batch.volcano.sh/v1alpha1".into(),
-            kind: "Job".into(),
-            plural: "jobs".into(),
-        },
-    );
+    let jobs: Api<DynamicObject> = Api::namespaced_with(client.clone(), &ns, &job_resource());
     let job: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
         "metadata": { "name": "many" },

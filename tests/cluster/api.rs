@@ -5,29 +5,18 @@
 use anyhow::{Context, bail, ensure};
 use k8s_openapi::api::core::v1::{Namespace, PersistentVolumeClaim, Pod};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
-use kube::discovery::ApiResource;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tephra_tests::sse::SseStream;
 use tephra_tests::tephra::{Launch, TephraServer};
-use tephra_tests::testbed::Testbed;
+use tephra_tests::testbed::{Testbed, job_resource, queue_resource};
 
 const WAIT: Duration = Duration::from_secs(90);
 const TRAININGS: &str = "/api/v1/workloads/trainings";
 const DISTRIBUTED: &str = "/api/v1/workloads/distributed";
 const OUTCOME: &str = "testbed.tephra.dev/outcome";
-
-fn job_resource() -> ApiResource {
-    ApiResource {
-        group: "batch.volcano.sh".into(),
-        version: "v1alpha1".into(),
-        api_version: "batch.volcano.sh/v1alpha1".into(),
-        kind: "Job".into(),
-        plural: "jobs".into(),
-    }
-}
 
 /// A running Tephra server for one test, and the cluster it drives.
 struct Tephra {
@@ -203,16 +192,7 @@ impl Tephra {
         let _ = Api::<Namespace>::all(self.kube.clone())
             .delete(&self.namespace(), &DeleteParams::default())
             .await;
-        let queues: Api<DynamicObject> = Api::all_with(
-            self.kube.clone(),
-            &ApiResource {
-                group: "scheduling.volcano.sh".into(),
-                version: "v1beta1".into(),
-                api_version: "scheduling.volcano.sh/v1beta1".into(),
-                kind: "Queue".into(),
-                plural: "queues".into(),
-            },
-        );
+        let queues: Api<DynamicObject> = Api::all_with(self.kube.clone(), &queue_resource());
         let _ = queues
             .delete(&self.namespace(), &DeleteParams::default())
             .await;

@@ -6,28 +6,13 @@ use k8s_openapi::api::core::v1::{Namespace, Pod};
 use kube::api::{
     Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams, PropagationPolicy,
 };
-use kube::discovery::ApiResource;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tephra_tests::testbed::Testbed;
+use tephra_tests::testbed::{Testbed, job_resource, resource};
 
 const OUTCOME: &str = "testbed.tephra.dev/outcome";
 const WAIT: Duration = Duration::from_secs(90);
-
-fn resource(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
-    ApiResource {
-        group: group.into(),
-        version: version.into(),
-        api_version: format!("{group}/{version}"),
-        kind: kind.into(),
-        plural: plural.into(),
-    }
-}
-
-fn job_resource() -> ApiResource {
-    resource("batch.volcano.sh", "v1alpha1", "Job", "jobs")
-}
 
 struct Cluster {
     client: kube::Client,

@@ -64,3 +64,18 @@ pub fn signal_term(pid: u32) {
         .args(["-TERM", &pid.to_string()])
         .status();
 }
+
+/// A process's resident memory in MiB (0 when it cannot be read).
+pub fn rss_mib(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))?
+                .split_whitespace()
+                .nth(1)?
+                .parse::<f64>()
+                .ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}

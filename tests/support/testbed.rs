@@ -118,3 +118,29 @@ fn up(dir: &Path, flags: &[&str]) -> anyhow::Result<PathBuf> {
     }
     Ok(PathBuf::from(kubeconfig))
 }
+
+/// A Volcano (or any) resource by group, version, kind and plural, for dynamic access.
+pub fn resource(
+    group: &str,
+    version: &str,
+    kind: &str,
+    plural: &str,
+) -> kube::discovery::ApiResource {
+    kube::discovery::ApiResource {
+        group: group.into(),
+        version: version.into(),
+        api_version: format!("{group}/{version}"),
+        kind: kind.into(),
+        plural: plural.into(),
+    }
+}
+
+/// Volcano's `batch.volcano.sh/v1alpha1` Job.
+pub fn job_resource() -> kube::discovery::ApiResource {
+    resource("batch.volcano.sh", "v1alpha1", "Job", "jobs")
+}
+
+/// Volcano's cluster-scoped Queue.
+pub fn queue_resource() -> kube::discovery::ApiResource {
+    resource("scheduling.volcano.sh", "v1beta1", "Queue", "queues")
+}

@@ -55,6 +55,11 @@ pub enum Error {
 }
 
 impl Error {
+    fn render(errors: Vec<app::model::validation::FieldError>) -> Self {
+        let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        Error::Render(listed.join("; "))
+    }
+
     /// The reason a user sees beside the phase.
     fn plain(&self) -> String {
         match self {
@@ -286,15 +291,7 @@ impl Reconciler {
             WorkloadKind::Training => Kind::Training,
             WorkloadKind::Distributed => Kind::Distributed,
         };
-        let request = Request::parse(&row.spec, kind).map_err(|errors| {
-            Error::Render(
-                errors
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            )
-        })?;
+        let request = Request::parse(&row.spec, kind).map_err(Error::render)?;
         let creator = self.db.users().get(row.created_by).await?;
         let workload = labels::Workload {
             id: row.id.to_string(),
@@ -307,15 +304,9 @@ impl Reconciler {
             kind: row.kind.as_str().to_owned(),
             token_uid_gid: None,
         };
-        let rendered = request.render(&workload, &self.profile).map_err(|errors| {
-            Error::Render(
-                errors
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            )
-        })?;
+        let rendered = request
+            .render(&workload, &self.profile)
+            .map_err(Error::render)?;
         let ns = &project.namespace;
         for pvc in &rendered.persistent_volume_claims {
             create_missing(

@@ -260,10 +260,7 @@ impl Workloads<'_> {
     pub async fn list(&self, filter: &WorkloadFilter) -> DbResult<Vec<WorkloadListing>> {
         let direction = if filter.ascending { "ASC" } else { "DESC" };
         let sql = format!(
-            "SELECT {COLUMNS}, {NAMES}
-               FROM workloads w
-               JOIN projects p ON p.id = w.project_id
-               JOIN users u ON u.id = w.created_by
+            "SELECT {COLUMNS}, {NAMES} {JOINED}
               WHERE {FILTER}
               ORDER BY {column} {direction}, w.id {direction}
               LIMIT $7 OFFSET $8",
@@ -289,10 +286,7 @@ impl Workloads<'_> {
     /// The workload with this id and the names shown beside it, deleted or not.
     pub async fn listing(&self, id: Uuid) -> DbResult<WorkloadListing> {
         let sql = format!(
-            "SELECT {COLUMNS}, {NAMES}
-               FROM workloads w
-               JOIN projects p ON p.id = w.project_id
-               JOIN users u ON u.id = w.created_by
+            "SELECT {COLUMNS}, {NAMES} {JOINED}
               WHERE w.id = $1"
         );
         let r: ListingRow =
@@ -409,6 +403,11 @@ impl Workloads<'_> {
             .collect()
     }
 }
+
+/// Workloads with their project and creator, for [`NAMES`].
+const JOINED: &str = "FROM workloads w
+    JOIN projects p ON p.id = w.project_id
+    JOIN users u ON u.id = w.created_by";
 
 /// The project's name and the creator as the API shows them (their email, else their name).
 const NAMES: &str = "p.name AS project_name, COALESCE(u.email, u.display_name) AS creator_name";

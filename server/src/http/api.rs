@@ -155,6 +155,27 @@ impl FromRequestParts<AppState> for Acting {
     }
 }
 
+/// The workload with this id (deleted or not) and the names shown beside it; 404 naming `noun`
+/// when the id is malformed or unknown.
+pub async fn listing_by_id(
+    db: &crate::db::Database,
+    id: &str,
+    noun: &str,
+) -> Result<WorkloadListing, ApiError> {
+    let not_found = || {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("no {noun} with the id {id:?}"),
+        )
+    };
+    let uuid: uuid::Uuid = id.parse().map_err(|_| not_found())?;
+    match db.workloads().listing(uuid).await {
+        Ok(listing) => Ok(listing),
+        Err(DbError::NotFound) => Err(not_found()),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// A stored workload in the Run:ai response shape.
 pub fn workload_response(listing: &WorkloadListing) -> Workload {
     let w = &listing.workload;

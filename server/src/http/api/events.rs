@@ -7,10 +7,9 @@
 //! never misses a change.
 
 use super::trainings::resolve_project;
-use super::{Acting, ApiError, ErrorBody};
+use super::{Acting, ApiError, ErrorBody, listing_by_id};
 use crate::access::require_member;
 use crate::cluster::event_of;
-use crate::db::DbError;
 use crate::http::AppState;
 use app::model::workload::WorkloadEvent;
 use axum::Router;
@@ -25,7 +24,6 @@ use std::collections::HashSet;
 use std::convert::Infallible;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
-use uuid::Uuid;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/api/v1/workloads/events", get(stream_events))
@@ -85,20 +83,12 @@ pub async fn stream_events(
     };
     let first = match &query.workload_id {
         Some(id) => {
-            let not_found = || {
-                ApiError::new(
+            let listing = listing_by_id(&state.db, id, "workload").await?;
+            if !visible.contains(&listing.workload.project_id.to_string()) {
+                return Err(ApiError::new(
                     StatusCode::NOT_FOUND,
                     format!("no workload with the id {id:?}"),
-                )
-            };
-            let uuid: Uuid = id.parse().map_err(|_| not_found())?;
-            let listing = match state.db.workloads().listing(uuid).await {
-                Ok(listing) => listing,
-                Err(DbError::NotFound) => return Err(not_found()),
-                Err(e) => return Err(e.into()),
-            };
-            if !visible.contains(&listing.workload.project_id.to_string()) {
-                return Err(not_found());
+                ));
             }
             let deleted = listing.workload.deleted_at.is_some();
             sse("workload", &event_of(&listing.workload, deleted))

@@ -1,20 +1,17 @@
 //! `GET /api/v1/org-unit/projects` (Run:ai's path), a workload's history, and the cluster's state
 //! as the reconciler sees it (reachability, orphaned Jobs).
 
-use super::{Acting, ApiError, ErrorBody};
+use super::{Acting, ApiError, ErrorBody, listing_by_id};
 use crate::access::require_member;
 use crate::cluster::Orphan;
-use crate::db::DbError;
 use crate::http::AppState;
 use app::model::workload::HistoryEntry;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::routing::get;
 use chrono::SecondsFormat;
 use serde::Serialize;
-use uuid::Uuid;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -82,18 +79,8 @@ pub async fn history(
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<HistoryEntry>>, ApiError> {
-    let not_found = || {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            format!("no workload with the id {id:?}"),
-        )
-    };
-    let workload_id: Uuid = id.parse().map_err(|_| not_found())?;
-    let workload = match state.db.workloads().get(workload_id).await {
-        Ok(w) => w,
-        Err(DbError::NotFound) => return Err(not_found()),
-        Err(e) => return Err(e.into()),
-    };
+    let workload = listing_by_id(&state.db, &id, "workload").await?.workload;
+    let workload_id = workload.id;
     let project = state.db.projects().get(workload.project_id).await?;
     require_member(&principal, &project)?;
     let users = state.db.users().list().await?;

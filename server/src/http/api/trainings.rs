@@ -2,7 +2,7 @@
 //! resume and delete. Handlers write the row (and its history) and poke the reconciler; none of
 //! them waits for the cluster.
 
-use super::{Accepted, Acting, ApiError, ErrorBody, workload_response};
+use super::{Accepted, Acting, ApiError, ErrorBody, listing_by_id, workload_response};
 use crate::access::require_member;
 use crate::db::projects::Project;
 use crate::db::workloads::{NewWorkload, SortKey, WorkloadFilter, WorkloadKind};
@@ -260,20 +260,12 @@ async fn find(
     principal: &Principal,
     id: &str,
 ) -> Result<crate::db::workloads::WorkloadListing, ApiError> {
-    let not_found = || {
-        ApiError::new(
+    let listing = listing_by_id(&state.db, id, noun(kind)).await?;
+    if listing.workload.deleted_at.is_some() || listing.workload.kind != kind_of(kind) {
+        return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             format!("no {} with the id {id:?}", noun(kind)),
-        )
-    };
-    let id: Uuid = id.parse().map_err(|_| not_found())?;
-    let listing = match state.db.workloads().listing(id).await {
-        Ok(listing) => listing,
-        Err(DbError::NotFound) => return Err(not_found()),
-        Err(e) => return Err(e.into()),
-    };
-    if listing.workload.deleted_at.is_some() || listing.workload.kind != kind_of(kind) {
-        return Err(not_found());
+        ));
     }
     let project = state.db.projects().get(listing.workload.project_id).await?;
     require_member(principal, &project)?;
