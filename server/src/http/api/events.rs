@@ -39,6 +39,30 @@ pub struct EventsQuery {
     pub project_id: Option<String>,
 }
 
+/// What the stream sends after its first event.
+#[derive(Debug, Clone, PartialEq)]
+enum Outgoing {
+    Workload(Box<WorkloadEvent>),
+    /// The client fell behind the broadcast and missed this many changes: it must refetch.
+    Resync {
+        missed: u64,
+    },
+}
+
+/// The changes `matches` accepts, with a resync wherever the receiver lagged.
+fn outgoing(
+    receiver: tokio::sync::broadcast::Receiver<WorkloadEvent>,
+    matches: impl Fn(&WorkloadEvent) -> bool + Send + 'static,
+) -> impl Stream<Item = Outgoing> {
+    BroadcastStream::new(receiver).filter_map(move |item| {
+        std::future::ready(match item {
+            Ok(e) if matches(&e) => Some(Outgoing::Workload(Box::new(e))),
+            Ok(_) => None,
+            Err(BroadcastStreamRecvError::Lagged(missed)) => Some(Outgoing::Resync { missed }),
+        })
+    })
+}
+
 fn sse(name: &str, data: &impl serde::Serialize) -> Event {
     Event::default()
         .event(name)
@@ -101,18 +125,50 @@ pub async fn stream_events(
             && project.as_ref().is_none_or(|p| *p == e.project_id)
             && workload.as_ref().is_none_or(|w| *w == e.workload_id)
     };
-    let changes = BroadcastStream::new(receiver).filter_map(move |item| {
-        let event = match item {
-            Ok(e) if matches(&e) => Some(sse("workload", &e)),
-            Ok(_) => None,
-            Err(BroadcastStreamRecvError::Lagged(missed)) => Some(
-                Event::default()
-                    .event("resync")
-                    .data(format!("{{\"missed\":{missed}}}")),
-            ),
-        };
-        std::future::ready(event.map(Ok))
+    let changes = outgoing(receiver, matches).map(|out| {
+        Ok(match out {
+            Outgoing::Workload(e) => sse("workload", &e),
+            Outgoing::Resync { missed } => Event::default()
+                .event("resync")
+                .data(format!("{{\"missed\":{missed}}}")),
+        })
     });
     let stream = futures::stream::once(std::future::ready(Ok(first))).chain(changes);
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::model::phase::Phase;
+
+    fn change(id: &str) -> WorkloadEvent {
+        WorkloadEvent {
+            workload_id: id.into(),
+            project_id: "p".into(),
+            name: id.into(),
+            kind: "training".into(),
+            desired_phase: Phase::Running,
+            actual_phase: Phase::Running,
+            phase_message: None,
+            updated_at: String::new(),
+            deleted: false,
+            status: Default::default(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_client_that_falls_behind_is_told_to_resync_then_continues() {
+        let (tx, rx) = tokio::sync::broadcast::channel(2);
+        let mut stream = Box::pin(outgoing(rx, |e| e.workload_id != "hidden"));
+        for id in ["a", "b", "c", "hidden", "d"] {
+            tx.send(change(id)).unwrap();
+        }
+        assert_eq!(stream.next().await, Some(Outgoing::Resync { missed: 3 }));
+        assert_eq!(
+            stream.next().await,
+            Some(Outgoing::Workload(Box::new(change("d")))),
+            "the filtered change is skipped, the next one arrives"
+        );
+    }
 }
