@@ -239,7 +239,8 @@ impl Reconciler {
         };
         let (job, nothing_left) = job.unwrap_or((None, true));
         match row.desired_phase {
-            Phase::Running if !row.actual_phase.is_finished() && job.is_none() => {
+            // Pods of a previous Job must be gone first: the new Job's pods take their names.
+            Phase::Running if !row.actual_phase.is_finished() && job.is_none() && nothing_left => {
                 if ensured
                     .get(&project.id)
                     .is_none_or(|at| at.elapsed() > PROJECT_REFRESH)

@@ -8,6 +8,7 @@ use serde_with::skip_serializing_none;
 /// `POST /api/v1/workloads/distributed`.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DistributedRequest {
     pub name: String,
@@ -19,6 +20,7 @@ pub struct DistributedRequest {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DistributedSpec {
     /// The worker's spec (and the master's, unless `master` is given).
@@ -45,6 +47,7 @@ pub const DISTRIBUTED_KEYS: [&str; 6] = [
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Framework {
     PyTorch,
     #[serde(rename = "MPI")]

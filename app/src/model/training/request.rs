@@ -8,6 +8,7 @@ use serde_with::skip_serializing_none;
 /// `POST /api/v1/workloads/trainings`.
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TrainingRequest {
     pub name: String,
@@ -21,6 +22,7 @@ pub struct TrainingRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(untagged)]
 pub enum ProjectId {
     Number(u64),
@@ -40,6 +42,7 @@ impl std::fmt::Display for ProjectId {
 /// optionally, for the master.
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TrainingSpec {
     pub command: Option<String>,
@@ -72,6 +75,7 @@ pub struct TrainingSpec {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum ImagePullPolicy {
     Always,
     IfNotPresent,
@@ -90,6 +94,7 @@ impl ImagePullPolicy {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Probes {
     pub readiness: Option<Probe>,
@@ -97,6 +102,7 @@ pub struct Probes {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Probe {
     pub initial_delay_seconds: Option<i64>,
@@ -109,6 +115,7 @@ pub struct Probe {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProbeHandler {
     pub http_get: Option<HttpGet>,
@@ -116,6 +123,7 @@ pub struct ProbeHandler {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct HttpGet {
     pub path: Option<String>,
@@ -125,6 +133,7 @@ pub struct HttpGet {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum HttpScheme {
     Http,
@@ -133,6 +142,7 @@ pub enum HttpScheme {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodAffinity {
     #[serde(rename = "type")]
@@ -142,6 +152,7 @@ pub struct PodAffinity {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum AffinityType {
     Required,
     Preferred,
@@ -149,6 +160,7 @@ pub enum AffinityType {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnvironmentVariable {
     pub name: String,
@@ -160,6 +172,7 @@ pub struct EnvironmentVariable {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SecretKeyRef {
     pub name: String,
@@ -169,6 +182,7 @@ pub struct SecretKeyRef {
 /// A label or annotation.
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NameValue {
     pub name: String,
@@ -178,6 +192,7 @@ pub struct NameValue {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Toleration {
     /// A display name for the rule; not sent to Kubernetes.
@@ -191,12 +206,14 @@ pub struct Toleration {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum TolerationOperator {
     Equal,
     Exists,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum TaintEffect {
     NoSchedule,
     PreferNoSchedule,
@@ -208,6 +225,7 @@ pub enum TaintEffect {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Port {
     pub container: i64,
@@ -219,6 +237,7 @@ pub struct Port {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum ServiceType {
     LoadBalancer,
     NodePort,
@@ -237,6 +256,7 @@ impl ServiceType {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ExposedUrl {
     pub container: i64,
@@ -249,6 +269,7 @@ pub struct ExposedUrl {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Compute {
     pub gpu_devices_request: Option<i64>,
@@ -267,6 +288,7 @@ pub struct Compute {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum GpuRequestType {
     Portion,
@@ -276,15 +298,18 @@ pub enum GpuRequestType {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ExtendedResource {
     pub resource: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<Object>))]
     pub quantity: Option<serde_json::Value>,
     pub exclude: Option<bool>,
 }
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Storage {
     pub data_volume: Option<Vec<DataVolume>>,
@@ -299,6 +324,7 @@ pub struct Storage {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DataVolume {
     pub id: String,
@@ -307,6 +333,7 @@ pub struct DataVolume {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Pvc {
     pub name: Option<String>,
@@ -321,6 +348,7 @@ pub struct Pvc {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimInfo {
     pub size: Option<String>,
@@ -331,6 +359,7 @@ pub struct ClaimInfo {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AccessModes {
     pub read_write_once: Option<bool>,
@@ -339,6 +368,7 @@ pub struct AccessModes {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum VolumeMode {
     Filesystem,
     Block,
@@ -346,6 +376,7 @@ pub enum VolumeMode {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Git {
     pub name: Option<String>,
@@ -363,6 +394,7 @@ pub struct Git {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigMapVolume {
     pub name: Option<String>,
@@ -372,6 +404,7 @@ pub struct ConfigMapVolume {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SecretVolume {
     pub name: Option<String>,
@@ -381,6 +414,7 @@ pub struct SecretVolume {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct HostPath {
     pub name: Option<String>,
@@ -393,6 +427,7 @@ pub struct HostPath {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum MountPropagation {
     None,
     HostToContainer,
@@ -401,6 +436,7 @@ pub enum MountPropagation {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Nfs {
     pub name: Option<String>,
@@ -414,6 +450,7 @@ pub struct Nfs {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct S3 {
     pub name: Option<String>,
@@ -429,6 +466,7 @@ pub struct S3 {
 
 #[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Security {
     pub uid_gid_source: Option<UidGidSource>,
@@ -446,6 +484,7 @@ pub struct Security {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum UidGidSource {
     FromTheImage,
@@ -454,6 +493,7 @@ pub enum UidGidSource {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum SeccompProfileType {
     RuntimeDefault,
     Unconfined,

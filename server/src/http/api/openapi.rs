@@ -67,5 +67,13 @@ mod tests {
         }
         assert!(doc["components"]["schemas"]["Workload"].is_object());
         assert!(doc["components"]["schemas"]["LiveStatus"].is_object());
+        let spec = &doc["components"]["schemas"]["TrainingSpec"]["properties"];
+        for field in ["image", "compute", "storage", "security", "tolerations"] {
+            assert!(
+                spec[field].is_object(),
+                "the training spec documents {field}"
+            );
+        }
+        assert!(doc["components"]["schemas"]["DistributedRequest"].is_object());
     }
 }

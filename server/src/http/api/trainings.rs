@@ -442,7 +442,7 @@ async fn list(
 
 /// Submit a training.
 #[utoipa::path(post, path = "/api/v1/workloads/trainings", tag = "trainings",
-    request_body(content = Object, description = "A Run:ai training request: name, useGivenNameAsPrefix, projectId, clusterId, spec"),
+    request_body(content = app::model::training::request::TrainingRequest, description = "A Run:ai training request"),
     responses((status = 202, description = "Accepted: stored, the cluster follows", body = Workload),
         (status = 400, description = "Bad submission request", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
@@ -458,7 +458,7 @@ pub async fn submit_training(
 
 /// Submit a distributed training (PyTorch, MPI, TF, XGBoost).
 #[utoipa::path(post, path = "/api/v1/workloads/distributed", tag = "distributed",
-    request_body(content = Object, description = "A Run:ai distributed training request: the training fields plus spec.distributedFramework, numWorkers, master"),
+    request_body(content = app::model::training::distributed::DistributedRequest, description = "A Run:ai distributed training request: the training's spec plus distributedFramework, numWorkers and master"),
     responses((status = 202, body = Workload), (status = 400, body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 409, body = ErrorBody), (status = 500, body = ErrorBody)))]
