@@ -199,13 +199,23 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
 
     let pending = db
         .workloads()
-        .set_actual_phase(
+        .set_status(
             stored.id,
             Phase::Pending,
             Some("the gang needs 4 GPUs; 3 are free"),
+            &app::model::workload::LiveStatus {
+                job_phase: Some("Pending".into()),
+                retry_count: 1,
+                ..Default::default()
+            },
         )
         .await
         .unwrap();
+    assert_eq!(pending.status.job_phase.as_deref(), Some("Pending"));
+    assert_eq!(
+        pending.status.retry_count, 1,
+        "the live status is stored with the phase"
+    );
     assert_eq!(pending.actual_phase, Phase::Pending);
     assert_eq!(
         pending.phase_reason.as_deref(),
@@ -215,7 +225,7 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
 
     let running = db
         .workloads()
-        .set_actual_phase(stored.id, Phase::Running, None)
+        .set_status(stored.id, Phase::Running, None, &Default::default())
         .await
         .unwrap();
     assert_eq!(running.phase_reason, None);
@@ -237,7 +247,7 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
     ));
     assert!(matches!(
         db.workloads()
-            .set_actual_phase(Uuid::new_v4(), Phase::Failed, None)
+            .set_status(Uuid::new_v4(), Phase::Failed, None, &Default::default())
             .await,
         Err(DbError::NotFound)
     ));

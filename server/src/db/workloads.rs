@@ -332,28 +332,8 @@ impl Workloads<'_> {
         self.get(id).await
     }
 
-    /// What the cluster reports, with the reason in plain words. Returns the updated workload.
-    pub async fn set_actual_phase(
-        &self,
-        id: Uuid,
-        phase: Phase,
-        reason: Option<&str>,
-    ) -> DbResult<Workload> {
-        let done = on_pool!(self.0, pool => sqlx::query(
-            "UPDATE workloads SET actual_phase = $2, phase_reason = $3, updated_at = $4 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(phase.as_str())
-        .bind(reason)
-        .bind(now())
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))?;
-        exactly_one(done)?;
-        self.get(id).await
-    }
-
-    /// What the watchers derived: the actual phase, its reason and the live status, in one write.
+    /// What the cluster reports: the actual phase, its reason in plain words and the live status,
+    /// in one write. Returns the updated workload.
     pub async fn set_status(
         &self,
         id: Uuid,

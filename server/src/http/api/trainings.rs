@@ -222,7 +222,12 @@ async fn submit(
         state
             .db
             .workloads()
-            .set_actual_phase(stored.id, Phase::Creating, Some(crate::cluster::NO_CLUSTER))
+            .set_status(
+                stored.id,
+                Phase::Creating,
+                Some(crate::cluster::NO_CLUSTER),
+                &Default::default(),
+            )
             .await?;
     }
     record(
