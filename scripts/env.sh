@@ -9,6 +9,9 @@ export PATH="$TEPHRA_CACHE/node/node_modules/.bin:$TEPHRA_CACHE/tools/bin:$HOME/
 # The versions that build on this toolchain (see ../shared/design/TOOLCHAIN.md).
 CARGO_LEPTOS_VERSION=0.3.10
 BINARYEN_VERSION=132
+# axe-core checks each page's accessibility in the browser tests.
+AXE_CORE_VERSION=4.11.0
+export TEPHRA_AXE="$TEPHRA_CACHE/node/node_modules/axe-core/axe.min.js"
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
 WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' "$TEPHRA_ROOT/Cargo.lock")"
 

@@ -3,11 +3,14 @@
 //! their URLs (`/api/fn/<name>`) stay stable across builds.
 
 use crate::error::AppError;
+use crate::model::action::Action;
+use crate::model::training::draft::TrainingDraft;
+use crate::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
 use crate::model::{
     overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
-    training::summary::TrainingSummary,
 };
 use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
 
 #[server(prefix = "/api/fn", endpoint = "get_me")]
 pub async fn get_me() -> Result<Principal, AppError> {
@@ -21,10 +24,76 @@ pub async fn get_overview() -> Result<Overview, AppError> {
     backend.overview(&principal).await
 }
 
-#[server(prefix = "/api/fn", endpoint = "list_trainings")]
-pub async fn list_trainings() -> Result<Vec<TrainingSummary>, AppError> {
+#[server(prefix = "/api/fn", endpoint = "list_workloads", input = Json)]
+pub async fn list_workloads(query: WorkloadQuery) -> Result<WorkloadPage, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
-    backend.list_trainings(&principal).await
+    backend.list_workloads(&principal, &query).await
+}
+
+#[server(prefix = "/api/fn", endpoint = "get_workload", input = Json)]
+pub async fn get_workload(id: String) -> Result<WorkloadDetail, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend.workload_detail(&principal, &id).await
+}
+
+/// The stored request of a workload, as a draft for the form ("Clone").
+#[server(prefix = "/api/fn", endpoint = "clone_workload", input = Json)]
+pub async fn clone_workload(id: String) -> Result<TrainingDraft, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    let detail = backend.workload_detail(&principal, &id).await?;
+    let w = detail.workload;
+    Ok(TrainingDraft::from_request(&w.kind, &w.request()))
+}
+
+#[server(prefix = "/api/fn", endpoint = "preview_training", input = Json)]
+pub async fn preview_training(draft: TrainingDraft) -> Result<String, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend
+        .preview_workload(&principal, draft.distributed, draft.to_request())
+        .await
+}
+
+#[server(prefix = "/api/fn", endpoint = "submit_training", input = Json)]
+pub async fn submit_training(draft: TrainingDraft) -> Result<Workload, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend
+        .submit_workload(&principal, draft.distributed, draft.to_request())
+        .await
+}
+
+/// The form posted without JavaScript (URL-encoded fields named `draft[...]`). Always answers
+/// with a redirect: to the new training, or back to the form with what was typed and the error.
+#[server(prefix = "/api/fn", endpoint = "submit_training_form")]
+pub async fn submit_training_form(draft: TrainingDraft) -> Result<(), AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    match backend
+        .submit_workload(&principal, draft.distributed, draft.to_request())
+        .await
+    {
+        Ok(workload) => leptos_axum::redirect(&format!("/trainings/{}", workload.workload_id)),
+        Err(error) => {
+            let draft = serde_json::to_string(&draft).map_err(|_| AppError::Internal)?;
+            let error = serde_json::to_string(&error).map_err(|_| AppError::Internal)?;
+            let query = form_urlencoded(&[("draft", &draft), ("error", &error)]);
+            leptos_axum::redirect(&format!("/trainings/new?{query}"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(feature = "ssr")]
+fn form_urlencoded(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", crate::model::url::encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[server(prefix = "/api/fn", endpoint = "act_on_workload", input = Json)]
+pub async fn act_on_workload(id: String, action: Action) -> Result<Workload, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend.act_on_workload(&principal, &id, action).await
 }
 
 #[server(prefix = "/api/fn", endpoint = "list_projects")]

@@ -1,14 +1,15 @@
 //! The document shell and the routes.
 
 use crate::components::layout::Layout;
+use crate::components::toast::{ToastRegion, provide_toasts};
 use crate::pages::{
-    admin::AdminPage, home::HomePage, not_found::NotFoundPage, projects::ProjectsPage,
-    trainings::TrainingsPage,
+    admin::AdminPage, home::HomePage, new_training::NewTrainingPage, not_found::NotFoundPage,
+    projects::ProjectsPage, training_detail::TrainingDetailPage, trainings::TrainingsPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
-    StaticSegment,
+    ParamSegment, StaticSegment,
     components::{Route, Router, Routes},
 };
 
@@ -39,6 +40,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    provide_toasts();
     mark_hydrated();
 
     view! {
@@ -51,21 +53,36 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=NotFoundPage>
                     <Route path=StaticSegment("") view=HomePage />
                     <Route path=StaticSegment("trainings") view=TrainingsPage />
+                    <Route
+                        path=(StaticSegment("trainings"), StaticSegment("new"))
+                        view=NewTrainingPage
+                    />
+                    <Route
+                        path=(StaticSegment("trainings"), ParamSegment("id"))
+                        view=TrainingDetailPage
+                    />
                     <Route path=StaticSegment("projects") view=ProjectsPage />
                     <Route path=StaticSegment("admin") view=AdminPage />
                 </Routes>
             </Layout>
+            <ToastRegion />
         </Router>
     }
 }
 
 /// Sets `data-hydrated` on `<body>` once the WebAssembly app has taken over the server-rendered
 /// page. Effects never run during server rendering, so the attribute proves hydration (the browser
-/// tests wait for it).
+/// tests wait for it), and `data-hydrated-at` says when it happened.
 fn mark_hydrated() {
     Effect::new(move |_| {
         if let Some(body) = document().body() {
             let _ = body.set_attribute("data-hydrated", "true");
+            // Milliseconds since navigation started: the time to interactive the benchmark reads.
+            #[cfg(feature = "hydrate")]
+            if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+                let _ =
+                    body.set_attribute("data-hydrated-at", &format!("{:.1}", performance.now()));
+            }
         }
     });
 }

@@ -3,9 +3,10 @@
 //! dependency cycle between `app` and `server`.
 
 use crate::error::AppError;
+use crate::model::action::Action;
+use crate::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
 use crate::model::{
     overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
-    training::summary::TrainingSummary,
 };
 use std::sync::Arc;
 
@@ -17,9 +18,43 @@ pub trait Backend: Send + Sync + 'static {
 
     async fn overview(&self, principal: &Principal) -> Result<Overview, AppError>;
 
-    /// Trainings the principal may see, newest first.
-    async fn list_trainings(&self, principal: &Principal)
-    -> Result<Vec<TrainingSummary>, AppError>;
+    /// A page of the workloads (trainings and distributed trainings) the principal may see.
+    async fn list_workloads(
+        &self,
+        principal: &Principal,
+        query: &WorkloadQuery,
+    ) -> Result<WorkloadPage, AppError>;
+
+    /// One workload with its history and rendered Job.
+    async fn workload_detail(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<WorkloadDetail, AppError>;
+
+    /// Stores a training (or a distributed one) exactly as the REST API would.
+    async fn submit_workload(
+        &self,
+        principal: &Principal,
+        distributed: bool,
+        request: serde_json::Value,
+    ) -> Result<Workload, AppError>;
+
+    /// The YAML the request would be created as, after the same checks as a submit.
+    async fn preview_workload(
+        &self,
+        principal: &Principal,
+        distributed: bool,
+        request: serde_json::Value,
+    ) -> Result<String, AppError>;
+
+    /// Suspends, resumes or deletes; answers with the workload's new state.
+    async fn act_on_workload(
+        &self,
+        principal: &Principal,
+        id: &str,
+        action: Action,
+    ) -> Result<Workload, AppError>;
 
     /// Projects the principal may see, by name.
     async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError>;

@@ -3,6 +3,7 @@
 //! Variants carry only what a user may see: internal details are logged on the server and never
 //! serialized (the server maps its own errors into these in `server::backend`).
 
+use crate::model::validation::FieldError;
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,9 @@ pub enum AppError {
     NotFound(String),
     #[error("{field}: {message}")]
     Invalid { field: String, message: String },
+    /// A request with one or more invalid fields, each named by its JSON path.
+    #[error("the request is invalid: {}", summary(.0))]
+    Rejected(Vec<FieldError>),
     #[error("{0}")]
     Conflict(String),
     #[error("the service is unavailable: {0}")]
@@ -35,10 +39,32 @@ impl AppError {
             AppError::Unauthorized => 401,
             AppError::Forbidden(_) => 403,
             AppError::NotFound(_) => 404,
-            AppError::Invalid { .. } => 400,
+            AppError::Invalid { .. } | AppError::Rejected(_) => 400,
             AppError::Conflict(_) => 409,
             AppError::Unavailable(_) => 503,
             AppError::Internal | AppError::Transport(_) => 500,
+        }
+    }
+}
+
+fn summary(errors: &[FieldError]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl AppError {
+    /// The field errors this error carries, if it is about fields.
+    pub fn field_errors(&self) -> Vec<FieldError> {
+        match self {
+            AppError::Invalid { field, message } => vec![FieldError {
+                path: field.clone(),
+                message: message.clone(),
+            }],
+            AppError::Rejected(errors) => errors.clone(),
+            _ => Vec::new(),
         }
     }
 }

@@ -4,6 +4,8 @@
 //! answers server functions) and to WebAssembly with `hydrate` (the browser bundle). It holds no SQL
 //! and no Kubernetes code: server functions reach the backend through the [`backend::Backend`] port.
 
+#![recursion_limit = "256"]
+
 pub mod api;
 pub mod app;
 #[cfg(feature = "ssr")]

@@ -2,22 +2,62 @@
 //! database on behalf of the authenticated principal.
 
 use crate::auth::Authenticator;
-use crate::db::{Database, DbError, workloads::WorkloadFilter};
+use crate::control::Control;
+use crate::db::DbError;
+use crate::domain::request::Kind;
+use crate::http::api::{ApiError, workload_response};
 use app::backend::Backend;
 use app::error::AppError;
+use app::model::action::Action;
+use app::model::validation::FieldError;
+use app::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
 use app::model::{
     overview::Overview,
     principal::Principal,
     project::ProjectSummary,
     system::{SystemInfo, UserSummary},
-    training::summary::TrainingSummary,
 };
 use chrono::{DateTime, SecondsFormat, Utc};
 
 pub struct Services {
-    pub db: Database,
+    pub control: Control,
     pub auth: Authenticator,
     pub started_at: DateTime<Utc>,
+}
+
+impl From<ApiError> for AppError {
+    fn from(e: ApiError) -> Self {
+        let body = e.body();
+        match body.code {
+            400 if !body.details.is_empty() => AppError::Rejected(
+                body.details
+                    .iter()
+                    .map(|d| FieldError {
+                        path: d.field.clone(),
+                        message: d.message.clone(),
+                    })
+                    .collect(),
+            ),
+            400 => AppError::Invalid {
+                field: "request".into(),
+                message: body.message.clone(),
+            },
+            401 => AppError::Unauthorized,
+            403 => AppError::Forbidden(body.message.clone()),
+            404 => AppError::NotFound("the workload".into()),
+            409 => AppError::Conflict(body.message.clone()),
+            503 => AppError::Unavailable(body.message.clone()),
+            _ => AppError::Internal,
+        }
+    }
+}
+
+fn kind(distributed: bool) -> Kind {
+    if distributed {
+        Kind::Distributed
+    } else {
+        Kind::Training
+    }
 }
 
 impl From<DbError> for AppError {
@@ -38,9 +78,6 @@ fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// How many trainings a list shows at most until pagination arrives with the trainings API.
-const LIST_LIMIT: i64 = 500;
-
 #[async_trait::async_trait]
 impl Backend for Services {
     async fn authenticate(&self, request: &http::request::Parts) -> Result<Principal, AppError> {
@@ -51,37 +88,79 @@ impl Backend for Services {
     // threaded through so that membership checks land here, not in the callers.
     async fn overview(&self, _principal: &Principal) -> Result<Overview, AppError> {
         Ok(Overview {
-            projects: self.db.projects().count().await?,
-            users: self.db.users().count().await?,
-            trainings_by_phase: self.db.workloads().count_by_phase().await?,
+            projects: self.control.db.projects().count().await?,
+            users: self.control.db.users().count().await?,
+            trainings_by_phase: self.control.db.workloads().count_by_phase().await?,
         })
     }
 
-    async fn list_trainings(
+    async fn list_workloads(
         &self,
-        _principal: &Principal,
-    ) -> Result<Vec<TrainingSummary>, AppError> {
-        let filter = WorkloadFilter {
-            limit: Some(LIST_LIMIT),
-            ..WorkloadFilter::default()
-        };
-        let listings = self.db.workloads().list(&filter).await?;
-        Ok(listings
-            .into_iter()
-            .map(|l| TrainingSummary {
-                id: l.workload.id.to_string(),
-                name: l.workload.name,
-                project: l.project_name,
-                created_by: l.creator_name,
-                desired_phase: l.workload.desired_phase,
-                actual_phase: l.workload.actual_phase,
-                created_at: rfc3339(l.workload.created_at),
-            })
-            .collect())
+        principal: &Principal,
+        query: &WorkloadQuery,
+    ) -> Result<WorkloadPage, AppError> {
+        let page = self.control.list(None, principal, query).await?;
+        Ok(WorkloadPage {
+            workloads: page.workloads,
+            total: page.total,
+            next: page.next,
+            offset: page.offset,
+            limit: page.limit,
+        })
+    }
+
+    async fn workload_detail(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<WorkloadDetail, AppError> {
+        let listing = self.control.find(None, principal, id).await?;
+        let history = self.control.history(principal, id).await?;
+        let rendered_yaml = self.control.rendered_yaml(&listing).await;
+        Ok(WorkloadDetail {
+            workload: workload_response(&listing),
+            history,
+            rendered_yaml,
+        })
+    }
+
+    async fn submit_workload(
+        &self,
+        principal: &Principal,
+        distributed: bool,
+        request: serde_json::Value,
+    ) -> Result<Workload, AppError> {
+        let listing = self
+            .control
+            .submit(kind(distributed), principal, request)
+            .await?;
+        Ok(workload_response(&listing))
+    }
+
+    async fn preview_workload(
+        &self,
+        principal: &Principal,
+        distributed: bool,
+        request: serde_json::Value,
+    ) -> Result<String, AppError> {
+        Ok(self
+            .control
+            .preview(kind(distributed), principal, &request)
+            .await?)
+    }
+
+    async fn act_on_workload(
+        &self,
+        principal: &Principal,
+        id: &str,
+        action: Action,
+    ) -> Result<Workload, AppError> {
+        let listing = self.control.act(None, action, principal, id).await?;
+        Ok(workload_response(&listing))
     }
 
     async fn list_projects(&self, _principal: &Principal) -> Result<Vec<ProjectSummary>, AppError> {
-        let projects = self.db.projects().list().await?;
+        let projects = self.control.db.projects().list().await?;
         Ok(projects
             .into_iter()
             .map(|p| ProjectSummary {
@@ -96,10 +175,10 @@ impl Backend for Services {
     }
 
     async fn system_info(&self, _principal: &Principal) -> Result<SystemInfo, AppError> {
-        let users = self.db.users().list().await?;
+        let users = self.control.db.users().list().await?;
         Ok(SystemInfo {
             version: env!("CARGO_PKG_VERSION").to_owned(),
-            database: self.db.engine().as_str().to_owned(),
+            database: self.control.db.engine().as_str().to_owned(),
             started_at: rfc3339(self.started_at),
             users: users
                 .into_iter()

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod backend;
 pub mod cluster;
 pub mod config;
+pub mod control;
 pub mod db;
 pub mod domain;
 pub mod http;
@@ -85,18 +86,21 @@ impl Application {
             .site_addr(local_addr)
             .env(Env::PROD)
             .build();
-        let backend: SharedBackend = Arc::new(backend::Services {
+        let cluster_configured = cluster.is_configured();
+        let control = control::Control {
             db: db.clone(),
+            cluster,
+            profile: Arc::new(profile),
+        };
+        let backend: SharedBackend = Arc::new(backend::Services {
+            control: control.clone(),
             auth,
             started_at: chrono::Utc::now(),
         });
-        let cluster_configured = cluster.is_configured();
         let router = http::build_router(http::AppState {
             leptos_options,
-            db: db.clone(),
             backend,
-            cluster,
-            profile: Arc::new(profile),
+            control,
         });
         tracing::info!(
             addr = %local_addr,

@@ -67,25 +67,12 @@ pub fn render(args: &RenderArgs) -> Result<String, ErrorBody> {
             errors,
         )
     })?;
-    let mut objects = vec![to_value(&rendered.job)?];
-    for claim in &rendered.persistent_volume_claims {
-        objects.push(to_value(claim)?);
-    }
-    for service in &rendered.services {
-        objects.push(to_value(service)?);
-    }
     match args.output {
-        OutputFormat::Yaml => {
-            let mut out = String::new();
-            for object in &objects {
-                out.push_str("---\n");
-                out.push_str(
-                    &serde_yaml::to_string(object).map_err(|e| fail(e.to_string(), vec![]))?,
-                );
-            }
-            Ok(out)
-        }
+        OutputFormat::Yaml => rendered.to_yaml().map_err(|e| fail(e, vec![])),
         OutputFormat::Json => {
+            let objects = rendered
+                .objects()
+                .map_err(|e| fail(e.to_string(), vec![]))?;
             let list = serde_json::json!({ "apiVersion": "v1", "kind": "List", "items": objects });
             let mut out =
                 serde_json::to_string_pretty(&list).map_err(|e| fail(e.to_string(), vec![]))?;
@@ -102,10 +89,6 @@ pub fn load_profile(path: &std::path::Path) -> Result<ClusterProfile, String> {
     let value = parse_document(&text).map_err(|e| e.message)?;
     serde_json::from_value(value)
         .map_err(|e| format!("the cluster profile {} is invalid: {e}", path.display()))
-}
-
-fn to_value<T: Serialize>(object: &T) -> Result<serde_json::Value, ErrorBody> {
-    serde_json::to_value(object).map_err(|e| fail(format!("cannot serialize: {e}"), vec![]))
 }
 
 fn read_input(file: Option<&std::path::Path>) -> Result<String, ErrorBody> {

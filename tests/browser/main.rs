@@ -1,6 +1,8 @@
 //! A real browser against the real release server: headless Chromium loads the page, waits for the
 //! WebAssembly app to hydrate it, and uses something that only works after hydration.
 
+mod dashboard;
+
 use fantoccini::Locator;
 use std::time::Duration;
 use tephra_tests::browser::Browser;

@@ -19,10 +19,10 @@ const DISTRIBUTED: &str = "/api/v1/workloads/distributed";
 const OUTCOME: &str = "testbed.tephra.dev/outcome";
 
 /// A running Tephra server for one test, and the cluster it drives.
-struct Tephra {
-    server: TephraServer,
+pub(crate) struct Tephra {
+    pub(crate) server: TephraServer,
     http: reqwest::Client,
-    kube: kube::Client,
+    pub(crate) kube: kube::Client,
     /// Namespace and queue prefix of this server's projects.
     prefix: String,
 }
@@ -40,7 +40,7 @@ fn launch(kubeconfig: &std::path::Path, prefix: &str) -> Launch {
 }
 
 impl Tephra {
-    async fn start(tb: &Testbed, ns: &str) -> anyhow::Result<Self> {
+    pub(crate) async fn start(tb: &Testbed, ns: &str) -> anyhow::Result<Self> {
         let prefix = prefix_for(ns);
         Self::start_with(tb, launch(&tb.kubeconfig, &prefix), prefix).await
     }
@@ -55,11 +55,11 @@ impl Tephra {
         })
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.server.base_url())
     }
 
-    fn namespace(&self) -> String {
+    pub(crate) fn namespace(&self) -> String {
         format!("{}default", self.prefix)
     }
 
@@ -90,7 +90,7 @@ impl Tephra {
             .await
     }
 
-    async fn get(&self, path: &str) -> anyhow::Result<(u16, Value)> {
+    pub(crate) async fn get(&self, path: &str) -> anyhow::Result<(u16, Value)> {
         self.send(reqwest::Method::GET, path, None).await
     }
 
@@ -99,14 +99,14 @@ impl Tephra {
     }
 
     /// Submits and returns the 202 body.
-    async fn submit(&self, kind: &str, body: &Value) -> anyhow::Result<Value> {
+    pub(crate) async fn submit(&self, kind: &str, body: &Value) -> anyhow::Result<Value> {
         let (status, answer) = self.post(kind, body).await?;
         ensure!(status == 202, "POST {kind} answered {status}: {answer}");
         Ok(answer)
     }
 
     /// Polls the workload until `accept` holds, with the last answer in the error.
-    async fn wait_until(
+    pub(crate) async fn wait_until(
         &self,
         kind: &str,
         id: &str,
@@ -127,7 +127,12 @@ impl Tephra {
         }
     }
 
-    async fn wait_phase(&self, kind: &str, id: &str, phase: &str) -> anyhow::Result<Value> {
+    pub(crate) async fn wait_phase(
+        &self,
+        kind: &str,
+        id: &str,
+        phase: &str,
+    ) -> anyhow::Result<Value> {
         self.wait_until(kind, id, &format!("{id} to be {phase}"), |b| {
             b["actualPhase"] == phase
         })
@@ -135,7 +140,7 @@ impl Tephra {
     }
 
     /// Waits until GET answers 404: the workload and everything it made are gone.
-    async fn wait_gone(&self, kind: &str, id: &str) -> anyhow::Result<()> {
+    pub(crate) async fn wait_gone(&self, kind: &str, id: &str) -> anyhow::Result<()> {
         tephra_tests::wait_for("the workload to be deleted", WAIT, || async {
             let (status, _) = self.get(&format!("{kind}/{id}")).await.ok()?;
             (status == 404).then_some(())
@@ -143,7 +148,7 @@ impl Tephra {
         .await
     }
 
-    fn jobs(&self) -> Api<DynamicObject> {
+    pub(crate) fn jobs(&self) -> Api<DynamicObject> {
         Api::namespaced_with(self.kube.clone(), &self.namespace(), &job_resource())
     }
 

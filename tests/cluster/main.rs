@@ -4,6 +4,7 @@
 //! first and stops it last); each test has its own namespace.
 
 mod api;
+mod dashboard;
 mod volcano;
 
 use libtest_mimic::{Arguments, Trial};
@@ -45,6 +46,7 @@ fn main() {
         api::killed_between_accepting_and_creating_no_request_gets_two_jobs,
         api::requests_are_accepted_while_the_cluster_is_unreachable,
         api::jobs_without_a_workload_are_reported_not_deleted,
+        dashboard::a_pytorch_training_from_the_form_runs_live_and_is_managed_with_buttons,
     ];
     let wanted: Vec<_> = tests
         .iter()

@@ -182,3 +182,186 @@ async fn server_functions_answer_for_the_signed_in_principal() {
     assert_eq!(overview.trainings(), 0);
     server.stop().await;
 }
+
+impl Running {
+    async fn submit(&self, name: &str) -> app::model::workload::Workload {
+        let res = self
+            .client
+            .post(format!("{}/api/v1/workloads/trainings", self.base))
+            .json(&serde_json::json!({
+                "name": name, "projectId": "default",
+                "spec": {"image": "busybox", "command": "sleep 60", "compute": {"gpuDevicesRequest": 2}},
+            }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 202);
+        res.json().await.unwrap()
+    }
+
+    /// A client that does not follow redirects, as a test of where they point.
+    fn no_redirects() -> reqwest::Client {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+    }
+}
+
+#[tokio::test]
+async fn the_trainings_list_and_a_training_read_without_javascript() {
+    let server = Running::start().await;
+    let first = server.submit("resnet-a").await;
+    server.submit("bert-b").await;
+
+    let list = server.get("/trainings").await.text().await.unwrap();
+    assert!(
+        list.contains("resnet-a") && list.contains("bert-b"),
+        "{list}"
+    );
+    assert!(list.contains(&format!("/trainings/{}", first.workload_id)));
+    assert!(
+        list.contains("data-phase=\"Creating\""),
+        "rows carry their phase"
+    );
+    assert!(list.contains("1–2 of 2"), "the page says what it shows");
+
+    let filtered = server
+        .get("/trainings?name=bert")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(filtered.contains("bert-b") && !filtered.contains("resnet-a"));
+    let none = server
+        .get("/trainings?phase=Running")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(none.contains("No trainings match these filters"), "{none}");
+    let sorted = server
+        .get("/trainings?sortBy=name&sortOrder=asc")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let (a, b) = (
+        sorted.find("bert-b").unwrap(),
+        sorted.find("resnet-a").unwrap(),
+    );
+    assert!(a < b, "sorted by name, ascending");
+    let paged = server
+        .get("/trainings?limit=1&offset=1")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        paged.contains("2–2 of 2") && paged.contains("Previous"),
+        "{paged}"
+    );
+
+    let detail = server
+        .get(&format!("/trainings/{}", first.workload_id))
+        .await
+        .text()
+        .await
+        .unwrap();
+    for expected in [
+        "resnet-a",
+        "Timeline",
+        "Submitted by",
+        "What was asked for",
+        "batch.volcano.sh/v1alpha1",
+        "no Kubernetes cluster is configured",
+    ] {
+        assert!(
+            detail.contains(expected),
+            "the detail page shows {expected:?}"
+        );
+    }
+    let missing = server.get("/trainings/not-a-training").await;
+    assert!(
+        missing.text().await.unwrap().contains("was not found"),
+        "an unknown id says so"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_new_training_form_submits_without_javascript() {
+    let server = Running::start().await;
+    let client = Running::no_redirects();
+    let form = server.get("/trainings/new").await.text().await.unwrap();
+    for field in [
+        "draft[name]",
+        "draft[image]",
+        "draft[gpu_mode]",
+        "draft[distributed]",
+    ] {
+        assert!(
+            form.contains(&format!("name=\"{field}\"")),
+            "the form posts {field}"
+        );
+    }
+    let post = |body: &'static str| {
+        client
+            .post(format!("{}/api/fn/submit_training_form", server.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("accept", "text/html")
+            .header("referer", format!("{}/trainings/new", server.base))
+            .body(body)
+            .send()
+    };
+
+    let accepted = post(
+        "draft%5Bname%5D=plain-form&draft%5Bproject%5D=default&draft%5Bimage%5D=busybox\
+         &draft%5Bgpu_mode%5D=devices&draft%5Bgpu_devices%5D=1&draft%5Blarge_shm%5D=true",
+    )
+    .await
+    .unwrap();
+    assert!(accepted.status().is_redirection(), "{}", accepted.status());
+    let to = accepted.headers()["location"].to_str().unwrap().to_owned();
+    assert!(to.starts_with("/trainings/"), "to the new training: {to}");
+    let stored = server
+        .db
+        .workloads()
+        .list(&Default::default())
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(
+        stored[0].workload.spec["spec"]["compute"]["largeShmRequest"],
+        true
+    );
+
+    let rejected =
+        post("draft%5Bname%5D=Bad_Name&draft%5Bproject%5D=default&draft%5Bimage%5D=busybox")
+            .await
+            .unwrap();
+    assert!(rejected.status().is_redirection());
+    let back = rejected.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        back.starts_with("/trainings/new?draft="),
+        "back to the form: {back}"
+    );
+    let page = server.get(&back).await.text().await.unwrap();
+    assert!(page.contains("Bad_Name"), "what was typed is kept");
+    assert!(
+        page.contains("lowercase letters, digits or"),
+        "the name's message is shown"
+    );
+    assert_eq!(
+        server
+            .db
+            .workloads()
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .len(),
+        1,
+        "nothing more was stored"
+    );
+    server.stop().await;
+}

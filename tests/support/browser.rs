@@ -2,7 +2,7 @@
 
 use crate::process::Guarded;
 use anyhow::Context;
-use fantoccini::{Client, ClientBuilder};
+use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -15,6 +15,15 @@ pub struct Browser {
 
 impl Browser {
     pub async fn start() -> anyhow::Result<Self> {
+        Self::start_with(&[]).await
+    }
+
+    /// A browser whose system prefers dark colours (`prefers-color-scheme: dark`).
+    pub async fn start_dark() -> anyhow::Result<Self> {
+        Self::start_with(&["--force-dark-mode"]).await
+    }
+
+    pub async fn start_with(extra_args: &[&str]) -> anyhow::Result<Self> {
         let port = crate::free_port();
         let driver = Command::new(
             std::env::var("TEPHRA_CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into()),
@@ -42,7 +51,7 @@ impl Browser {
             .tempdir()?;
         let binary =
             std::env::var("TEPHRA_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-        let args = vec![
+        let mut args = vec![
             "--headless=new".to_owned(),
             "--no-sandbox".to_owned(),
             "--disable-gpu".to_owned(),
@@ -53,6 +62,7 @@ impl Browser {
             "--window-size=1280,900".to_owned(),
             format!("--user-data-dir={}", profile.path().display()),
         ];
+        args.extend(extra_args.iter().map(|a| (*a).to_owned()));
         let mut caps = serde_json::Map::new();
         caps.insert(
             "goog:chromeOptions".to_owned(),
@@ -73,6 +83,102 @@ impl Browser {
     /// Ends the browser session; the driver stops when the guard drops.
     pub async fn close(self) -> anyhow::Result<()> {
         self.client.close().await?;
+        Ok(())
+    }
+}
+
+impl Browser {
+    /// Opens `url` and waits until the WebAssembly app has hydrated it.
+    pub async fn open(&self, url: &str) -> anyhow::Result<()> {
+        self.client.goto(url).await?;
+        self.hydrated().await
+    }
+
+    pub async fn hydrated(&self) -> anyhow::Result<()> {
+        let c = &self.client;
+        crate::wait_for("the page to hydrate", Duration::from_secs(30), || async {
+            c.find(Locator::Css("body[data-hydrated=true]"))
+                .await
+                .ok()
+                .map(|_| ())
+        })
+        .await
+    }
+
+    /// Replaces the text of the input with this id, as typing would.
+    pub async fn fill(&self, id: &str, text: &str) -> anyhow::Result<()> {
+        let input = self
+            .client
+            .find(Locator::Id(id))
+            .await
+            .with_context(|| format!("no input #{id}"))?;
+        input.clear().await?;
+        input.send_keys(text).await?;
+        Ok(())
+    }
+
+    /// Picks the option with this value in the select with this id.
+    pub async fn select(&self, id: &str, value: &str) -> anyhow::Result<()> {
+        let select = self
+            .client
+            .find(Locator::Id(id))
+            .await
+            .with_context(|| format!("no select #{id}"))?;
+        select.select_by_value(value).await?;
+        Ok(())
+    }
+
+    pub async fn click(&self, css: &str) -> anyhow::Result<()> {
+        let element = self
+            .client
+            .find(Locator::Css(css))
+            .await
+            .with_context(|| format!("nothing matches {css}"))?;
+        element.click().await?;
+        Ok(())
+    }
+
+    /// The text of the first element matching `css`, once there is one.
+    pub async fn text_of(&self, css: &str, timeout: Duration) -> anyhow::Result<String> {
+        let c = &self.client;
+        crate::wait_for(&format!("an element {css}"), timeout, || async {
+            let e = c.find(Locator::Css(css)).await.ok()?;
+            e.text().await.ok()
+        })
+        .await
+    }
+
+    /// Waits until an element matching `css` has text containing `expected`.
+    pub async fn wait_text(
+        &self,
+        css: &str,
+        expected: &str,
+        timeout: Duration,
+    ) -> anyhow::Result<String> {
+        let c = &self.client;
+        crate::wait_for(&format!("{css} to say {expected:?}"), timeout, || async {
+            let e = c.find(Locator::Css(css)).await.ok()?;
+            let text = e.text().await.ok()?;
+            text.contains(expected).then_some(text)
+        })
+        .await
+    }
+
+    /// Waits until an element matches `css`.
+    pub async fn wait_for(&self, css: &str, timeout: Duration) -> anyhow::Result<()> {
+        let c = &self.client;
+        crate::wait_for(&format!("an element {css}"), timeout, || async {
+            c.find(Locator::Css(css)).await.ok().map(|_| ())
+        })
+        .await
+    }
+
+    /// Saves a screenshot under the test artifacts as `<name>.png`.
+    pub async fn screenshot(&self, name: &str) -> anyhow::Result<()> {
+        let png = self.client.screenshot().await?;
+        let path = crate::workspace::artifacts_dir("screenshots").join(format!("{name}.png"));
+        std::fs::write(&path, png)?;
+        eprintln!("screenshot: {}", path.display());
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! Chromium through chromedriver. Everything listens on 127.0.0.1 and is stopped when its guard is
 //! dropped, including when a test panics.
 
+pub mod axe;
 pub mod browser;
 pub mod crd_schema;
 pub mod postgres;

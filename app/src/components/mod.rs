@@ -1,6 +1,9 @@
 //! Reusable pieces of the pages.
 
 pub mod error_panel;
+pub mod form;
 pub mod layout;
+pub mod live;
 pub mod phase_badge;
 pub mod relative_time;
+pub mod toast;

@@ -15,3 +15,113 @@ pub fn Timestamp(rfc3339: String) -> impl IntoView {
         </time>
     }
 }
+
+/// How long ago `rfc3339` was ("5m", "2h", "3d"). The server renders the timestamp itself (it
+/// cannot know the reader's clock); the browser switches to the age once hydrated and keeps it
+/// current.
+#[component]
+pub fn Age(rfc3339: String) -> impl IntoView {
+    let now = RwSignal::new(None::<f64>);
+    Effect::new(move |_| {
+        now.set(Some(js_now()));
+        #[cfg(feature = "hydrate")]
+        {
+            let tick = set_interval_with_handle(
+                move || now.set(Some(js_now())),
+                std::time::Duration::from_secs(15),
+            );
+            if let Ok(handle) = tick {
+                on_cleanup(move || handle.clear());
+            }
+        }
+    });
+    let at = rfc3339.clone();
+    let shown = move || match (now.get(), parse_millis(&at)) {
+        (Some(now), Some(then)) => age((now - then) / 1000.0),
+        _ => at
+            .get(..16)
+            .map(|s| s.replace('T', " "))
+            .unwrap_or_default(),
+    };
+    view! {
+        <time datetime=rfc3339.clone() title=rfc3339>
+            {shown}
+        </time>
+    }
+}
+
+fn js_now() -> f64 {
+    #[cfg(feature = "hydrate")]
+    {
+        js_sys_now()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        0.0
+    }
+}
+
+#[cfg(feature = "hydrate")]
+fn js_sys_now() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance().map(|p| p.time_origin() + p.now()))
+        .unwrap_or(0.0)
+}
+
+/// Milliseconds since the epoch of an RFC 3339 UTC time (`2026-11-23T06:13:47.123Z`).
+fn parse_millis(s: &str) -> Option<f64> {
+    let (date, time) = s.split_once('T')?;
+    let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>());
+    let (y, m, day) = (d.next()?.ok()?, d.next()?.ok()?, d.next()?.ok()?);
+    let time = time.trim_end_matches('Z');
+    let time = time.split(['+']).next()?;
+    let mut t = time.splitn(3, ':');
+    let (h, min) = (
+        t.next()?.parse::<i64>().ok()?,
+        t.next()?.parse::<i64>().ok()?,
+    );
+    let sec: f64 = t.next().unwrap_or("0").parse().ok()?;
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 86_400 + h * 3600 + min * 60) as f64 + sec) * 1000.0)
+}
+
+fn age(seconds: f64) -> String {
+    let s = seconds.max(0.0) as i64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86_400 => format!("{}h {}m", s / 3600, (s % 3600) / 60),
+        _ => format!("{}d {}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_times_become_epoch_milliseconds() {
+        assert_eq!(parse_millis("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(
+            parse_millis("2026-11-23T06:13:47.5Z"),
+            Some(1_795_414_427_500.0)
+        );
+        assert_eq!(parse_millis("garbage"), None);
+    }
+
+    #[test]
+    fn ages_read_in_the_largest_useful_unit() {
+        assert_eq!(age(5.0), "5s");
+        assert_eq!(age(125.0), "2m");
+        assert_eq!(age(3_700.0), "1h 1m");
+        assert_eq!(age(90_000.0), "1d 1h");
+        assert_eq!(age(-3.0), "0s");
+    }
+}

@@ -1,10 +1,12 @@
 //! Wire types shared by the browser and the server: plain serde, no I/O.
 
+pub mod action;
 pub mod overview;
 pub mod phase;
 pub mod principal;
 pub mod project;
 pub mod system;
 pub mod training;
+pub mod url;
 pub mod validation;
 pub mod workload;

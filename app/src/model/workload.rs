@@ -151,3 +151,85 @@ pub struct HistoryEntry {
     #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub detail: serde_json::Value,
 }
+
+/// The filters, order and page of a workload list (`GET /api/v1/workloads/trainings` and the
+/// dashboard's list, whose URL carries the same parameters).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "ssr", into_params(parameter_in = Query))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkloadQuery {
+    /// Only this project (its id or name).
+    pub project_id: Option<String>,
+    /// Only this actual phase (Creating, Pending, Initializing, Running, Stopping, Stopped,
+    /// Resuming, Completed, Failed, Deleting, Unknown).
+    pub phase: Option<String>,
+    /// Only workloads created by this user (email or name).
+    pub created_by: Option<String>,
+    /// Only names containing this text (ignoring case).
+    pub name: Option<String>,
+    /// name, createdAt (default), updatedAt or actualPhase.
+    pub sort_by: Option<String>,
+    /// asc or desc (default).
+    pub sort_order: Option<String>,
+    /// How many to skip (default 0).
+    pub offset: Option<i64>,
+    /// Page size, 1 to 500 (default 50).
+    pub limit: Option<i64>,
+}
+
+/// One page of a workload list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadPage {
+    pub workloads: Vec<Workload>,
+    /// How many match the filters in all.
+    pub total: i64,
+    /// The offset of the next page; absent on the last one.
+    pub next: Option<i64>,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// Everything the detail page shows about one workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadDetail {
+    pub workload: Workload,
+    pub history: Vec<HistoryEntry>,
+    /// The Volcano Job (and any PVCs and Services) as Tephra creates them, as YAML.
+    pub rendered_yaml: Result<String, String>,
+}
+
+impl Workload {
+    /// The request as it was submitted (`{name, projectId, spec}`), for cloning it.
+    pub fn request(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": self.requested_name,
+            "projectId": self.project_id,
+            "spec": self.spec,
+        })
+    }
+
+    /// GPUs of all pods together, as the request asks for them (whole devices and portions).
+    pub fn gpus(&self) -> f64 {
+        fn per_pod(spec: &serde_json::Value) -> f64 {
+            let compute = &spec["compute"];
+            compute["gpuDevicesRequest"]
+                .as_f64()
+                .or_else(|| compute["gpuPortionRequest"].as_f64())
+                .unwrap_or(0.0)
+        }
+        let spec = &self.spec;
+        match spec["numWorkers"].as_f64() {
+            Some(workers) => {
+                let master = match (&spec["master"], spec["masterSpecSameAsWorker"].as_bool()) {
+                    (m, Some(false) | None) if m.is_object() => per_pod(m),
+                    _ => per_pod(spec),
+                };
+                per_pod(spec) * workers + master
+            }
+            None => per_pod(spec) * spec["parallelism"].as_f64().unwrap_or(1.0),
+        }
+    }
+}

@@ -2,6 +2,8 @@
 
 pub mod admin;
 pub mod home;
+pub mod new_training;
 pub mod not_found;
 pub mod projects;
+pub mod training_detail;
 pub mod trainings;

@@ -16,7 +16,7 @@ pub async fn healthz() -> Json<Value> {
 }
 
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
-    match tokio::time::timeout(READY_TIMEOUT, state.db.ping()).await {
+    match tokio::time::timeout(READY_TIMEOUT, state.control.db.ping()).await {
         Ok(Ok(())) => (StatusCode::OK, Json(json!({ "status": "ready" }))),
         Ok(Err(error)) => {
             tracing::warn!(%error, "readiness: database unreachable");

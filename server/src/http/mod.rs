@@ -5,9 +5,7 @@ pub mod api;
 pub mod health;
 pub mod stylesheet;
 
-use crate::cluster::ClusterHandle;
-use crate::db::Database;
-use crate::domain::cluster::ClusterProfile;
+use crate::control::Control;
 use app::app::{App, STYLESHEET_PATH, shell};
 use app::backend::SharedBackend;
 use axum::Router;
@@ -15,19 +13,15 @@ use axum::extract::FromRef;
 use axum::routing::get;
 use leptos::prelude::{LeptosOptions, provide_context};
 use leptos_axum::{LeptosRoutes, generate_route_list};
-use std::sync::Arc;
 use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
 
 #[derive(Clone)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
-    pub db: Database,
     pub backend: SharedBackend,
-    /// The reconciler's trigger and the status broadcast.
-    pub cluster: ClusterHandle,
-    /// What submitted requests are rendered against, to reject what would not render later.
-    pub profile: Arc<ClusterProfile>,
+    /// The database, the reconciler's trigger and the status broadcast.
+    pub control: Control,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -2,10 +2,10 @@
 //! every problem reported by path. Shared by the server and the browser form.
 
 pub mod distributed;
+pub mod draft;
 pub mod generic;
 pub mod parse;
 pub mod request;
-pub mod summary;
 pub mod validate;
 
 /// Longest name a training may have: pod names are `<name>-<task>-<index>` and must fit in a

@@ -40,6 +40,30 @@ pub struct Rendered {
     pub starts_paused: bool,
 }
 
+impl Rendered {
+    /// Every object as the cluster gets it: the Job first, then PVCs, then Services.
+    pub fn objects(&self) -> Result<Vec<serde_json::Value>, serde_json::Error> {
+        let mut objects = vec![serde_json::to_value(&self.job)?];
+        for claim in &self.persistent_volume_claims {
+            objects.push(serde_json::to_value(claim)?);
+        }
+        for service in &self.services {
+            objects.push(serde_json::to_value(service)?);
+        }
+        Ok(objects)
+    }
+
+    /// [`Rendered::objects`] as one YAML stream of `---`-separated documents.
+    pub fn to_yaml(&self) -> Result<String, String> {
+        let mut out = String::new();
+        for object in self.objects().map_err(|e| e.to_string())? {
+            out.push_str("---\n");
+            out.push_str(&serde_yaml::to_string(&object).map_err(|e| e.to_string())?);
+        }
+        Ok(out)
+    }
+}
+
 /// One task of the Job before assembly.
 struct Task<'a> {
     name: &'a str,

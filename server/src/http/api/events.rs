@@ -6,10 +6,10 @@
 //! current state; others start with `resync`, so a client that subscribes first and then fetches
 //! never misses a change.
 
-use super::trainings::resolve_project;
 use super::{Acting, ApiError, ErrorBody, listing_by_id};
 use crate::access::require_member;
 use crate::cluster::event_of;
+use crate::control::resolve_project;
 use crate::http::AppState;
 use app::model::workload::WorkloadEvent;
 use axum::Router;
@@ -87,8 +87,9 @@ pub async fn stream_events(
         )
     })?;
     // Subscribe before reading anything, so nothing that happens in between is lost.
-    let receiver = state.cluster.events.subscribe();
+    let receiver = state.control.cluster.events.subscribe();
     let visible: HashSet<String> = state
+        .control
         .db
         .projects()
         .list()
@@ -99,7 +100,7 @@ pub async fn stream_events(
         .collect();
     let project = match &query.project_id {
         Some(key) => {
-            let project = resolve_project(&state.db, key, "projectId").await?;
+            let project = resolve_project(&state.control.db, key, "projectId").await?;
             require_member(&principal, &project)?;
             Some(project.id.to_string())
         }
@@ -107,7 +108,7 @@ pub async fn stream_events(
     };
     let first = match &query.workload_id {
         Some(id) => {
-            let listing = listing_by_id(&state.db, id, "workload").await?;
+            let listing = listing_by_id(&state.control.db, id, "workload").await?;
             if !visible.contains(&listing.workload.project_id.to_string()) {
                 return Err(ApiError::new(
                     StatusCode::NOT_FOUND,

@@ -1,7 +1,7 @@
 //! `GET /api/v1/org-unit/projects` (Run:ai's path), a workload's history, and the cluster's state
 //! as the reconciler sees it (reachability, orphaned Jobs).
 
-use super::{Acting, ApiError, ErrorBody, listing_by_id};
+use super::{Acting, ApiError, ErrorBody};
 use crate::access::require_member;
 use crate::cluster::Orphan;
 use crate::http::AppState;
@@ -48,7 +48,7 @@ pub async fn list_projects(
     State(state): State<AppState>,
     Acting(principal): Acting,
 ) -> Result<Json<ProjectList>, ApiError> {
-    let projects = state.db.projects().list().await?;
+    let projects = state.control.db.projects().list().await?;
     Ok(Json(ProjectList {
         projects: projects
             .into_iter()
@@ -79,32 +79,7 @@ pub async fn history(
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<HistoryEntry>>, ApiError> {
-    let workload = listing_by_id(&state.db, &id, "workload").await?.workload;
-    let workload_id = workload.id;
-    let project = state.db.projects().get(workload.project_id).await?;
-    require_member(&principal, &project)?;
-    let users = state.db.users().list().await?;
-    let events = state.db.audit().for_target("workload", workload_id).await?;
-    Ok(Json(
-        events
-            .into_iter()
-            .map(|e| HistoryEntry {
-                at: e.at.to_rfc3339_opts(SecondsFormat::Millis, true),
-                action: e
-                    .action
-                    .strip_prefix("workload.")
-                    .unwrap_or(&e.action)
-                    .to_owned(),
-                actor: e.actor_id.and_then(|actor| {
-                    users
-                        .iter()
-                        .find(|u| u.id == actor)
-                        .map(|u| u.email.clone().unwrap_or_else(|| u.display_name.clone()))
-                }),
-                detail: e.detail,
-            })
-            .collect(),
-    ))
+    Ok(Json(state.control.history(&principal, &id).await?))
 }
 
 /// The cluster as the reconciler sees it.
@@ -124,10 +99,10 @@ pub struct ClusterState {
 #[utoipa::path(get, path = "/api/v1/cluster", tag = "cluster",
     responses((status = 200, body = ClusterState), (status = 401, body = ErrorBody)))]
 pub async fn cluster_state(State(state): State<AppState>, Acting(_): Acting) -> Json<ClusterState> {
-    let shared = &state.cluster.shared;
+    let shared = &state.control.cluster.shared;
     Json(ClusterState {
-        id: state.cluster.id.clone(),
-        configured: state.cluster.is_configured(),
+        id: state.control.cluster.id.clone(),
+        configured: state.control.cluster.is_configured(),
         last_error: shared.last_error.lock().expect("last error lock").clone(),
         orphans: shared.orphans.lock().expect("orphans lock").clone(),
     })

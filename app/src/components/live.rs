@@ -1,0 +1,65 @@
+//! The workload event stream (`GET /api/v1/workloads/events`, Server-Sent Events) in the browser.
+//! A page subscribes while it is shown; the browser's `EventSource` reconnects on its own, and the
+//! server opens every (re)connection with a resync or the workload's current state, so a page
+//! that refetches on resync never misses a change.
+
+use crate::model::workload::WorkloadEvent;
+
+/// What the stream says.
+#[derive(Debug, Clone)]
+pub enum LiveMessage {
+    /// A workload changed (or appeared, or was deleted).
+    Workload(Box<WorkloadEvent>),
+    /// Changes may have been missed (a new connection, or this client fell behind): reload.
+    Resync,
+}
+
+/// Subscribes to the stream at `url` until the calling component is disposed. Does nothing
+/// during server rendering.
+#[cfg_attr(not(feature = "hydrate"), allow(unused_variables))]
+pub fn subscribe(url: String, on_message: impl Fn(LiveMessage) + 'static) {
+    #[cfg(feature = "hydrate")]
+    browser::subscribe(url, on_message);
+}
+
+#[cfg(feature = "hydrate")]
+mod browser {
+    use super::LiveMessage;
+    use send_wrapper::SendWrapper;
+    use std::rc::Rc;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    use web_sys::{EventSource, MessageEvent};
+
+    pub fn subscribe(url: String, on_message: impl Fn(LiveMessage) + 'static) {
+        let Ok(source) = EventSource::new(&url) else {
+            leptos::logging::warn!("cannot open the event stream at {url}");
+            return;
+        };
+        let on_message = Rc::new(on_message);
+        let workload = {
+            let on_message = on_message.clone();
+            Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+                let Some(data) = event.data().as_string() else {
+                    return;
+                };
+                match serde_json::from_str(&data) {
+                    Ok(event) => on_message(LiveMessage::Workload(Box::new(event))),
+                    Err(error) => leptos::logging::warn!("unreadable workload event: {error}"),
+                }
+            })
+        };
+        let resync = Closure::<dyn Fn(MessageEvent)>::new(move |_: MessageEvent| {
+            on_message(LiveMessage::Resync)
+        });
+        let _ =
+            source.add_event_listener_with_callback("workload", workload.as_ref().unchecked_ref());
+        let _ = source.add_event_listener_with_callback("resync", resync.as_ref().unchecked_ref());
+        // The closures must live as long as the source; both go when the component does.
+        let held = SendWrapper::new((source, workload, resync));
+        leptos::prelude::on_cleanup(move || {
+            let (source, _, _) = held.take();
+            source.close();
+        });
+    }
+}

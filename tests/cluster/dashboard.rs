@@ -1,0 +1,244 @@
+//! What a data scientist does in the dashboard, in headless Chromium against the release server
+//! and the testbed: fill the form for a distributed PyTorch training, preview its YAML, submit,
+//! watch it run without reloading, then suspend, resume and delete it with the buttons. Every
+//! step leaves a screenshot.
+
+use crate::api::Tephra;
+use anyhow::{Context, ensure};
+use fantoccini::Locator;
+use kube::api::ListParams;
+use std::sync::Arc;
+use std::time::Duration;
+use tephra_tests::browser::Browser;
+use tephra_tests::testbed::Testbed;
+
+const WAIT: Duration = Duration::from_secs(90);
+const DISTRIBUTED: &str = "/api/v1/workloads/distributed";
+
+async fn click_text(browser: &Browser, tag: &str, text: &str) -> anyhow::Result<()> {
+    browser
+        .client
+        .find(Locator::XPath(&format!("//{tag}[contains(., '{text}')]")))
+        .await
+        .with_context(|| format!("no {tag} saying {text:?}"))?
+        .click()
+        .await?;
+    Ok(())
+}
+
+/// Clicks an action button, confirms it in the dialog, and waits for the success toast.
+async fn act(browser: &Browser, verb: &str) -> anyhow::Result<()> {
+    browser
+        .wait_for(&format!("[data-action={verb}]:not([disabled])"), WAIT)
+        .await?;
+    browser.click(&format!("[data-action={verb}]")).await?;
+    browser
+        .wait_for(&format!("[data-confirm={verb}]"), WAIT)
+        .await?;
+    browser
+        .screenshot(&format!("dashboard-confirm-{verb}"))
+        .await?;
+    browser.click(&format!("[data-confirm={verb}]")).await?;
+    browser
+        .wait_text("[data-testid=toasts]", &format!("asked to {verb}"), WAIT)
+        .await?;
+    Ok(())
+}
+
+pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_buttons(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    let tephra = Tephra::start(&tb, &ns).await?;
+    let browser = Browser::start().await?;
+    let base = tephra.server.base_url();
+    browser.open(&format!("{base}/trainings/new")).await?;
+
+    // General
+    browser.fill("f-name", "pt-dashboard").await?;
+    browser
+        .fill("f-spec-image", "pytorch/pytorch:2.4.0")
+        .await?;
+    browser.fill("f-spec-command", "torchrun train.py").await?;
+    // Compute: one whole GPU per pod.
+    browser.click("#gpu-mode-devices").await?;
+    browser
+        .fill("f-spec-compute-gpuDevicesRequest", "1")
+        .await?;
+    browser.fill("f-spec-compute-cpuCoreRequest", "1").await?;
+    browser
+        .fill("f-spec-compute-cpuMemoryRequest", "2Gi")
+        .await?;
+    // Storage: an NFS export.
+    click_text(&browser, "button", "Add a volume").await?;
+    browser.select("f-volumes-0--kind", "nfs").await?;
+    browser
+        .fill("f-spec-storage-nfs-0--server", "nfs.example.com")
+        .await?;
+    browser
+        .fill("f-spec-storage-nfs-0--path", "/exports/datasets")
+        .await?;
+    browser
+        .fill("f-spec-storage-nfs-0--mountPath", "/data")
+        .await?;
+    // Security
+    browser
+        .select("f-spec-security-uidGidSource", "custom")
+        .await?;
+    browser.fill("f-spec-security-runAsUid", "1000").await?;
+    browser.fill("f-spec-security-runAsGid", "1000").await?;
+    browser.click("#f-spec-security-runAsNonRoot").await?;
+    browser
+        .select("f-spec-security-allowPrivilegeEscalation", "false")
+        .await?;
+    // Scheduling: tolerate the GPU nodes' taint.
+    click_text(&browser, "button", "Add a toleration").await?;
+    browser
+        .fill("f-spec-tolerations-0--key", "nvidia.com/gpu")
+        .await?;
+    browser
+        .select("f-spec-tolerations-0--operator", "Exists")
+        .await?;
+    browser
+        .select("f-spec-tolerations-0--effect", "NoSchedule")
+        .await?;
+    // Distributed: PyTorch, two workers.
+    browser.click("#f-distributed").await?;
+    browser
+        .select("f-spec-distributedFramework", "PyTorch")
+        .await?;
+    browser.fill("f-spec-numWorkers", "2").await?;
+    browser.screenshot("dashboard-1-form").await?;
+
+    browser.click("[data-testid=preview-toggle]").await?;
+    let yaml = browser
+        .wait_text(
+            "[data-testid=yaml-preview]",
+            "batch.volcano.sh/v1alpha1",
+            WAIT,
+        )
+        .await?;
+    for expected in [
+        "kind: Job",
+        "name: pt-dashboard",
+        "server: nfs.example.com",
+        "key: nvidia.com/gpu",
+        "runAsNonRoot: true",
+        "name: worker",
+        "replicas: 2",
+        "pytorch",
+    ] {
+        ensure!(
+            yaml.contains(expected),
+            "the preview shows {expected:?}:\n{yaml}"
+        );
+    }
+    browser.screenshot("dashboard-2-preview").await?;
+
+    browser.click("[data-testid=submit]").await?;
+    browser
+        .wait_text("[data-testid=toasts]", "submitted pt-dashboard", WAIT)
+        .await?;
+    browser
+        .wait_for("[data-testid=training-detail]", WAIT)
+        .await?;
+    let url = browser.client.current_url().await?;
+    let id = url
+        .path()
+        .strip_prefix("/trainings/")
+        .context("the submit opens the new training")?
+        .to_owned();
+    browser.screenshot("dashboard-3-submitted").await?;
+
+    // To the list, inside the app: the row must turn Running with no reload.
+    browser
+        .client
+        .execute("window.__tephraNoReload = true", vec![])
+        .await?;
+    browser
+        .client
+        .find(Locator::LinkText("Trainings"))
+        .await?
+        .click()
+        .await?;
+    let row = format!("tr[data-workload-id='{id}']");
+    browser.wait_for(&row, WAIT).await?;
+    browser
+        .wait_for(&format!("{row}[data-phase=Running]"), WAIT)
+        .await?;
+    browser
+        .wait_text(&format!("{row} [data-testid=tasks]"), "3/3", WAIT)
+        .await?;
+    let still = browser
+        .client
+        .execute("return window.__tephraNoReload === true", vec![])
+        .await?;
+    ensure!(
+        still == serde_json::Value::Bool(true),
+        "the list reloaded the page"
+    );
+    browser.screenshot("dashboard-4-running-in-list").await?;
+
+    // The detail page: pods, tasks, the gang.
+    browser
+        .client
+        .find(Locator::Css(&format!("{row} a")))
+        .await?
+        .click()
+        .await?;
+    browser
+        .wait_for("[data-testid=training-detail][data-phase=Running]", WAIT)
+        .await?;
+    let pods = browser.text_of("[data-testid=pods-table]", WAIT).await?;
+    ensure!(
+        pods.matches("Running").count() >= 3,
+        "three pods run:\n{pods}"
+    );
+    let yaml = browser.text_of("[data-testid=rendered-yaml]", WAIT).await?;
+    ensure!(
+        yaml.contains("minAvailable: 3"),
+        "the gang of three:\n{yaml}"
+    );
+    browser.screenshot("dashboard-5-detail-running").await?;
+
+    act(&browser, "suspend").await?;
+    browser
+        .wait_for("[data-testid=training-detail][data-phase=Stopped]", WAIT)
+        .await?;
+    browser
+        .wait_for("[data-action=resume]:not([disabled])", WAIT)
+        .await?;
+    browser.screenshot("dashboard-6-suspended").await?;
+    let jobs = tephra.jobs().list(&ListParams::default()).await?;
+    ensure!(jobs.items.is_empty(), "suspend deleted the Job");
+
+    act(&browser, "resume").await?;
+    browser
+        .wait_for("[data-testid=training-detail][data-phase=Running]", WAIT)
+        .await?;
+    browser.screenshot("dashboard-7-resumed").await?;
+
+    act(&browser, "delete").await?;
+    // Deleting returns to the list, where the training disappears once it is gone.
+    browser
+        .wait_for(
+            "[data-testid=trainings-table], [data-testid=empty-state]",
+            WAIT,
+        )
+        .await?;
+    browser.screenshot("dashboard-8-deleted").await?;
+    tephra.wait_gone(DISTRIBUTED, &id).await?;
+    tephra_tests::wait_for("the row to leave the list", WAIT, || async {
+        browser
+            .client
+            .find(Locator::Css(&row))
+            .await
+            .is_err()
+            .then_some(())
+    })
+    .await?;
+    let jobs = tephra.jobs().list(&ListParams::default()).await?;
+    ensure!(jobs.items.is_empty(), "delete removed the Job");
+    browser.close().await?;
+    Ok(())
+}
