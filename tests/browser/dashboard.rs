@@ -207,7 +207,7 @@ async fn every_page_passes_axe_in_light_and_dark_mode() {
                 .unwrap();
             assert_eq!(
                 background.as_str(),
-                Some("rgb(2, 6, 23)"),
+                Some("oklch(0.129 0.042 264.695)"),
                 "the page follows the system into dark mode (slate-950)"
             );
         }

@@ -149,7 +149,9 @@ fn described_by(id: &str, hint: &str) -> String {
     }
 }
 
-/// A text input. `kind` is the input type (`text`, `number`, `url`...).
+/// A text input. `kind` is the input type (`text`, `url`...); `number` fields are text inputs
+/// with a numeric keyboard, because a browser's number input reports half-typed decimals ("1.")
+/// as empty, which would erase them as they are typed.
 #[component]
 pub fn TextField(
     label: &'static str,
@@ -165,6 +167,11 @@ pub fn TextField(
 ) -> impl IntoView {
     let form = use_form();
     let id = field_id(&path);
+    let (kind, inputmode) = match (kind, step.is_empty()) {
+        ("number", true) => ("text", Some("numeric")),
+        ("number", false) => ("text", Some("decimal")),
+        (other, _) => (other, None),
+    };
     let invalid = {
         let path = path.clone();
         move || form.message(&path).is_some()
@@ -180,7 +187,7 @@ pub fn TextField(
                 id=id.clone()
                 name=name
                 type=kind
-                step=(!step.is_empty()).then_some(step)
+                inputmode=inputmode
                 class=INPUT
                 placeholder=placeholder
                 required=required

@@ -49,9 +49,9 @@ fn System(info: SystemInfo) -> impl IntoView {
                                 <li class="flex justify-between gap-4 py-2">
                                     <span>
                                         <span class="font-medium">{u.display_name}</span>
-                                        {u.email.map(|e| view! { <span class="ml-2 text-slate-500">{e}</span> })}
+                                        {u.email.map(|e| view! { <span class="ml-2 text-slate-600 dark:text-slate-400">{e}</span> })}
                                     </span>
-                                    <span class="text-slate-500">
+                                    <span class="text-slate-600 dark:text-slate-400">
                                         "last seen " <Timestamp rfc3339=u.last_seen_at />
                                     </span>
                                 </li>

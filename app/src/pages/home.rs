@@ -53,14 +53,19 @@ fn Stats(overview: Overview) -> impl IntoView {
             {cards
                 .into_iter()
                 .map(|(label, value, href)| {
+                    // A definition list may hold only <div> groups; the link is the term.
                     view! {
-                        <a
-                            href=href
-                            class="rounded-lg border border-slate-200 bg-white p-4 shadow-sm hover:border-indigo-300 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 dark:border-slate-800 dark:bg-slate-900 dark:hover:border-indigo-700"
-                        >
-                            <dt class="text-sm text-slate-500 dark:text-slate-400">{label}</dt>
+                        <div class="rounded-lg border border-slate-200 bg-white p-4 shadow-sm hover:border-indigo-300 dark:border-slate-800 dark:bg-slate-900 dark:hover:border-indigo-700">
+                            <dt class="text-sm">
+                                <a
+                                    href=href
+                                    class="text-slate-600 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 dark:text-slate-300"
+                                >
+                                    {label}
+                                </a>
+                            </dt>
                             <dd class="mt-1 text-3xl font-semibold tabular-nums">{value}</dd>
-                        </a>
+                        </div>
                     }
                 })
                 .collect_view()}

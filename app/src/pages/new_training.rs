@@ -964,7 +964,7 @@ fn Preview() -> impl IntoView {
                         None => view! { <p class="text-sm text-slate-500">"Rendering…"</p> }.into_any(),
                         Some(Ok(yaml)) => view! {
                             <pre
-                                class="max-h-[75vh] overflow-auto rounded-lg border border-slate-200 bg-white p-3 text-xs dark:border-slate-800 dark:bg-slate-900"
+                                class="max-h-[75vh] overflow-auto rounded-lg border border-slate-200 bg-white p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-800 dark:bg-slate-900"
                                 data-testid="yaml-preview"
                                 tabindex="0"
                             >
@@ -975,7 +975,20 @@ fn Preview() -> impl IntoView {
                         Some(Err(error)) => view! {
                             <div class="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100" data-testid="yaml-preview-error">
                                 <p class="font-semibold">"Nothing to preview until the form is valid"</p>
-                                <p>{error.to_string()}</p>
+                                {
+                                    let fields = error.field_errors();
+                                    if fields.is_empty() {
+                                        view! { <p>{error.to_string()}</p> }.into_any()
+                                    } else {
+                                        view! {
+                                            <ul class="mt-1 list-disc pl-5">
+                                                {fields.into_iter().map(|e| view! {
+                                                    <li><code>{e.path}</code>": "{e.message}</li>
+                                                }).collect_view()}
+                                            </ul>
+                                        }.into_any()
+                                    }
+                                }
                             </div>
                         }
                             .into_any(),

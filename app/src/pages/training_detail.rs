@@ -108,7 +108,7 @@ fn Detail(
             </section>
             <section aria-labelledby="spec-heading" class=CARD>
                 <h2 id="spec-heading" class="mb-3 text-lg font-semibold">"What was asked for"</h2>
-                <pre class="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 text-xs dark:bg-slate-950" data-testid="spec">
+                <pre class="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="spec" tabindex="0" aria-label="The request as submitted (JSON)">
                     {serde_json::to_string_pretty(&detail.workload.request()).unwrap_or_default()}
                 </pre>
             </section>
@@ -116,7 +116,7 @@ fn Detail(
                 <h2 id="yaml-heading" class="mb-3 text-lg font-semibold">"Volcano Job (YAML)"</h2>
                 {match detail.rendered_yaml.clone() {
                     Ok(yaml) => view! {
-                        <pre class="max-h-[32rem] overflow-auto rounded-md bg-slate-100 p-3 text-xs dark:bg-slate-950" data-testid="rendered-yaml">
+                        <pre class="max-h-[32rem] overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="rendered-yaml" tabindex="0" aria-label="The Volcano Job and its objects (YAML)">
                             {yaml}
                         </pre>
                     }

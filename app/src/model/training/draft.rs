@@ -184,6 +184,7 @@ pub struct TrainingDraft {
     pub carried: String,
 }
 
+use super::distributed::DISTRIBUTED_KEYS;
 use super::parse;
 use crate::model::validation::FieldError;
 use serde_json::{Map, Value, json};
@@ -253,8 +254,187 @@ fn required(value: &str) -> Option<Value> {
     Some(Value::String(value.trim().to_owned()))
 }
 
+/// Text written as typed: values of variables and annotations may mean their spaces.
+fn verbatim(value: &str) -> Option<Value> {
+    Some(Value::String(value.to_owned()))
+}
+
 fn rows<T>(items: &[T], f: impl Fn(&T) -> Value) -> Option<Value> {
     (!items.is_empty()).then(|| Value::Array(items.iter().map(f).collect()))
+}
+
+/// A stored scalar as the text a form field shows.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// A stored list as comma-separated text.
+fn joined(value: &Value) -> String {
+    value
+        .as_array()
+        .map(|a| a.iter().map(shown).collect::<Vec<_>>().join(", "))
+        .unwrap_or_default()
+}
+
+/// `value` without `false` and `null` members at any depth. In rows (variables, labels, volumes,
+/// ...) every flag the API takes reads absent as false (`readOnly`, `exclude`, `existingPvc`,
+/// access modes), so a stored `false` says nothing the form's row does not.
+fn normalized(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !matches!(v, Value::Bool(false) | Value::Null))
+                .map(|(k, v)| (k.clone(), normalized(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(normalized).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Stored rows as form rows, except rows the form would not write back exactly (keys it has no
+/// field for, values of another type): those are returned, unchanged, to be carried. A value
+/// that is not a list at all is carried whole.
+fn split<T>(
+    stored: Option<&Value>,
+    read: impl Fn(&Value) -> T,
+    write: impl Fn(&T) -> Value,
+) -> (Vec<T>, Option<Value>) {
+    let items = match stored {
+        None | Some(Value::Null) => return (Vec::new(), None),
+        Some(Value::Array(items)) => items,
+        Some(other) => return (Vec::new(), Some(other.clone())),
+    };
+    let mut rows = Vec::new();
+    let mut rest = Vec::new();
+    for item in items {
+        let row = read(item);
+        if normalized(&write(&row)) == normalized(item) {
+            rows.push(row);
+        } else {
+            rest.push(item.clone());
+        }
+    }
+    (rows, (!rest.is_empty()).then_some(Value::Array(rest)))
+}
+
+/// The form's `value` over what a clone carried: objects merge (the form wins), lists
+/// concatenate with the form's rows first (so row `i` is still element `i` and error paths point
+/// at it), and a carried value the form leaves blank stays.
+fn merge(carried: Option<Value>, value: Option<Value>) -> Option<Value> {
+    match (carried, value) {
+        (Some(Value::Object(mut old)), Some(Value::Object(new))) => {
+            for (k, v) in new {
+                if let Some(merged) = merge(old.remove(&k), Some(v)) {
+                    old.insert(k, merged);
+                }
+            }
+            Some(Value::Object(old))
+        }
+        (Some(Value::Array(rest)), Some(Value::Array(mut first))) => {
+            first.extend(rest);
+            Some(Value::Array(first))
+        }
+        (carried, None) => carried,
+        (_, value) => value,
+    }
+}
+
+fn put(spec: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+    if let Some(merged) = merge(spec.remove(key), value) {
+        spec.insert(key.to_owned(), merged);
+    }
+}
+
+impl EnvRow {
+    fn to_json(&self) -> Value {
+        if self.from_secret {
+            row(vec![
+                ("name", required(&self.name)),
+                (
+                    "secret",
+                    Some(row(vec![
+                        ("name", required(&self.secret_name)),
+                        ("key", required(&self.secret_key)),
+                    ])),
+                ),
+            ])
+        } else {
+            // An empty value is a value: the variable is set to "".
+            row(vec![
+                ("name", required(&self.name)),
+                ("value", verbatim(&self.value)),
+            ])
+        }
+    }
+
+    fn from_json(v: &Value) -> EnvRow {
+        EnvRow {
+            name: shown(&v["name"]),
+            from_secret: v["secret"].is_object(),
+            value: shown(&v["value"]),
+            secret_name: shown(&v["secret"]["name"]),
+            secret_key: shown(&v["secret"]["key"]),
+        }
+    }
+}
+
+impl KeyValueRow {
+    /// A label: the API requires a value, and an empty one is a valid label value.
+    fn label_json(&self) -> Value {
+        row(vec![
+            ("name", required(&self.name)),
+            ("value", required(&self.value)),
+        ])
+    }
+
+    fn annotation_json(&self) -> Value {
+        row(vec![
+            ("name", required(&self.name)),
+            ("value", verbatim(&self.value)),
+        ])
+    }
+
+    fn resource_json(&self) -> Value {
+        row(vec![
+            ("resource", required(&self.name)),
+            ("quantity", number(&self.value)),
+        ])
+    }
+
+    fn from_json(v: &Value, name: &str, value: &str) -> KeyValueRow {
+        KeyValueRow {
+            name: shown(&v[name]),
+            value: shown(&v[value]),
+        }
+    }
+}
+
+impl TolerationRow {
+    fn to_json(&self) -> Value {
+        row(vec![
+            ("key", text(&self.key)),
+            ("operator", text(&self.operator)),
+            ("value", text(&self.value)),
+            ("effect", text(&self.effect)),
+            ("seconds", number(&self.seconds)),
+        ])
+    }
+
+    fn from_json(v: &Value) -> TolerationRow {
+        TolerationRow {
+            key: shown(&v["key"]),
+            operator: shown(&v["operator"]),
+            value: shown(&v["value"]),
+            effect: shown(&v["effect"]),
+            seconds: shown(&v["seconds"]),
+        }
+    }
 }
 
 impl VolumeKind {
@@ -420,18 +600,15 @@ impl VolumeRow {
     }
 }
 
-/// Volume keys the form edits, per storage array; a stored volume with others is carried as is.
-const VOLUME_KEYS: [(&str, &[&str]); 7] = [
-    (
-        "pvc",
-        &["existingPvc", "claimName", "path", "readOnly", "claimInfo"],
-    ),
-    ("nfs", &["server", "path", "mountPath", "readOnly"]),
-    ("hostPath", &["path", "mountPath", "readOnly"]),
-    ("configMapVolume", &["configMap", "mountPath"]),
-    ("secretVolume", &["secret", "mountPath"]),
-    ("git", &["repository", "branch", "path", "passwordSecret"]),
-    ("s3", &["bucket", "url", "path", "accessKeySecret"]),
+/// The arrays under `spec.storage` the form has rows for; others (`dataVolume`) are carried.
+const VOLUME_ARRAYS: [&str; 7] = [
+    "pvc",
+    "nfs",
+    "hostPath",
+    "configMapVolume",
+    "secretVolume",
+    "git",
+    "s3",
 ];
 
 /// Spec keys the form has fields for; everything else in a cloned spec is carried.
@@ -478,35 +655,26 @@ const COMPUTE_KEYS: [&str; 11] = [
     "extendedResources",
 ];
 
-/// Puts the form's `value` for `key` over what a clone carried there: objects merge (the form
-/// wins), storage arrays concatenate (the form's rows first, so row `i` keeps index `i`).
-fn put(spec: &mut Map<String, Value>, key: &str, value: Option<Value>) {
-    let carried = spec.remove(key);
-    let merged = match (carried, value) {
-        (Some(Value::Object(mut old)), Some(Value::Object(new))) => {
-            for (k, v) in new {
-                match (old.remove(&k), v) {
-                    (Some(Value::Array(rest)), Value::Array(mut first)) if key == "storage" => {
-                        first.extend(rest);
-                        old.insert(k, Value::Array(first));
-                    }
-                    (_, v) => {
-                        old.insert(k, v);
-                    }
-                }
-            }
-            Some(Value::Object(old))
-        }
-        (Some(old @ Value::Object(_)), None) if matches!(key, "storage" | "compute") => Some(old),
-        (_, value) => value,
-    };
-    if let Some(v) = merged {
-        spec.insert(key.to_owned(), v);
+/// The master's compute keys the form has fields for.
+const MASTER_COMPUTE_KEYS: [&str; 3] = ["gpuDevicesRequest", "cpuCoreRequest", "cpuMemoryRequest"];
+
+/// Whether a carried compute key still belongs with the form's GPU choice. With fractional GPUs
+/// `gpuDevicesRequest` counts the fractions (two halves of two GPUs) and the form has no field for
+/// it, so a clone carries it; a limit belongs to its own style. Once the user picks another
+/// style they would be rejected ("must not be set with gpuRequestType ...") or silently change
+/// what is asked for, so they are dropped.
+fn carried_compute_applies(mode: GpuMode, key: &str) -> bool {
+    match key {
+        "gpuDevicesRequest" => matches!(mode, GpuMode::Portion | GpuMode::Memory | GpuMode::Mig),
+        "gpuPortionLimit" => mode == GpuMode::Portion,
+        "gpuMemoryLimit" => mode == GpuMode::Memory,
+        _ => true,
     }
 }
 
 impl TrainingDraft {
-    /// What the form starts with for a project.
+    /// What the form starts with for a project: everything blank, framework `PyTorch`, one
+    /// worker.
     pub fn new(project: &str) -> Self {
         TrainingDraft {
             project: project.to_owned(),
@@ -555,12 +723,7 @@ impl TrainingDraft {
             ("largeShmRequest", flag(self.large_shm)),
             (
                 "extendedResources",
-                rows(&self.extended_resources, |r| {
-                    row(vec![
-                        ("resource", required(&r.name)),
-                        ("quantity", number(&r.value)),
-                    ])
-                }),
+                rows(&self.extended_resources, KeyValueRow::resource_json),
             ),
         ])
     }
@@ -600,70 +763,54 @@ impl TrainingDraft {
         ])
     }
 
-    /// The worker's (or the single pod's) spec.
-    fn spec(&self) -> Map<String, Value> {
-        let mut spec = match serde_json::from_str::<Value>(&self.carried) {
+    fn pod_affinity(&self) -> Option<Value> {
+        text(&self.pod_affinity).map(|kind| {
+            row(vec![
+                ("type", Some(kind)),
+                ("key", required(&self.pod_affinity_key)),
+            ])
+        })
+    }
+
+    /// The carried spec keys; blank or invalid `carried` is nothing.
+    fn carried_map(&self) -> Map<String, Value> {
+        match serde_json::from_str::<Value>(&self.carried) {
             Ok(Value::Object(carried)) => carried,
             _ => Map::new(),
-        };
-        let name_value =
-            |r: &KeyValueRow| row(vec![("name", required(&r.name)), ("value", text(&r.value))]);
+        }
+    }
+
+    /// The worker's (or the single pod's) spec, with what a clone carried underneath.
+    fn spec(&self) -> Map<String, Value> {
+        let mut spec = self.carried_map();
+        if let Some(Value::Object(compute)) = spec.get_mut("compute") {
+            compute.retain(|key, _| carried_compute_applies(self.gpu_mode, key));
+            if compute.is_empty() {
+                spec.remove("compute");
+            }
+        }
         let entries = vec![
             ("image", text(&self.image)),
             ("imagePullPolicy", text(&self.image_pull_policy)),
             ("command", text(&self.command)),
             ("args", text(&self.args)),
             ("workingDir", text(&self.working_dir)),
+            ("environmentVariables", rows(&self.env, EnvRow::to_json)),
+            ("labels", rows(&self.labels, KeyValueRow::label_json)),
             (
-                "environmentVariables",
-                rows(&self.env, |e| {
-                    if e.from_secret {
-                        row(vec![
-                            ("name", required(&e.name)),
-                            (
-                                "secret",
-                                Some(row(vec![
-                                    ("name", required(&e.secret_name)),
-                                    ("key", required(&e.secret_key)),
-                                ])),
-                            ),
-                        ])
-                    } else {
-                        row(vec![
-                            ("name", required(&e.name)),
-                            ("value", Some(Value::String(e.value.clone()))),
-                        ])
-                    }
-                }),
+                "annotations",
+                rows(&self.annotations, KeyValueRow::annotation_json),
             ),
-            ("labels", rows(&self.labels, name_value)),
-            ("annotations", rows(&self.annotations, name_value)),
             ("compute", self.compute()),
             ("storage", self.storage()),
             ("security", self.security()),
             (
                 "tolerations",
-                rows(&self.tolerations, |t| {
-                    row(vec![
-                        ("key", text(&t.key)),
-                        ("operator", text(&t.operator)),
-                        ("value", text(&t.value)),
-                        ("effect", text(&t.effect)),
-                        ("seconds", number(&t.seconds)),
-                    ])
-                }),
+                rows(&self.tolerations, TolerationRow::to_json),
             ),
             ("nodePools", list(&self.node_pools)),
             ("nodeType", text(&self.node_type)),
-            (
-                "podAffinity",
-                text(&self.pod_affinity).map(|kind| {
-                    row(vec![
-                        ("type", Some(kind)),
-                        ("key", required(&self.pod_affinity_key)),
-                    ])
-                }),
-            ),
+            ("podAffinity", self.pod_affinity()),
             ("priorityClass", text(&self.priority_class)),
             ("backoffLimit", number(&self.backoff_limit)),
             (
@@ -678,26 +825,65 @@ impl TrainingDraft {
         for (key, value) in entries {
             put(&mut spec, key, value);
         }
-        if !self.distributed {
+        // The distributed validator rejects these ("not used by distributed trainings"), so a
+        // distributed draft never writes them, even when carried.
+        if self.distributed {
+            spec.remove("completions");
+            spec.remove("parallelism");
+        } else {
             put(&mut spec, "completions", number(&self.completions));
             put(&mut spec, "parallelism", number(&self.parallelism));
         }
         spec
     }
 
-    /// The request JSON this draft describes (see the module docs).
+    /// The master's spec when it asks for its own resources: a master a clone carried (one that
+    /// differs from its workers in more than the form shows), or else a copy of the worker; with
+    /// the form's master compute over its own.
+    fn master(&self, worker: &Map<String, Value>, carried: Option<Value>) -> Value {
+        let (mut master, compute) = match carried {
+            Some(Value::Object(mut master)) => {
+                let compute = match master.remove("compute") {
+                    Some(Value::Object(mut compute)) => {
+                        compute.retain(|k, _| !MASTER_COMPUTE_KEYS.contains(&k.as_str()));
+                        Some(Value::Object(compute))
+                    }
+                    other => other,
+                };
+                (master, compute)
+            }
+            _ => {
+                let mut master = worker.clone();
+                master.remove("compute");
+                (master, None)
+            }
+        };
+        let own = object(vec![
+            ("gpuDevicesRequest", number(&self.master_gpu_devices)),
+            ("cpuCoreRequest", number(&self.master_cpu_request)),
+            ("cpuMemoryRequest", text(&self.master_memory_request)),
+        ]);
+        match merge(compute, own) {
+            Some(Value::Object(c)) if c.is_empty() => {}
+            Some(compute) => {
+                master.insert("compute".into(), compute);
+            }
+            None => {}
+        }
+        Value::Object(master)
+    }
+
+    /// The request JSON this draft describes: a training request, or a distributed one when
+    /// `distributed` is set. Never fails; see the module docs for how text becomes JSON.
     pub fn to_request(&self) -> Value {
         let mut spec = self.spec();
+        let carried_master = spec.remove("master");
+        spec.remove("masterSpecSameAsWorker");
         if self.distributed {
-            for key in [
-                "completions",
-                "parallelism",
-                "master",
-                "masterSpecSameAsWorker",
-            ] {
-                spec.remove(key);
+            let mut worker = spec.clone();
+            for key in DISTRIBUTED_KEYS {
+                worker.remove(key);
             }
-            let worker = spec.clone();
             spec.insert(
                 "distributedFramework".into(),
                 text(&self.framework).unwrap_or(Value::String(String::new())),
@@ -707,37 +893,13 @@ impl TrainingDraft {
                 number(&self.num_workers).unwrap_or(Value::String(String::new())),
             );
             if self.master_own_resources {
-                let mut master = worker;
-                for key in [
-                    "distributedFramework",
-                    "numWorkers",
-                    "minReplicas",
-                    "maxReplicas",
-                ] {
-                    master.remove(key);
-                }
-                match object(vec![
-                    ("gpuDevicesRequest", number(&self.master_gpu_devices)),
-                    ("cpuCoreRequest", number(&self.master_cpu_request)),
-                    ("cpuMemoryRequest", text(&self.master_memory_request)),
-                ]) {
-                    Some(compute) => master.insert("compute".into(), compute),
-                    None => master.remove("compute"),
-                };
                 spec.insert("masterSpecSameAsWorker".into(), Value::Bool(false));
-                spec.insert("master".into(), Value::Object(master));
+                spec.insert("master".into(), self.master(&worker, carried_master));
             } else {
                 spec.insert("masterSpecSameAsWorker".into(), Value::Bool(true));
             }
         } else {
-            for key in [
-                "distributedFramework",
-                "numWorkers",
-                "minReplicas",
-                "maxReplicas",
-                "masterSpecSameAsWorker",
-                "master",
-            ] {
+            for key in DISTRIBUTED_KEYS {
                 spec.remove(key);
             }
         }
@@ -758,7 +920,8 @@ impl TrainingDraft {
         }
     }
 
-    /// The JSON path of volume row `i` (its index counts only earlier rows of the same array).
+    /// The JSON path of volume row `i`, e.g. `spec.storage.nfs[1]`: its index counts only earlier
+    /// rows of the same array.
     pub fn volume_path(&self, i: usize) -> String {
         let Some(volume) = self.volumes.get(i) else {
             return format!("spec.storage.volumes[{i}]");
@@ -771,52 +934,96 @@ impl TrainingDraft {
         format!("spec.storage.{array}[{index}]")
     }
 
-    /// The spec keys a clone carries that the form has no field for, sorted.
+    /// The spec keys a clone carries that the form does not show, sorted.
     pub fn carried_keys(&self) -> Vec<String> {
-        match serde_json::from_str::<Value>(&self.carried) {
-            Ok(Value::Object(map)) => {
-                let mut keys: Vec<String> = map.keys().cloned().collect();
-                keys.sort();
-                keys
-            }
-            _ => Vec::new(),
-        }
+        let mut keys: Vec<String> = self.carried_map().keys().cloned().collect();
+        keys.sort();
+        keys
     }
 
-    /// The draft a stored request (`{name, projectId, spec}`) becomes, for "Clone". Whatever the
-    /// form cannot show is carried unchanged, so a clone submits what the original did.
+    /// The draft a stored request (`{name, projectId, spec}`) becomes, for "Clone". `kind` is
+    /// `training` or `distributed` (a spec with `distributedFramework` or `numWorkers` is
+    /// distributed either way). Whatever the form cannot show or would not write back the same
+    /// (keys without a field, rows with extra keys, values of another type) is carried
+    /// unchanged, so a clone submits what the original did. Any JSON is accepted.
     pub fn from_request(kind: &str, request: &Value) -> TrainingDraft {
+        let null = Value::Null;
         let spec = request["spec"].as_object().cloned().unwrap_or_default();
+        let field = |k: &str| spec.get(k).unwrap_or(&null);
+        let at = |k: &str| shown(field(k));
         let distributed = kind == "distributed"
             || spec.contains_key("distributedFramework")
             || spec.contains_key("numWorkers");
-        let s = |v: &Value| match v {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            Value::Bool(b) => b.to_string(),
-            _ => String::new(),
+
+        let mut carried: Map<String, Value> = spec
+            .iter()
+            .filter(|(k, _)| !FORM_KEYS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut carry = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                carried.insert(key.to_owned(), value);
+            }
         };
-        let at = |k: &str| spec.get(k).map(s).unwrap_or_default();
-        let join = |v: Option<&Value>| {
-            v.and_then(Value::as_array)
-                .map(|a| a.iter().map(s).collect::<Vec<_>>().join(", "))
-                .unwrap_or_default()
+        // Sections of another shape cannot be shown; carried, the parser names them as it did
+        // for the original.
+        let section = |k: &str| match spec.get(k) {
+            None | Some(Value::Null) => (&null, None),
+            Some(v @ Value::Object(_)) => (v, None),
+            Some(other) => (&null, Some(other.clone())),
         };
-        let pairs = |v: Option<&Value>, key: &str, value: &str| -> Vec<KeyValueRow> {
-            v.and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .map(|r| KeyValueRow {
-                            name: s(&r[key]),
-                            value: s(&r[value]),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
+
+        let (env, rest) = split(
+            spec.get("environmentVariables"),
+            EnvRow::from_json,
+            EnvRow::to_json,
+        );
+        carry("environmentVariables", rest);
+        let (labels, rest) = split(
+            spec.get("labels"),
+            |v| KeyValueRow::from_json(v, "name", "value"),
+            KeyValueRow::label_json,
+        );
+        carry("labels", rest);
+        let (annotations, rest) = split(
+            spec.get("annotations"),
+            |v| KeyValueRow::from_json(v, "name", "value"),
+            KeyValueRow::annotation_json,
+        );
+        carry("annotations", rest);
+        let (tolerations, rest) = split(
+            spec.get("tolerations"),
+            TolerationRow::from_json,
+            TolerationRow::to_json,
+        );
+        carry("tolerations", rest);
+
+        let node_pools = match spec.get("nodePools") {
+            Some(pools) if list(&joined(pools)).as_ref() != Some(pools) => {
+                carry("nodePools", Some(pools.clone()));
+                String::new()
+            }
+            pools => pools.map(joined).unwrap_or_default(),
         };
-        let null = Value::Null;
-        let compute = spec.get("compute").unwrap_or(&null);
-        let security = spec.get("security").unwrap_or(&null);
+
+        let (affinity, odd) = section("podAffinity");
+        carry("podAffinity", odd);
+        let (mut pod_affinity, mut pod_affinity_key) =
+            (shown(&affinity["type"]), shown(&affinity["key"]));
+        if affinity.is_object() {
+            let probe = TrainingDraft {
+                pod_affinity: pod_affinity.clone(),
+                pod_affinity_key: pod_affinity_key.clone(),
+                ..TrainingDraft::default()
+            };
+            if probe.pod_affinity().as_ref() != Some(affinity) {
+                carry("podAffinity", Some(affinity.clone()));
+                (pod_affinity, pod_affinity_key) = (String::new(), String::new());
+            }
+        }
+
+        let (compute, odd) = section("compute");
+        carry("compute", odd);
         let gpu_mode = match compute["gpuRequestType"].as_str() {
             Some("portion") => GpuMode::Portion,
             Some("memory") => GpuMode::Memory,
@@ -824,151 +1031,161 @@ impl TrainingDraft {
             _ if !compute["gpuDevicesRequest"].is_null() => GpuMode::Devices,
             _ => GpuMode::None,
         };
-        let master = spec.get("master").unwrap_or(&null);
-        let master_own = spec.get("masterSpecSameAsWorker").and_then(Value::as_bool) == Some(false)
-            && master.is_object();
-
-        let mut carried = Map::new();
-        for (key, value) in &spec {
-            if !FORM_KEYS.contains(&key.as_str()) {
-                carried.insert(key.clone(), value.clone());
+        let (extended_resources, rest) = split(
+            compute.get("extendedResources"),
+            |v| KeyValueRow::from_json(v, "resource", "quantity"),
+            KeyValueRow::resource_json,
+        );
+        if let Value::Object(compute) = compute {
+            let mut extra: Map<String, Value> = compute
+                .iter()
+                .filter(|(k, _)| {
+                    !COMPUTE_KEYS.contains(&k.as_str())
+                        || (k.as_str() == "gpuDevicesRequest"
+                            && carried_compute_applies(gpu_mode, k))
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if let Some(rest) = rest {
+                extra.insert("extendedResources".into(), rest);
+            }
+            if !extra.is_empty() {
+                carry("compute", Some(Value::Object(extra)));
             }
         }
-        // Volumes of shapes the form cannot edit (extra keys) are carried whole.
+
+        let (storage, odd) = section("storage");
+        carry("storage", odd);
         let mut volumes = Vec::new();
-        if let Some(storage) = spec.get("storage").and_then(Value::as_object) {
+        if let Value::Object(storage) = storage {
             let mut kept = Map::new();
             for (array, items) in storage {
-                let editable = VOLUME_KEYS.iter().find(|(a, _)| a == array);
-                let Some((_, keys)) = editable else {
+                if !VOLUME_ARRAYS.contains(&array.as_str()) {
                     kept.insert(array.clone(), items.clone());
                     continue;
-                };
-                for item in items.as_array().into_iter().flatten() {
-                    let fits = item
-                        .as_object()
-                        .is_some_and(|o| o.keys().all(|k| keys.contains(&k.as_str())));
-                    if fits {
-                        volumes.push(VolumeRow::from_json(array, item));
-                    } else if let Value::Array(list) = kept
-                        .entry(array.clone())
-                        .or_insert_with(|| Value::Array(Vec::new()))
-                    {
-                        list.push(item.clone());
-                    }
+                }
+                let (rows, rest) = split(
+                    Some(items),
+                    |v| VolumeRow::from_json(array, v),
+                    VolumeRow::to_json,
+                );
+                volumes.extend(rows);
+                if let Some(rest) = rest {
+                    kept.insert(array.clone(), rest);
                 }
             }
             if !kept.is_empty() {
-                carried.insert("storage".into(), Value::Object(kept));
-            }
-        }
-        if let Some(compute) = compute.as_object() {
-            let extra: Map<String, Value> = compute
-                .iter()
-                .filter(|(k, _)| !COMPUTE_KEYS.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            if !extra.is_empty() {
-                carried.insert("compute".into(), Value::Object(extra));
+                carry("storage", Some(Value::Object(kept)));
             }
         }
 
+        let (security, odd) = section("security");
+        carry("security", odd);
+
+        // The form shows the master as "the worker, with its own GPUs, CPU and memory"; a master
+        // that differs in anything else is carried whole and used instead of the worker's copy.
+        let master = field("master");
+        let master_own = distributed
+            && master.is_object()
+            && field("masterSpecSameAsWorker").as_bool() != Some(true);
+        let master_compute = &master["compute"];
+        if master_own {
+            let mut worker = spec.clone();
+            for key in DISTRIBUTED_KEYS
+                .iter()
+                .chain(&["completions", "parallelism", "compute"])
+            {
+                worker.remove(*key);
+            }
+            let mut rest = master.as_object().cloned().unwrap_or_default();
+            rest.remove("compute");
+            let compute_fits = match master_compute {
+                Value::Null => true,
+                Value::Object(_) => {
+                    let probe = TrainingDraft {
+                        master_gpu_devices: shown(&master_compute["gpuDevicesRequest"]),
+                        master_cpu_request: shown(&master_compute["cpuCoreRequest"]),
+                        master_memory_request: shown(&master_compute["cpuMemoryRequest"]),
+                        ..TrainingDraft::default()
+                    };
+                    probe.master(&Map::new(), None).get("compute") == Some(master_compute)
+                }
+                _ => false,
+            };
+            if rest != worker || !compute_fits {
+                carry("master", Some(master.clone()));
+            }
+        }
+
+        let framework = match field("distributedFramework") {
+            Value::Null => "PyTorch".to_owned(),
+            // The API accepts the long name; the form's choice is the short one.
+            Value::String(f) if f == "TensorFlow" => "TF".to_owned(),
+            other => shown(other),
+        };
+
         TrainingDraft {
-            name: request["name"].as_str().unwrap_or_default().to_owned(),
-            project: request.get("projectId").map(s).unwrap_or_default(),
+            name: shown(&request["name"]),
+            project: shown(&request["projectId"]),
             image: at("image"),
             image_pull_policy: at("imagePullPolicy"),
             command: at("command"),
             args: at("args"),
             working_dir: at("workingDir"),
-            env: spec
-                .get("environmentVariables")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .map(|e| EnvRow {
-                            name: s(&e["name"]),
-                            from_secret: e["secret"].is_object(),
-                            value: s(&e["value"]),
-                            secret_name: s(&e["secret"]["name"]),
-                            secret_key: s(&e["secret"]["key"]),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            labels: pairs(spec.get("labels"), "name", "value"),
-            annotations: pairs(spec.get("annotations"), "name", "value"),
+            env,
+            labels,
+            annotations,
             gpu_mode,
-            gpu_devices: s(&compute["gpuDevicesRequest"]),
-            gpu_portion: s(&compute["gpuPortionRequest"]),
-            gpu_memory: s(&compute["gpuMemoryRequest"]),
-            mig_profile: s(&compute["migProfile"]),
-            cpu_request: s(&compute["cpuCoreRequest"]),
-            cpu_limit: s(&compute["cpuCoreLimit"]),
-            memory_request: s(&compute["cpuMemoryRequest"]),
-            memory_limit: s(&compute["cpuMemoryLimit"]),
+            gpu_devices: if gpu_mode == GpuMode::Devices {
+                shown(&compute["gpuDevicesRequest"])
+            } else {
+                String::new()
+            },
+            gpu_portion: shown(&compute["gpuPortionRequest"]),
+            gpu_memory: shown(&compute["gpuMemoryRequest"]),
+            mig_profile: shown(&compute["migProfile"]),
+            cpu_request: shown(&compute["cpuCoreRequest"]),
+            cpu_limit: shown(&compute["cpuCoreLimit"]),
+            memory_request: shown(&compute["cpuMemoryRequest"]),
+            memory_limit: shown(&compute["cpuMemoryLimit"]),
             large_shm: compute["largeShmRequest"].as_bool().unwrap_or(false),
-            extended_resources: pairs(compute.get("extendedResources"), "resource", "quantity"),
+            extended_resources,
             volumes,
-            uid_gid_source: s(&security["uidGidSource"]),
-            run_as_uid: s(&security["runAsUid"]),
-            run_as_gid: s(&security["runAsGid"]),
-            supplemental_groups: s(&security["supplementalGroups"]),
+            uid_gid_source: shown(&security["uidGidSource"]),
+            run_as_uid: shown(&security["runAsUid"]),
+            run_as_gid: shown(&security["runAsGid"]),
+            supplemental_groups: shown(&security["supplementalGroups"]),
             run_as_non_root: security["runAsNonRoot"].as_bool().unwrap_or(false),
-            capabilities: join(security.get("capabilities")),
-            seccomp_profile: s(&security["seccompProfileType"]),
+            capabilities: joined(&security["capabilities"]),
+            seccomp_profile: shown(&security["seccompProfileType"]),
             read_only_root_filesystem: security["readOnlyRootFilesystem"]
                 .as_bool()
                 .unwrap_or(false),
-            allow_privilege_escalation: s(&security["allowPrivilegeEscalation"]),
+            allow_privilege_escalation: shown(&security["allowPrivilegeEscalation"]),
             host_ipc: security["hostIpc"].as_bool().unwrap_or(false),
             host_network: security["hostNetwork"].as_bool().unwrap_or(false),
-            tolerations: spec
-                .get("tolerations")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .map(|t| TolerationRow {
-                            key: s(&t["key"]),
-                            operator: s(&t["operator"]),
-                            value: s(&t["value"]),
-                            effect: s(&t["effect"]),
-                            seconds: s(&t["seconds"]),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            node_pools: join(spec.get("nodePools")),
+            tolerations,
+            node_pools,
             node_type: at("nodeType"),
-            pod_affinity: spec
-                .get("podAffinity")
-                .map(|a| s(&a["type"]))
-                .unwrap_or_default(),
-            pod_affinity_key: spec
-                .get("podAffinity")
-                .map(|a| s(&a["key"]))
-                .unwrap_or_default(),
+            pod_affinity,
+            pod_affinity_key,
             priority_class: at("priorityClass"),
             distributed,
-            framework: spec
-                .get("distributedFramework")
-                .map(s)
-                .unwrap_or_else(|| "PyTorch".to_owned()),
-            num_workers: spec
-                .get("numWorkers")
-                .map(s)
-                .unwrap_or_else(|| "1".to_owned()),
+            framework,
+            num_workers: match field("numWorkers") {
+                Value::Null => "1".to_owned(),
+                n => shown(n),
+            },
             master_own_resources: master_own,
-            master_gpu_devices: s(&master["compute"]["gpuDevicesRequest"]),
-            master_cpu_request: s(&master["compute"]["cpuCoreRequest"]),
-            master_memory_request: s(&master["compute"]["cpuMemoryRequest"]),
+            master_gpu_devices: shown(&master_compute["gpuDevicesRequest"]),
+            master_cpu_request: shown(&master_compute["cpuCoreRequest"]),
+            master_memory_request: shown(&master_compute["cpuMemoryRequest"]),
             completions: at("completions"),
             parallelism: at("parallelism"),
             backoff_limit: at("backoffLimit"),
             auto_deletion_seconds: at("autoDeletionTimeAfterCompletionSeconds"),
-            terminate_after_preemption: spec
-                .get("terminateAfterPreemption")
-                .and_then(Value::as_bool)
+            terminate_after_preemption: field("terminateAfterPreemption")
+                .as_bool()
                 .unwrap_or(false),
             carried: if carried.is_empty() {
                 String::new()
@@ -1214,48 +1431,242 @@ mod tests {
         }
     }
 
+    fn seed(file: &str) -> Value {
+        let text = match file {
+            "consistent" => {
+                include_str!("../../../../server/tests/fixtures/seed-003-consistent.json")
+            }
+            _ => include_str!("../../../../server/tests/fixtures/seed-003-request.json"),
+        };
+        serde_json::from_str(text).expect("a fixture is JSON")
+    }
+
     #[test]
     fn a_clone_of_the_seed_request_keeps_every_key() {
-        let original: Value = serde_json::from_str(include_str!(
-            "../../../../server/tests/fixtures/seed-003-consistent.json"
-        ))
-        .unwrap();
+        let original = seed("consistent");
         let draft = TrainingDraft::from_request("training", &original);
-        assert!(
-            !draft.carried_keys().is_empty(),
-            "the form cannot show everything"
+        assert_eq!(
+            draft.carried_keys(),
+            [
+                "compute",
+                "createHomeDir",
+                "exposedUrls",
+                "ports",
+                "probes",
+                "stdin",
+                "storage",
+                "tolerations",
+                "tty"
+            ]
         );
         let again = draft.to_request();
         parse::training(&again).expect("the clone is valid");
-        // An explicit `false` means what leaving it out means; the form leaves it out.
-        let keys = |v: &Value| {
-            let mut k: Vec<String> = v["spec"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .filter(|(_, v)| **v != Value::Bool(false))
-                .map(|(k, _)| k.clone())
-                .collect();
-            k.sort();
-            k
-        };
-        assert_eq!(keys(&again), keys(&original));
-        assert_eq!(
-            again["spec"]["storage"].as_object().map(|s| s.len()),
-            original["spec"]["storage"].as_object().map(|s| s.len())
+        // Not just the keys: the whole spec comes back, up to the `false`s that mean what leaving
+        // them out means (the form leaves them out).
+        assert_eq!(normalized(&again["spec"]), normalized(&original["spec"]));
+    }
+
+    #[test]
+    fn a_clone_of_the_invalid_run_ai_example_fails_where_the_original_does() {
+        // Run:ai's own example is not a valid request (a variable with both a value and a
+        // secret, a git volume without a repository, mount paths "string", ids with uidGidSource
+        // fromTheImage...).
+        let original = seed("request");
+        let expected: Vec<String> = parse::training(&original)
+            .expect_err("the example is invalid")
+            .into_iter()
+            .map(|e| e.path)
+            .collect();
+        let draft = TrainingDraft::from_request("training", &original);
+        let found = paths(&draft);
+        // The form writes the GPU style it shows (portion) and drops the memory and MIG fields
+        // the original also set; everything else fails the same way.
+        let expected: Vec<String> = expected
+            .into_iter()
+            .filter(|p| p != "spec.compute.gpuMemoryRequest" && p != "spec.compute.migProfile")
+            .collect();
+        assert_eq!(found, expected);
+        assert!(
+            found.contains(&"spec.environmentVariables[0]".to_owned()),
+            "{found:?}"
         );
+    }
+
+    #[test]
+    fn rows_the_form_cannot_show_are_carried_after_the_rows_it_can() {
+        let original = json!({
+            "name": "rows", "projectId": "p",
+            "spec": {
+                "image": "busybox",
+                "environmentVariables": [
+                    {"name": "PROXY", "exclude": true},
+                    {"name": "A", "value": "1", "exclude": false}
+                ],
+                "tolerations": [{"name": "gpu rule", "key": "gpu", "operator": "Exists"}],
+                "compute": {"extendedResources": [{"resource": "example.com/foo", "quantity": "2"}]},
+                "storage": {"nfs": [
+                    {"name": "data", "server": "nfs.example.com", "path": "/a", "mountPath": "/a"},
+                    {"server": "nfs.example.com", "path": "/b", "mountPath": "/b", "readOnly": false}
+                ]}
+            }
+        });
+        let draft = TrainingDraft::from_request("training", &original);
+        assert_eq!(draft.env.len(), 1);
+        assert_eq!(draft.env[0].name, "A");
+        assert!(draft.tolerations.is_empty());
+        assert!(draft.extended_resources.is_empty());
+        assert_eq!(draft.volumes.len(), 1);
+        assert_eq!(draft.volume_path(0), "spec.storage.nfs[0]");
+        assert_eq!(
+            draft.carried_keys(),
+            ["compute", "environmentVariables", "storage", "tolerations"]
+        );
+        let again = draft.validate().expect("valid");
+        let spec = &again["spec"];
+        assert_eq!(
+            spec["environmentVariables"],
+            json!([{"name": "A", "value": "1"}, {"name": "PROXY", "exclude": true}])
+        );
+        assert_eq!(spec["tolerations"], original["spec"]["tolerations"]);
+        assert_eq!(spec["compute"], original["spec"]["compute"]);
+        assert_eq!(
+            spec["storage"]["nfs"],
+            json!([
+                {"server": "nfs.example.com", "path": "/b", "mountPath": "/b"},
+                {"name": "data", "server": "nfs.example.com", "path": "/a", "mountPath": "/a"}
+            ])
+        );
+    }
+
+    #[test]
+    fn a_label_may_have_an_empty_value() {
+        let draft = TrainingDraft {
+            name: "labels".into(),
+            image: "busybox".into(),
+            labels: vec![KeyValueRow {
+                name: "flag".into(),
+                value: String::new(),
+            }],
+            ..TrainingDraft::new("default")
+        };
+        let request = draft.validate().expect("valid");
+        assert_eq!(
+            request["spec"]["labels"],
+            json!([{"name": "flag", "value": ""}])
+        );
+    }
+
+    #[test]
+    fn fractional_gpus_keep_their_device_count_until_the_style_changes() {
+        let original = json!({
+            "name": "halves", "projectId": "p",
+            "spec": {"image": "busybox", "compute": {
+                "gpuDevicesRequest": 2, "gpuRequestType": "portion",
+                "gpuPortionRequest": 0.5, "gpuPortionLimit": 0.75
+            }}
+        });
+        let draft = TrainingDraft::from_request("training", &original);
+        assert_eq!(draft.gpu_mode, GpuMode::Portion);
+        assert_eq!(draft.gpu_devices, "");
+        assert_eq!(draft.validate().expect("valid"), original);
+
+        let mig = TrainingDraft {
+            gpu_mode: GpuMode::Mig,
+            mig_profile: "1g.5gb".into(),
+            ..draft.clone()
+        };
+        assert_eq!(
+            mig.validate().expect("valid")["spec"]["compute"],
+            json!({"gpuDevicesRequest": 2, "gpuRequestType": "migProfile", "migProfile": "1g.5gb"})
+        );
+        let whole = TrainingDraft {
+            gpu_mode: GpuMode::Devices,
+            gpu_devices: "1".into(),
+            ..draft.clone()
+        };
+        assert_eq!(
+            whole.validate().expect("valid")["spec"]["compute"],
+            json!({"gpuDevicesRequest": 1})
+        );
+        let none = TrainingDraft {
+            gpu_mode: GpuMode::None,
+            ..draft
+        };
+        assert!(none.to_request()["spec"].get("compute").is_none());
+    }
+
+    #[test]
+    fn a_master_unlike_its_workers_is_carried_whole() {
+        let original = json!({
+            "name": "tf", "projectId": "p",
+            "spec": {
+                "image": "tensorflow/tensorflow",
+                "distributedFramework": "TensorFlow",
+                "numWorkers": 3,
+                "minReplicas": 2,
+                "masterSpecSameAsWorker": false,
+                "master": {"image": "tensorflow/tensorflow:chief", "compute": {"cpuCoreRequest": 2, "largeShmRequest": true}}
+            }
+        });
+        let draft = TrainingDraft::from_request("training", &original);
+        assert!(draft.distributed);
+        assert!(draft.master_own_resources);
+        assert_eq!(draft.framework, "TF");
+        assert_eq!(draft.master_cpu_request, "2");
+        assert_eq!(draft.carried_keys(), ["master", "minReplicas"]);
+        let again = TrainingDraft {
+            master_cpu_request: "4".into(),
+            ..draft
+        }
+        .validate()
+        .expect("valid");
+        assert_eq!(
+            again["spec"]["master"],
+            json!({"image": "tensorflow/tensorflow:chief", "compute": {"cpuCoreRequest": 4, "largeShmRequest": true}})
+        );
+        assert_eq!(again["spec"]["distributedFramework"], "TF");
+        assert_eq!(again["spec"]["minReplicas"], 2);
     }
 
     #[test]
     fn odd_json_makes_an_empty_draft_not_a_panic() {
         for value in [
+            json!(null),
             json!(3),
+            json!("x"),
             json!([1]),
             json!({"spec": "x"}),
+            json!({"name": 5, "projectId": {}, "spec": []}),
             json!({"spec": {"compute": 1, "storage": {"nfs": 2}}}),
+            json!({"spec": {"compute": {"extendedResources": 3, "gpuRequestType": 1}, "storage": 1}}),
+            json!({"spec": {"environmentVariables": [1, null, {"secret": 2}], "labels": "x",
+                            "tolerations": [[]], "nodePools": [1, [2]], "podAffinity": 4,
+                            "security": {"capabilities": "x"}}}),
+            json!({"spec": {"numWorkers": "x", "master": 5, "masterSpecSameAsWorker": false}}),
+            json!({"spec": {"distributedFramework": {}, "master": {"compute": 5}}}),
+            json!({"spec": {"numWorkers": 1, "master": {"compute": {"cpuCoreRequest": []}}}}),
+            json!({"spec": {"storage": {"pvc": [{"claimInfo": 1}], "git": [3], "s3": {}}}}),
         ] {
-            let draft = TrainingDraft::from_request("training", &value);
-            let _ = draft.to_request();
+            for kind in ["training", "distributed"] {
+                let draft = TrainingDraft::from_request(kind, &value);
+                let _ = draft.validate();
+                let again = TrainingDraft::from_request(kind, &draft.to_request());
+                let _ = again.validate();
+            }
         }
+    }
+
+    #[test]
+    fn an_odd_section_is_carried_so_the_clone_fails_where_the_original_does() {
+        let original = json!({"name": "odd", "projectId": "p",
+                              "spec": {"image": "busybox", "compute": 1, "tolerations": "x"}});
+        let expected: Vec<String> = parse::training(&original)
+            .expect_err("invalid")
+            .into_iter()
+            .map(|e| e.path)
+            .collect();
+        let draft = TrainingDraft::from_request("training", &original);
+        assert_eq!(draft.to_request(), original);
+        assert_eq!(paths(&draft), expected);
     }
 }
