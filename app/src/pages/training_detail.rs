@@ -216,13 +216,18 @@ fn describe(entry: &HistoryEntry) -> String {
         .clone()
         .unwrap_or_else(|| "the cluster".to_owned());
     match entry.action.as_str() {
-        "phase" => {
-            let to = entry.detail["to"].as_str().unwrap_or("?");
-            match entry.detail["reason"].as_str() {
-                Some(reason) => format!("{to}: {reason}"),
-                None => to.to_owned(),
-            }
-        }
+        // The badge beside it names the phase; the words say why.
+        "phase" => entry.detail["reason"]
+            .as_str()
+            .map(|reason| {
+                let to = entry.detail["to"].as_str().unwrap_or_default();
+                reason
+                    .strip_prefix(to)
+                    .map(|rest| rest.trim_start_matches(':').trim())
+                    .unwrap_or(reason)
+                    .to_owned()
+            })
+            .unwrap_or_default(),
         "submit" => format!("Submitted by {who}"),
         "suspend" => format!("Suspended by {who}"),
         "resume" => format!("Resumed by {who}"),

@@ -179,8 +179,10 @@ pub struct TrainingDraft {
     pub auto_deletion_seconds: String,
     pub terminate_after_preemption: bool,
 
-    /// Spec keys the form has no fields for (ports, probes, exposed URLs...), as JSON, carried
-    /// over from a cloned training so a clone loses nothing.
+    /// What a cloned spec holds that the form does not show, as a JSON object put under the
+    /// form's spec: keys without a field (ports, probes, exposed URLs...), rows with keys the
+    /// form lacks (appended after the form's rows), a master unlike its workers. So a clone
+    /// loses nothing.
     pub carried: String,
 }
 
