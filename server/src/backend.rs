@@ -10,7 +10,7 @@ use app::backend::Backend;
 use app::error::AppError;
 use app::model::action::Action;
 use app::model::validation::FieldError;
-use app::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
+use app::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow};
 use app::model::{
     overview::Overview,
     principal::Principal,
@@ -101,7 +101,7 @@ impl Backend for Services {
     ) -> Result<WorkloadPage, AppError> {
         let page = self.control.list(None, principal, query).await?;
         Ok(WorkloadPage {
-            workloads: page.workloads,
+            workloads: page.workloads.iter().map(WorkloadRow::from).collect(),
             total: page.total,
             next: page.next,
             offset: page.offset,

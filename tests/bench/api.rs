@@ -17,6 +17,9 @@ use server::domain::request::{Kind, Placement, Request};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tephra_tests::bench::{
+    self, env_usize, first_pods, percentiles, seen_at, small_training, watch_phase,
+};
 use tephra_tests::process::rss_mib;
 use tephra_tests::sse::SseStream;
 use tephra_tests::tephra::{Launch, TephraServer};
@@ -25,28 +28,8 @@ use tephra_tests::testbed::{Testbed, job_resource};
 const TRAININGS: &str = "/api/v1/workloads/trainings";
 const SAMPLES: usize = 100;
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn training(name: &str) -> Value {
-    json!({ "name": name, "projectId": "default",
-            "spec": { "image": "busybox", "command": "sleep infinity",
-                      "compute": { "cpuCoreRequest": 0.01, "cpuMemoryRequest": "10M" } } })
-}
-
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-/// p50 and p99 of the samples.
-fn percentiles(samples: &mut [Duration]) -> (Duration, Duration) {
-    samples.sort();
-    let at = |q: usize| samples[((samples.len() * q) / 100).min(samples.len() - 1)];
-    (at(50), at(99))
 }
 
 struct Client {
@@ -89,7 +72,7 @@ impl Client {
     /// Submits `count` trainings, `parallel` at a time.
     async fn submit_many(&self, prefix: &str, count: usize, parallel: usize) -> anyhow::Result<()> {
         let results: Vec<anyhow::Result<String>> = futures::stream::iter(0..count)
-            .map(|i| async move { self.submit(&training(&format!("{prefix}-{i}"))).await })
+            .map(|i| async move { self.submit(&small_training(&format!("{prefix}-{i}"))).await })
             .buffer_unordered(parallel)
             .collect()
             .await;
@@ -119,7 +102,7 @@ impl Client {
 }
 
 /// When each workload's Job was first seen by a watch, by workload id.
-type Seen = Arc<Mutex<HashMap<String, Instant>>>;
+type Seen = bench::Seen<Instant>;
 
 fn watch_jobs(client: kube::Client) -> Seen {
     let seen = Seen::default();
@@ -151,21 +134,14 @@ fn watch_jobs(client: kube::Client) -> Seen {
     seen
 }
 
-async fn seen_at(seen: &Seen, id: &str) -> Instant {
-    loop {
-        if let Some(at) = seen.lock().expect("lock").get(id) {
-            return *at;
-        }
-        tokio::time::sleep(Duration::from_micros(500)).await;
-    }
-}
-
 async fn submit_latency(client: &Client, kube: &kube::Client, seen: &Seen) -> anyhow::Result<()> {
-    client.submit(&training("warm-up")).await?;
+    client.submit(&small_training("warm-up")).await?;
     let mut api = Vec::new();
     for i in 0..SAMPLES {
         let started = Instant::now();
-        let id = client.submit(&training(&format!("submit-{i}"))).await?;
+        let id = client
+            .submit(&small_training(&format!("submit-{i}")))
+            .await?;
         api.push(seen_at(seen, &id).await - started);
     }
     let jobs: Api<DynamicObject> =
@@ -175,7 +151,7 @@ async fn submit_latency(client: &Client, kube: &kube::Client, seen: &Seen) -> an
     for i in 0..SAMPLES {
         let id = uuid::Uuid::new_v4().to_string();
         let name = format!("raw-{i}");
-        let request = Request::parse(&training(&name), Kind::Training)
+        let request = Request::parse(&small_training(&name), Kind::Training)
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let workload = request.workload(&Placement {
             workload_id: &id,
@@ -220,39 +196,10 @@ async fn status_latency(
             "{TRAININGS}?phase=Running&limit={SAMPLES}&sortBy=name"
         ))
         .await?;
-    let targets: Vec<(String, String)> = page["trainings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| {
-            Some((
-                t["workloadId"].as_str()?.to_owned(),
-                t["status"]["pods"][0]["name"].as_str()?.to_owned(),
-            ))
-        })
-        .collect();
+    let targets = first_pods(&page, "trainings");
     let pods: Api<Pod> = Api::namespaced(kube.clone(), "tephra-default");
     // The baseline: a raw watch of the same pods, noting when each is first seen Succeeded.
-    let raw_seen = Seen::default();
-    {
-        let record = raw_seen.clone();
-        let pods = pods.clone();
-        tokio::spawn(async move {
-            let mut stream = watcher(pods, watcher::Config::default())
-                .applied_objects()
-                .boxed();
-            while let Some(Ok(pod)) = stream.next().await {
-                if pod.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Succeeded") {
-                    let name = pod.metadata.name.clone().unwrap_or_default();
-                    record
-                        .lock()
-                        .expect("lock")
-                        .entry(name)
-                        .or_insert_with(Instant::now);
-                }
-            }
-        });
-    }
+    let raw_seen = watch_phase(pods.clone(), "Succeeded", Instant::now);
     let mut events = SseStream::open(&format!("{}/api/v1/workloads/events", client.base)).await?;
     tokio::time::sleep(Duration::from_secs(1)).await;
     let patch =
@@ -320,7 +267,7 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
                 requested_name: name.clone(),
                 cluster_id: "default".into(),
                 kind: server::db::workloads::WorkloadKind::Training,
-                spec: training(&name),
+                spec: small_training(&name),
                 created_by: user.id,
             };
             let w = db.workloads().insert(&new).await?;

@@ -10,24 +10,17 @@ use fantoccini::Locator;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tephra_tests::bench::{
+    env_usize, first_pods, percentiles, seen_at, small_training, watch_phase,
+};
 use tephra_tests::browser::Browser;
 use tephra_tests::tephra::{self, Launch};
 use tephra_tests::testbed::Testbed;
 
 const TRAININGS: &str = "/api/v1/workloads/trainings";
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn gzip_len(bytes: &[u8]) -> usize {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -41,13 +34,6 @@ fn kib(n: usize) -> String {
 
 fn ms(d: f64) -> String {
     format!("{d:.1} ms")
-}
-
-/// p50 and p99 of the samples, in milliseconds.
-fn percentiles(samples: &mut [f64]) -> (f64, f64) {
-    samples.sort_by(f64::total_cmp);
-    let at = |q: usize| samples[((samples.len() * q) / 100).min(samples.len() - 1)];
-    (at(50), at(99))
 }
 
 fn epoch_ms() -> f64 {
@@ -82,18 +68,12 @@ async fn sizes(base: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn training(name: &str) -> Value {
-    json!({ "name": name, "projectId": "default",
-            "spec": { "image": "busybox", "command": "sleep infinity",
-                      "compute": { "cpuCoreRequest": 0.01, "cpuMemoryRequest": "10M" } } })
-}
-
 async fn submit_all(http: &reqwest::Client, base: &str, n: usize) -> anyhow::Result<()> {
     let names: Vec<String> = (0..n).map(|i| format!("dash-{i:04}")).collect();
     let results = futures::stream::iter(names)
         .map(|name| async move {
             http.post(format!("{base}{TRAININGS}"))
-                .json(&training(&name))
+                .json(&small_training(&name))
                 .send()
                 .await?
                 .error_for_status()
@@ -188,8 +168,6 @@ new MutationObserver(scan).observe(document.body,
 scan();
 "#;
 
-type Seen = Arc<Mutex<HashMap<String, f64>>>;
-
 async fn dom_latency(
     browser: &Browser,
     base: &str,
@@ -205,38 +183,9 @@ async fn dom_latency(
         .await?
         .json()
         .await?;
-    let targets: Vec<(String, String)> = page["trainings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| {
-            Some((
-                t["workloadId"].as_str()?.to_owned(),
-                t["status"]["pods"][0]["name"].as_str()?.to_owned(),
-            ))
-        })
-        .collect();
+    let targets = first_pods(&page, "trainings");
     let pods: Api<Pod> = Api::namespaced(kube.clone(), "tephra-default");
-    let raw: Seen = Seen::default();
-    {
-        let record = raw.clone();
-        let pods = pods.clone();
-        tokio::spawn(async move {
-            let mut stream = watcher(pods, watcher::Config::default())
-                .applied_objects()
-                .boxed();
-            while let Some(Ok(pod)) = stream.next().await {
-                if pod.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Succeeded") {
-                    let name = pod.metadata.name.clone().unwrap_or_default();
-                    record
-                        .lock()
-                        .expect("lock")
-                        .entry(name)
-                        .or_insert_with(epoch_ms);
-                }
-            }
-        });
-    }
+    let raw = watch_phase(pods.clone(), "Succeeded", epoch_ms);
     browser
         .open(&format!(
             "{base}/trainings?phase=Running&limit={samples}&sortBy=name&sortOrder=asc"
@@ -270,12 +219,7 @@ async fn dom_latency(
             );
             tokio::time::sleep(Duration::from_millis(10)).await;
         };
-        let seen = loop {
-            if let Some(at) = raw.lock().expect("lock").get(pod) {
-                break *at;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        };
+        let seen = seen_at(&raw, pod).await;
         from_watch.push(shown - seen);
         from_patch.push(shown - patched);
         watch_only.push(seen - patched);

@@ -193,7 +193,7 @@ impl Tephra {
     }
 
     /// Removes this server's project namespace and queue from the shared testbed.
-    async fn cleanup(&self) {
+    pub(crate) async fn cleanup(&self) {
         let _ = Api::<Namespace>::all(self.kube.clone())
             .delete(&self.namespace(), &DeleteParams::default())
             .await;
@@ -216,7 +216,7 @@ fn training(name: &str, gpus: u32) -> Value {
     })
 }
 
-fn pytorch(name: &str, workers: u32, gpus: u32) -> Value {
+pub(crate) fn pytorch(name: &str, workers: u32, gpus: u32) -> Value {
     json!({
         "name": name, "projectId": "default",
         "spec": { "image": "pytorch/pytorch:2.4.0", "command": "torchrun train.py",
@@ -254,7 +254,7 @@ fn seed_003() -> anyhow::Result<Value> {
     Ok(body)
 }
 
-fn id_of(answer: &Value) -> anyhow::Result<String> {
+pub(crate) fn id_of(answer: &Value) -> anyhow::Result<String> {
     Ok(answer["workloadId"]
         .as_str()
         .context("the answer has a workloadId")?

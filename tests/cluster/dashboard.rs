@@ -3,7 +3,7 @@
 //! watch it run without reloading, then suspend, resume and delete it with the buttons. Every
 //! step leaves a screenshot.
 
-use crate::api::Tephra;
+use crate::api::{Tephra, id_of, pytorch};
 use anyhow::{Context, ensure};
 use fantoccini::Locator;
 use kube::api::ListParams;
@@ -239,6 +239,34 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
     .await?;
     let jobs = tephra.jobs().list(&ListParams::default()).await?;
     ensure!(jobs.items.is_empty(), "delete removed the Job");
+
+    // A gang that cannot fit: its page says why, with the queue and the gang.
+    let wide = tephra
+        .submit(DISTRIBUTED, &pytorch("too-wide", 1, 9))
+        .await?;
+    browser
+        .open(&format!("{base}/trainings/{}", id_of(&wide)?))
+        .await?;
+    let reason = browser
+        .wait_text(
+            "[data-testid=reason]",
+            "cannot place the gang of 2 pod(s)",
+            WAIT,
+        )
+        .await?;
+    for expected in [
+        "Why it is waiting",
+        "Queue",
+        "must start together",
+        "Needs 18 GPU(s)",
+    ] {
+        ensure!(
+            reason.contains(expected),
+            "the reason shows {expected:?}:\n{reason}"
+        );
+    }
+    browser.screenshot("dashboard-9-pending-reason").await?;
     browser.close().await?;
+    tephra.cleanup().await;
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! dropped, including when a test panics.
 
 pub mod axe;
+pub mod bench;
 pub mod browser;
 pub mod crd_schema;
 pub mod postgres;

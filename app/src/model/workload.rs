@@ -178,11 +178,69 @@ pub struct WorkloadQuery {
     pub limit: Option<i64>,
 }
 
+/// What a row of the dashboard's list shows of a workload: the page carries this, not the whole
+/// workload with its spec, pods and events, because every byte is also shipped for hydration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadRow {
+    pub workload_id: String,
+    pub name: String,
+    pub kind: String,
+    pub project_name: String,
+    pub created_by: String,
+    /// RFC 3339.
+    pub created_at: String,
+    pub desired_phase: Phase,
+    pub actual_phase: Phase,
+    pub phase_message: Option<String>,
+    /// Pods running, and pods in all, over every task.
+    pub running: u32,
+    pub pods: u32,
+    pub gpus: f64,
+}
+
+impl WorkloadRow {
+    /// Folds a change from the event stream into the row.
+    pub fn apply(&mut self, e: &WorkloadEvent) {
+        self.desired_phase = e.desired_phase;
+        self.actual_phase = e.actual_phase;
+        self.phase_message = e.phase_message.clone();
+        (self.running, self.pods) = pod_totals(&e.status);
+    }
+}
+
+/// Running pods and all pods over every task.
+fn pod_totals(status: &LiveStatus) -> (u32, u32) {
+    status.tasks.values().fold((0, 0), |(running, total), t| {
+        (running + t.running, total + t.total())
+    })
+}
+
+impl From<&Workload> for WorkloadRow {
+    fn from(w: &Workload) -> Self {
+        let (running, pods) = pod_totals(&w.status);
+        WorkloadRow {
+            workload_id: w.workload_id.clone(),
+            name: w.name.clone(),
+            kind: w.kind.clone(),
+            project_name: w.project_name.clone(),
+            created_by: w.created_by.clone(),
+            created_at: w.created_at.clone(),
+            desired_phase: w.desired_phase,
+            actual_phase: w.actual_phase,
+            phase_message: w.phase_message.clone(),
+            running,
+            pods,
+            gpus: w.gpus(),
+        }
+    }
+}
+
 /// One page of a workload list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadPage {
-    pub workloads: Vec<Workload>,
+    pub workloads: Vec<WorkloadRow>,
     /// How many match the filters in all.
     pub total: i64,
     /// The offset of the next page; absent on the last one.

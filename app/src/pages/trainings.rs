@@ -2,11 +2,12 @@
 //! view can be bookmarked and works without JavaScript), and kept current by the event stream.
 
 use crate::api::{list_projects, list_workloads};
+use crate::components::form::INPUT;
 use crate::components::live::{LiveMessage, subscribe};
 use crate::components::{error_panel::ErrorPanel, phase_badge::PhaseBadge, relative_time::Age};
 use crate::model::phase::Phase;
 use crate::model::url::query;
-use crate::model::workload::{Workload, WorkloadEvent, WorkloadPage, WorkloadQuery};
+use crate::model::workload::{WorkloadPage, WorkloadQuery, WorkloadRow};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::{A, Form};
@@ -54,12 +55,13 @@ pub fn list_href(q: &WorkloadQuery) -> String {
 const BUTTON: &str = "inline-flex items-center rounded-md px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500";
 pub const PRIMARY_BUTTON: &str = "inline-flex items-center rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50";
 pub const SECONDARY_BUTTON: &str = "inline-flex items-center rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800";
-pub const INPUT: &str = "block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-600 dark:bg-slate-900";
 
 #[component]
 pub fn TrainingsPage() -> impl IntoView {
     let q = query_from_url();
     let page = Resource::new(move || q.get(), list_workloads);
+    let rows = StoredValue::new(Vec::new());
+    follow_changes(q, rows, move || page.refetch());
     view! {
         <Title text="Trainings" />
         <div class="mb-6 flex flex-wrap items-center justify-between gap-4">
@@ -75,13 +77,66 @@ pub fn TrainingsPage() -> impl IntoView {
                     Ok(p) if p.total == 0 => {
                         view! { <EmptyState filtered=q.with_untracked(is_filtered) /> }.into_any()
                     }
-                    Ok(p) => view! { <TrainingTable page=p q on_stale=move || page.refetch() /> }
-                        .into_any(),
+                    Ok(p) => view! { <TrainingTable page=p q rows /> }.into_any(),
                     Err(error) => view! { <ErrorPanel error /> }.into_any(),
                 }
             })}
         </Transition>
     }
+}
+
+/// The rows on screen, each with its own signal, so a change touches one row of the DOM.
+type Rows = StoredValue<Vec<(String, RwSignal<WorkloadRow>)>>;
+
+/// How long changes the page cannot apply in place (a new training, one that is gone) gather
+/// before the page is loaded again: a busy cluster must not make the list reload on every event.
+const RELOAD_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Keeps the rows on screen current from the event stream, for as long as the page is shown
+/// (one stream per page, not per load, so reloading the rows never reopens it).
+fn follow_changes(
+    q: Memo<WorkloadQuery>,
+    rows: Rows,
+    reload: impl Fn() + Send + Sync + Copy + 'static,
+) {
+    let reload_pending = StoredValue::new(false);
+    let reload_soon = move || {
+        if !reload_pending.get_value() {
+            reload_pending.set_value(true);
+            set_timeout(
+                move || {
+                    reload_pending.set_value(false);
+                    reload();
+                },
+                RELOAD_AFTER,
+            );
+        }
+    };
+    let project = Memo::new(move |_| q.with(|q| q.project_id.clone()));
+    Effect::new(move |_| {
+        let project = project.get();
+        let url = format!(
+            "/api/v1/workloads/events{}",
+            query(&[("projectId", project.as_deref())])
+        );
+        // Every connection opens with a resync; the first one finds the rows just loaded.
+        let connected = StoredValue::new(false);
+        subscribe(url, move |message| match message {
+            LiveMessage::Workload(e) => {
+                let row = rows.with_value(|rows| {
+                    rows.iter()
+                        .find(|(id, _)| *id == e.workload_id)
+                        .map(|(_, row)| *row)
+                });
+                match row {
+                    Some(row) if !e.deleted => row.update(|w| w.apply(&e)),
+                    _ => reload_soon(),
+                }
+            }
+            LiveMessage::Resync if connected.get_value() => reload_soon(),
+            LiveMessage::Resync => connected.set_value(true),
+        });
+    });
 }
 
 fn is_filtered(q: &WorkloadQuery) -> bool {
@@ -95,10 +150,7 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
     let current = move || q.get();
     view! {
         <Form method="GET" action="/trainings" attr:class="mb-4 flex flex-wrap items-end gap-3" attr:aria-label="Filter trainings">
-            <div class="flex flex-col gap-1">
-                <label for="filter-name" class="text-xs font-medium text-slate-600 dark:text-slate-300">
-                    "Name contains"
-                </label>
+            <Filter label="Name contains" id="filter-name">
                 <input
                     id="filter-name"
                     name="name"
@@ -106,11 +158,8 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
                     class=INPUT
                     prop:value=move || current().name.unwrap_or_default()
                 />
-            </div>
-            <div class="flex flex-col gap-1">
-                <label for="filter-project" class="text-xs font-medium text-slate-600 dark:text-slate-300">
-                    "Project"
-                </label>
+            </Filter>
+            <Filter label="Project" id="filter-project">
                 <select id="filter-project" name="projectId" class=INPUT>
                     <option value="">"All projects"</option>
                     <Suspense>
@@ -133,11 +182,8 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
                         })}
                     </Suspense>
                 </select>
-            </div>
-            <div class="flex flex-col gap-1">
-                <label for="filter-phase" class="text-xs font-medium text-slate-600 dark:text-slate-300">
-                    "Phase"
-                </label>
+            </Filter>
+            <Filter label="Phase" id="filter-phase">
                 <select id="filter-phase" name="phase" class=INPUT>
                     <option value="">"Any phase"</option>
                     {Phase::ALL
@@ -154,11 +200,8 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
                         })
                         .collect_view()}
                 </select>
-            </div>
-            <div class="flex flex-col gap-1">
-                <label for="filter-creator" class="text-xs font-medium text-slate-600 dark:text-slate-300">
-                    "Created by"
-                </label>
+            </Filter>
+            <Filter label="Created by" id="filter-creator">
                 <input
                     id="filter-creator"
                     name="createdBy"
@@ -166,7 +209,7 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
                     class=INPUT
                     prop:value=move || current().created_by.unwrap_or_default()
                 />
-            </div>
+            </Filter>
             <input type="hidden" name="sortBy" prop:value=move || current().sort_by.unwrap_or_default() />
             <input type="hidden" name="sortOrder" prop:value=move || current().sort_order.unwrap_or_default() />
             <button type="submit" class=SECONDARY_BUTTON>
@@ -180,6 +223,19 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
         </Form>
     }
     .into_any()
+}
+
+/// A labelled control of the filter form.
+#[component]
+fn Filter(label: &'static str, id: &'static str, children: Children) -> impl IntoView {
+    view! {
+        <div class="flex flex-col gap-1">
+            <label for=id class="text-xs font-medium text-slate-600 dark:text-slate-300">
+                {label}
+            </label>
+            {children()}
+        </div>
+    }
 }
 
 #[component]
@@ -252,13 +308,6 @@ fn SortHeader(label: &'static str, key: &'static str, q: Memo<WorkloadQuery>) ->
     }
 }
 
-/// The running and total pods of all tasks.
-fn task_totals(w: &Workload) -> (u32, u32) {
-    w.status.tasks.values().fold((0, 0), |(running, total), t| {
-        (running + t.running, total + t.total())
-    })
-}
-
 fn format_gpus(g: f64) -> String {
     if g == 0.0 {
         "–".to_owned()
@@ -269,40 +318,14 @@ fn format_gpus(g: f64) -> String {
     }
 }
 
-/// Folds a change from the stream into a row.
-fn apply(w: &mut Workload, e: &WorkloadEvent) {
-    w.desired_phase = e.desired_phase;
-    w.actual_phase = e.actual_phase;
-    w.phase_message = e.phase_message.clone();
-    w.updated_at = e.updated_at.clone();
-    w.status = e.status.clone();
-}
-
 #[component]
-fn TrainingTable(
-    page: WorkloadPage,
-    q: Memo<WorkloadQuery>,
-    on_stale: impl Fn() + Clone + Send + Sync + 'static,
-) -> impl IntoView {
-    let rows: Vec<(String, RwSignal<Workload>)> = page
+fn TrainingTable(page: WorkloadPage, q: Memo<WorkloadQuery>, rows: Rows) -> impl IntoView {
+    let shown_rows: Vec<(String, RwSignal<WorkloadRow>)> = page
         .workloads
         .iter()
         .map(|w| (w.workload_id.clone(), RwSignal::new(w.clone())))
         .collect();
-    let live = rows.clone();
-    let project = q.with_untracked(|q| q.project_id.clone());
-    let url = format!(
-        "/api/v1/workloads/events{}",
-        query(&[("projectId", project.as_deref())])
-    );
-    subscribe(url, move |message| match message {
-        LiveMessage::Workload(e) => match live.iter().find(|(id, _)| *id == e.workload_id) {
-            Some((_, row)) if !e.deleted => row.update(|w| apply(w, &e)),
-            // A training this page does not show yet, or one that is gone: the page changes.
-            _ => on_stale(),
-        },
-        LiveMessage::Resync => on_stale(),
-    });
+    rows.set_value(shown_rows.clone());
     let shown = format!(
         "{}–{} of {}",
         page.offset + 1,
@@ -335,7 +358,7 @@ fn TrainingTable(
                     </tr>
                 </thead>
                 <tbody>
-                    {rows
+                    {shown_rows
                         .into_iter()
                         .map(|(id, row)| view! { <TrainingRow id row /> })
                         .collect_view()}
@@ -354,12 +377,9 @@ fn TrainingTable(
 }
 
 #[component]
-fn TrainingRow(id: String, row: RwSignal<Workload>) -> impl IntoView {
+fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
     let w = row.get_untracked();
-    let tasks = move || {
-        let (running, total) = row.with(task_totals);
-        format!("{running}/{total}")
-    };
+    let tasks = move || row.with(|w| format!("{}/{}", w.running, w.pods));
     let phase = move || row.with(|w| w.actual_phase);
     let message = move || row.with(|w| w.phase_message.clone().unwrap_or_default());
     view! {
@@ -382,7 +402,7 @@ fn TrainingRow(id: String, row: RwSignal<Workload>) -> impl IntoView {
                 {move || view! { <PhaseBadge phase=phase() /> }}
             </td>
             <td class="px-4 py-2 tabular-nums" data-testid="tasks">{tasks}</td>
-            <td class="px-4 py-2 tabular-nums">{format_gpus(w.gpus())}</td>
+            <td class="px-4 py-2 tabular-nums">{format_gpus(w.gpus)}</td>
             <td class="px-4 py-2"><Age rfc3339=w.created_at.clone() /></td>
         </tr>
     }
