@@ -29,7 +29,7 @@ mod browser {
     use std::rc::Rc;
     use wasm_bindgen::JsCast;
     use wasm_bindgen::closure::Closure;
-    use web_sys::{EventSource, MessageEvent};
+    use web_sys::{EventSource, MessageEvent, PageTransitionEvent};
 
     pub fn subscribe(url: String, on_message: impl Fn(LiveMessage) + 'static) {
         let Ok(source) = EventSource::new(&url) else {
@@ -55,11 +55,38 @@ mod browser {
         let _ =
             source.add_event_listener_with_callback("workload", workload.as_ref().unchecked_ref());
         let _ = source.add_event_listener_with_callback("resync", resync.as_ref().unchecked_ref());
-        // The closures must live as long as the source; both go when the component does.
-        let held = SendWrapper::new((source, workload, resync));
+        // A page the browser keeps for "back" (the back/forward cache) would keep its stream, and
+        // HTTP/1.1 allows only six connections per host: close it when the page is hidden, and
+        // load the page afresh if it is ever shown again from that cache.
+        let hide = {
+            let source = source.clone();
+            Closure::<dyn Fn()>::new(move || source.close())
+        };
+        let show = Closure::<dyn Fn(PageTransitionEvent)>::new(|event: PageTransitionEvent| {
+            if event.persisted()
+                && let Some(window) = web_sys::window()
+            {
+                let _ = window.location().reload();
+            }
+        });
+        let window = web_sys::window();
+        if let Some(window) = &window {
+            let _ =
+                window.add_event_listener_with_callback("pagehide", hide.as_ref().unchecked_ref());
+            let _ =
+                window.add_event_listener_with_callback("pageshow", show.as_ref().unchecked_ref());
+        }
+        // The closures must live as long as the source; all go when the component does.
+        let held = SendWrapper::new((source, workload, resync, hide, show, window));
         leptos::prelude::on_cleanup(move || {
-            let (source, _, _) = held.take();
+            let (source, _, _, hide, show, window) = held.take();
             source.close();
+            if let Some(window) = window {
+                let _ = window
+                    .remove_event_listener_with_callback("pagehide", hide.as_ref().unchecked_ref());
+                let _ = window
+                    .remove_event_listener_with_callback("pageshow", show.as_ref().unchecked_ref());
+            }
         });
     }
 }
