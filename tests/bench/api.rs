@@ -14,8 +14,6 @@ use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
 use server::domain::cluster::ClusterProfile;
 use server::domain::request::{Kind, Placement, Request};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tephra_tests::bench::{
     self, env_usize, first_pods, percentiles, seen_at, small_training, watch_phase,
