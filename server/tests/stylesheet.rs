@@ -25,7 +25,12 @@ fn class_lists(source: &str) -> Vec<String> {
             || before.ends_with("class=format!(")
             || is_class_const(before);
         if is_class {
-            lists.push(literal.replace("{}", " "));
+            // `{NAME}` in a format string is a class constant, checked where it is declared.
+            let words: Vec<&str> = literal
+                .split_whitespace()
+                .filter(|w| !(w.starts_with('{') && w.ends_with('}')))
+                .collect();
+            lists.push(words.join(" "));
         }
         i += len + 2;
     }
@@ -122,7 +127,7 @@ fn the_scanner_finds_every_way_the_app_writes_classes() {
             "ring-1",
             "flex gap-2",
             "px-3 md:px-4",
-            "py-0.5  "
+            "py-0.5"
         ]
     );
 }

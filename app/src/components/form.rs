@@ -10,10 +10,10 @@ use crate::model::validation::FieldError;
 use leptos::prelude::*;
 use std::collections::HashSet;
 
-pub const INPUT: &str = "block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[invalid=true]:border-red-600 dark:border-slate-600 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-400";
-const LABEL: &str = "text-sm font-medium";
-const HINT: &str = "text-xs text-slate-600 dark:text-slate-400";
-const ERROR: &str = "text-xs font-medium text-red-700 dark:text-red-300";
+pub const INPUT_CLASS: &str = "block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[invalid=true]:border-red-600 dark:border-slate-600 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-400";
+const LABEL_CLASS: &str = "text-sm font-medium";
+const HINT_CLASS: &str = "text-xs text-slate-600 dark:text-slate-400";
+const ERROR_CLASS: &str = "text-xs font-medium text-red-700 dark:text-red-300";
 
 /// The form's state, shared by every field through context.
 #[derive(Clone, Copy)]
@@ -134,8 +134,8 @@ fn Message(path: String, #[prop(optional)] hint: &'static str) -> impl IntoView 
     let id = field_id(&path);
     let message = move || form.message(&path);
     view! {
-        {(!hint.is_empty()).then(|| view! { <p id=format!("{id}-hint") class=HINT>{hint}</p> })}
-        <p id=format!("{id}-error") class=ERROR data-error-for=id.clone() aria-live="polite">
+        {(!hint.is_empty()).then(|| view! { <p id=format!("{id}-hint") class=HINT_CLASS>{hint}</p> })}
+        <p id=format!("{id}-error") class=ERROR_CLASS data-error-for=id.clone() aria-live="polite">
             {message}
         </p>
     }
@@ -179,7 +179,7 @@ pub fn TextField(
     let touched_path = path.clone();
     view! {
         <div class="flex flex-col gap-1">
-            <label for=id.clone() class=LABEL>
+            <label for=id.clone() class=LABEL_CLASS>
                 {label}
                 {required.then(|| view! { <span aria-hidden="true" class="text-red-700 dark:text-red-300">" *"</span> })}
             </label>
@@ -188,7 +188,7 @@ pub fn TextField(
                 name=name
                 type=kind
                 inputmode=inputmode
-                class=INPUT
+                class=INPUT_CLASS
                 placeholder=placeholder
                 required=required
                 aria-invalid=move || invalid().to_string()
@@ -220,11 +220,11 @@ pub fn SelectField(
     let touched_path = path.clone();
     view! {
         <div class="flex flex-col gap-1">
-            <label for=id.clone() class=LABEL>{label}</label>
+            <label for=id.clone() class=LABEL_CLASS>{label}</label>
             <select
                 id=id.clone()
                 name=name
-                class=INPUT
+                class=INPUT_CLASS
                 aria-describedby=described_by(&id, hint)
                 on:change=move |ev| {
                     form.touch(&touched_path);
@@ -268,7 +268,7 @@ pub fn CheckboxField(
                     name=name
                     type="checkbox"
                     value="true"
-                    class="h-4 w-4 rounded border-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                    class="h-4 w-4 rounded-sm border-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500"
                     aria-describedby=described_by(&id, hint)
                     prop:checked=move || value.get()
                     on:change=move |ev| {
@@ -276,7 +276,7 @@ pub fn CheckboxField(
                         set.run(event_target_checked(&ev));
                     }
                 />
-                <label for=id.clone() class=LABEL>{label}</label>
+                <label for=id.clone() class=LABEL_CLASS>{label}</label>
             </div>
             <Message path hint />
         </div>
@@ -289,7 +289,7 @@ pub fn GroupMessage(path: String) -> impl IntoView {
     let form = use_form();
     let id = field_id(&path);
     view! {
-        <p class=ERROR data-error-for=id>
+        <p class=ERROR_CLASS data-error-for=id>
             {move || form.message(&path)}
         </p>
     }

@@ -100,7 +100,7 @@ pub fn ToastRegion() -> impl IntoView {
                             </p>
                             <button
                                 type="button"
-                                class="rounded px-1 font-semibold focus-visible:outline-2 focus-visible:outline-indigo-500"
+                                class="rounded-md px-1 font-semibold focus-visible:outline-2 focus-visible:outline-indigo-500"
                                 aria-label="Dismiss"
                                 on:click=move |_| toasts.dismiss(id)
                             >

@@ -15,19 +15,19 @@ use crate::model::training::NAME_MAX;
 use crate::model::training::draft::{
     EnvRow, GpuMode, KeyValueRow, TolerationRow, TrainingDraft, VolumeKind, VolumeRow,
 };
-use crate::pages::trainings::{PRIMARY_BUTTON, SECONDARY_BUTTON};
+use crate::pages::trainings::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::{bind, bind_row};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use std::time::Duration;
 
-const FIELDSET: &str =
+const FIELDSET_CLASS: &str =
     "rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900";
-const LEGEND: &str = "px-1 text-lg font-semibold";
-const GRID: &str = "mt-2 grid gap-4 md:grid-cols-2";
-const ROW: &str = "grid items-start gap-3 rounded-md border border-slate-200 p-3 md:grid-cols-3 dark:border-slate-700";
-const LINK_BUTTON: &str = "self-start rounded-md px-2 py-1 text-sm font-medium text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-300";
+const LEGEND_CLASS: &str = "px-1 text-lg font-semibold";
+const GRID_CLASS: &str = "mt-2 grid gap-4 md:grid-cols-2";
+const ROW_CLASS: &str = "grid items-start gap-3 rounded-md border border-slate-200 p-3 md:grid-cols-3 dark:border-slate-700";
+const LINK_BUTTON_CLASS: &str = "self-start rounded-md px-2 py-1 text-sm font-medium text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-300";
 
 /// Where the form starts from.
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
@@ -208,10 +208,10 @@ fn TrainingForm(start: Start, projects: Vec<ProjectSummary>) -> impl IntoView {
                 <Lifecycle />
                 <input type="hidden" name="draft[carried]" prop:value=move || form.draft.with(|d| d.carried.clone()) />
                 <div class="flex items-center gap-3">
-                    <button type="submit" class=PRIMARY_BUTTON disabled=move || submitting.get() data-testid="submit">
+                    <button type="submit" class=PRIMARY_BUTTON_CLASS disabled=move || submitting.get() data-testid="submit">
                         {move || if submitting.get() { "Submitting…" } else { "Submit training" }}
                     </button>
-                    <a href="/trainings" class=SECONDARY_BUTTON>"Cancel"</a>
+                    <a href="/trainings" class=SECONDARY_BUTTON_CLASS>"Cancel"</a>
                 </div>
             </form>
             <Preview />
@@ -286,9 +286,9 @@ fn General(projects: Vec<ProjectSummary>) -> impl IntoView {
     let project_id = field_id("projectId");
     let project_touch = s("projectId");
     view! {
-        <fieldset class=FIELDSET>
-            <legend class=LEGEND>"General"</legend>
-            <div class=GRID>
+        <fieldset class=FIELDSET_CLASS>
+            <legend class=LEGEND_CLASS>"General"</legend>
+            <div class=GRID_CLASS>
                 <TextField label="Name" path=s("name") name=s("draft[name]") value=name set=set_name required=true
                     hint="Lowercase letters, digits and '-', starting with a letter; up to 48 characters." />
                 <div class="flex flex-col gap-1">
@@ -296,7 +296,7 @@ fn General(projects: Vec<ProjectSummary>) -> impl IntoView {
                     <select
                         id=project_id.clone()
                         name="draft[project]"
-                        class=crate::components::form::INPUT
+                        class=crate::components::form::INPUT_CLASS
                         on:change=move |ev| {
                             form.touch(&project_touch);
                             set_project.run(event_target_value(&ev));
@@ -359,7 +359,7 @@ fn EnvEditor() -> impl IntoView {
                             format!("{path}.secret.key"),
                         );
                         view! {
-                            <div class=ROW data-row=path.clone()>
+                            <div class=ROW_CLASS data-row=path.clone()>
                                 <TextField label="Name" path=format!("{path}.name") name=format!("draft[env][{i}][name]") value=name set=set_name />
                                 <CheckboxField label="From a secret" path=format!("{path}.secret") name=format!("draft[env][{i}][from_secret]")
                                     value=from_secret set=set_from_secret />
@@ -376,7 +376,7 @@ fn EnvEditor() -> impl IntoView {
                         }
                     }
                 </For>
-                <button type="button" class=LINK_BUTTON on:click=move |_| draft.update(|d| d.env.push(EnvRow::default()))>
+                <button type="button" class=LINK_BUTTON_CLASS on:click=move |_| draft.update(|d| d.env.push(EnvRow::default()))>
                     "+ Add a variable"
                 </button>
             </div>
@@ -388,7 +388,7 @@ fn EnvEditor() -> impl IntoView {
 #[component]
 fn RemoveRow(on_remove: impl Fn() + Send + Sync + 'static, what: &'static str) -> impl IntoView {
     view! {
-        <button type="button" class=format!("{LINK_BUTTON} md:mt-6") on:click=move |_| on_remove()>
+        <button type="button" class=format!("{LINK_BUTTON_CLASS} md:mt-6") on:click=move |_| on_remove()>
             {format!("Remove this {what}")}
         </button>
     }
@@ -472,7 +472,7 @@ fn KeyValueEditor(title: &'static str, list: KvList) -> impl IntoView {
                             if let Some(r) = list.rows(d).get_mut(i) { r.value = v; }
                         }));
                         view! {
-                            <div class=ROW data-row=path.clone()>
+                            <div class=ROW_CLASS data-row=path.clone()>
                                 <TextField label=key_label path=format!("{path}.{key_json}") name=format!("draft[{form_name}][{i}][name]") value=key set=set_key />
                                 <TextField label=value_label path=format!("{path}.{value_json}") name=format!("draft[{form_name}][{i}][value]") value=value set=set_value />
                                 <RemoveRow on_remove=move || draft.update(|d| { let rows = list.rows(d); if i < rows.len() { rows.remove(i); } }) what="entry" />
@@ -481,7 +481,7 @@ fn KeyValueEditor(title: &'static str, list: KvList) -> impl IntoView {
                         }
                     }
                 </For>
-                <button type="button" class=LINK_BUTTON on:click=move |_| draft.update(|d| list.rows(d).push(KeyValueRow::default()))>
+                <button type="button" class=LINK_BUTTON_CLASS on:click=move |_| draft.update(|d| list.rows(d).push(KeyValueRow::default()))>
                     {format!("+ Add to {}", title.to_lowercase())}
                 </button>
             </div>
@@ -526,8 +526,8 @@ fn Compute() -> impl IntoView {
         (GpuMode::Mig, "A MIG profile"),
     ];
     view! {
-        <fieldset class=FIELDSET>
-            <legend class=LEGEND>"Compute (per pod)"</legend>
+        <fieldset class=FIELDSET_CLASS>
+            <legend class=LEGEND_CLASS>"Compute (per pod)"</legend>
             <fieldset class="mt-2">
                 <legend class="text-sm font-semibold">"GPUs"</legend>
                 <div class="mt-1 flex flex-wrap gap-4" role="radiogroup">
@@ -551,7 +551,7 @@ fn Compute() -> impl IntoView {
                         })
                         .collect_view()}
                 </div>
-                <div class=GRID>
+                <div class=GRID_CLASS>
                     <Show when=move || mode.get() == GpuMode::Devices>
                         <TextField label="GPUs" kind="number" path=s("spec.compute.gpuDevicesRequest") name=s("draft[gpu_devices]") value=gpus set=set_gpus />
                     </Show>
@@ -570,7 +570,7 @@ fn Compute() -> impl IntoView {
                 </div>
                 <GroupMessage path=s("spec.compute") />
             </fieldset>
-            <div class=GRID>
+            <div class=GRID_CLASS>
                 <TextField label="CPU request (cores)" kind="number" step="0.1" path=s("spec.compute.cpuCoreRequest") name=s("draft[cpu_request]") value=cpu set=set_cpu />
                 <TextField label="CPU limit (cores)" kind="number" step="0.1" path=s("spec.compute.cpuCoreLimit") name=s("draft[cpu_limit]") value=cpu_limit set=set_cpu_limit />
                 <TextField label="Memory request" path=s("spec.compute.cpuMemoryRequest") name=s("draft[memory_request]") value=mem set=set_mem placeholder="16Gi" />
@@ -665,13 +665,13 @@ fn Storage() -> impl IntoView {
     let form = use_form();
     let draft = form.draft;
     view! {
-        <fieldset class=FIELDSET>
-            <legend class=LEGEND>"Storage"</legend>
+        <fieldset class=FIELDSET_CLASS>
+            <legend class=LEGEND_CLASS>"Storage"</legend>
             <div class="mt-2 flex flex-col gap-3">
                 <For each=move || 0..draft.with(|d| d.volumes.len()) key=|i| *i let:i>
                     <VolumeEditor i />
                 </For>
-                <button type="button" class=LINK_BUTTON on:click=move |_| draft.update(|d| d.volumes.push(VolumeRow::default()))>
+                <button type="button" class=LINK_BUTTON_CLASS on:click=move |_| draft.update(|d| d.volumes.push(VolumeRow::default()))>
                     "+ Add a volume"
                 </button>
             </div>
@@ -696,7 +696,7 @@ fn VolumeEditor(i: usize) -> impl IntoView {
     });
     let kind_text = Signal::derive(move || kind_value(kind.get()).to_owned());
     view! {
-        <div class=ROW data-row=move || draft.with(|d| d.volume_path(i))>
+        <div class=ROW_CLASS data-row=move || draft.with(|d| d.volume_path(i))>
             <SelectField label="Kind" path=format!("volumes[{i}].kind") name=format!("draft[volumes][{i}][kind]") value=kind_text set=set_kind options=VOLUME_KINDS />
             {move || {
                 let k = kind.get();
@@ -757,9 +757,9 @@ fn Security() -> impl IntoView {
     let (ipc, set_ipc) = bind!(form, host_ipc);
     let (net, set_net) = bind!(form, host_network);
     view! {
-        <fieldset class=FIELDSET>
-            <legend class=LEGEND>"Security"</legend>
-            <div class=GRID>
+        <fieldset class=FIELDSET_CLASS>
+            <legend class=LEGEND_CLASS>"Security"</legend>
+            <div class=GRID_CLASS>
                 <SelectField label="User and group IDs" path=s("spec.security.uidGidSource") name=s("draft[uid_gid_source]") value=source set=set_source
                     options=&[("", "Cluster default"), ("fromTheImage", "From the image"), ("custom", "Custom"), ("fromIdpToken", "From my identity")] />
                 <TextField label="Run as UID" kind="number" path=s("spec.security.runAsUid") name=s("draft[run_as_uid]") value=uid set=set_uid />
@@ -792,9 +792,9 @@ fn Scheduling() -> impl IntoView {
     let (affinity_key, set_affinity_key) = bind!(form, pod_affinity_key);
     let (priority, set_priority) = bind!(form, priority_class);
     view! {
-        <fieldset class=FIELDSET>
-            <legend class=LEGEND>"Scheduling"</legend>
-            <div class=GRID>
+        <fieldset class=FIELDSET_CLASS>
+            <legend class=LEGEND_CLASS>"Scheduling"</legend>
+            <div class=GRID_CLASS>
                 <TextField label="Node pools" path=s("spec.nodePools") name=s("draft[node_pools]") value=pools set=set_pools
                     hint="Comma-separated, in order of preference." />
                 <TextField label="Node type" path=s("spec.nodeType") name=s("draft[node_type]") value=node_type set=set_node_type />
@@ -817,7 +817,7 @@ fn Scheduling() -> impl IntoView {
                             let (seconds, set_seconds) = bind_row!(form, tolerations, i, seconds);
                             let name = move |field: &str| format!("draft[tolerations][{i}][{field}]");
                             view! {
-                                <div class=ROW data-row=path.clone()>
+                                <div class=ROW_CLASS data-row=path.clone()>
                                     <TextField label="Taint key" path=format!("{path}.key") name=name("key") value=key set=set_key />
                                     <SelectField label="Operator" path=format!("{path}.operator") name=name("operator") value=op set=set_op
                                         options=&[("", "Equal (default)"), ("Equal", "Equal"), ("Exists", "Exists")] />
@@ -831,7 +831,7 @@ fn Scheduling() -> impl IntoView {
                             }
                         }
                     </For>
-                    <button type="button" class=LINK_BUTTON on:click=move |_| draft.update(|d| d.tolerations.push(TolerationRow::default()))>
+                    <button type="button" class=LINK_BUTTON_CLASS on:click=move |_| draft.update(|d| d.tolerations.push(TolerationRow::default()))>
                         "+ Add a toleration"
                     </button>
                 </div>
@@ -852,13 +852,13 @@ fn Distributed() -> impl IntoView {
     let (cpu, set_cpu) = bind!(form, master_cpu_request);
     let (mem, set_mem) = bind!(form, master_memory_request);
     view! {
-        <fieldset class=FIELDSET>
-            <legend class=LEGEND>"Distributed"</legend>
-            <div class=GRID>
+        <fieldset class=FIELDSET_CLASS>
+            <legend class=LEGEND_CLASS>"Distributed"</legend>
+            <div class=GRID_CLASS>
                 <CheckboxField label="Distributed training (a master and workers, started together)" path=s("distributed") name=s("draft[distributed]") value=on set=set_on />
             </div>
             <Show when=move || on.get()>
-                <div class=GRID>
+                <div class=GRID_CLASS>
                     <SelectField label="Framework" path=s("spec.distributedFramework") name=s("draft[framework]") value=framework set=set_framework
                         options=&[("PyTorch", "PyTorch"), ("MPI", "MPI"), ("TF", "TensorFlow"), ("XGBoost", "XGBoost")] />
                     <TextField label="Workers" kind="number" path=s("spec.numWorkers") name=s("draft[num_workers]") value=workers set=set_workers
@@ -867,7 +867,7 @@ fn Distributed() -> impl IntoView {
                         hint="Otherwise the master is the same as a worker." />
                 </div>
                 <Show when=move || own.get()>
-                    <div class=GRID>
+                    <div class=GRID_CLASS>
                         <TextField label="Master GPUs" kind="number" path=s("spec.master.compute.gpuDevicesRequest") name=s("draft[master_gpu_devices]") value=gpus set=set_gpus />
                         <TextField label="Master CPU request (cores)" kind="number" step="0.1" path=s("spec.master.compute.cpuCoreRequest") name=s("draft[master_cpu_request]") value=cpu set=set_cpu />
                         <TextField label="Master memory request" path=s("spec.master.compute.cpuMemoryRequest") name=s("draft[master_memory_request]") value=mem set=set_mem placeholder="8Gi" />
@@ -889,9 +889,9 @@ fn Lifecycle() -> impl IntoView {
     let (ttl, set_ttl) = bind!(form, auto_deletion_seconds);
     let (preempt, set_preempt) = bind!(form, terminate_after_preemption);
     view! {
-        <fieldset class=FIELDSET>
-            <legend class=LEGEND>"Lifecycle"</legend>
-            <div class=GRID>
+        <fieldset class=FIELDSET_CLASS>
+            <legend class=LEGEND_CLASS>"Lifecycle"</legend>
+            <div class=GRID_CLASS>
                 <Show when=move || !distributed.get()>
                     <TextField label="Completions" kind="number" path=s("spec.completions") name=s("draft[completions]") value=completions set=set_completions
                         hint="How many pods must succeed." />
@@ -942,7 +942,7 @@ fn Preview() -> impl IntoView {
                 <h2 id="preview-heading" class="text-lg font-semibold">"Volcano Job preview"</h2>
                 <button
                     type="button"
-                    class=SECONDARY_BUTTON
+                    class=SECONDARY_BUTTON_CLASS
                     aria-expanded=move || open.get().to_string()
                     aria-controls="yaml-preview"
                     data-testid="preview-toggle"

@@ -9,14 +9,14 @@ use crate::model::action::Action as Verb;
 use crate::model::phase::Phase;
 use crate::model::url::query;
 use crate::model::workload::{HistoryEntry, Workload, WorkloadDetail};
-use crate::pages::trainings::{PRIMARY_BUTTON, SECONDARY_BUTTON};
+use crate::pages::trainings::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
-const CARD: &str =
+const CARD_CLASS: &str =
     "rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900";
-const DANGER_BUTTON: &str = "inline-flex items-center rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-500 disabled:cursor-not-allowed disabled:opacity-50";
+const DANGER_BUTTON_CLASS: &str = "inline-flex items-center rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-500 disabled:cursor-not-allowed disabled:opacity-50";
 
 #[component]
 pub fn TrainingDetailPage() -> impl IntoView {
@@ -89,30 +89,30 @@ fn Detail(
             </Show>
             <Reason workload />
             <div class="grid gap-6 lg:grid-cols-3">
-                <section aria-labelledby="timeline-heading" class=format!("{CARD} lg:col-span-1")>
+                <section aria-labelledby="timeline-heading" class=format!("{CARD_CLASS} lg:col-span-1")>
                     <h2 id="timeline-heading" class="mb-3 text-lg font-semibold">"Timeline"</h2>
                     <Timeline history=detail.history.clone() />
                 </section>
-                <section aria-labelledby="tasks-heading" class=format!("{CARD} lg:col-span-2")>
+                <section aria-labelledby="tasks-heading" class=format!("{CARD_CLASS} lg:col-span-2")>
                     <h2 id="tasks-heading" class="mb-3 text-lg font-semibold">"Tasks"</h2>
                     <Tasks workload />
                 </section>
             </div>
-            <section aria-labelledby="pods-heading" class=CARD>
+            <section aria-labelledby="pods-heading" class=CARD_CLASS>
                 <h2 id="pods-heading" class="mb-3 text-lg font-semibold">"Pods"</h2>
                 <Pods workload />
             </section>
-            <section aria-labelledby="events-heading" class=CARD>
+            <section aria-labelledby="events-heading" class=CARD_CLASS>
                 <h2 id="events-heading" class="mb-3 text-lg font-semibold">"Recent events"</h2>
                 <Events workload />
             </section>
-            <section aria-labelledby="spec-heading" class=CARD>
+            <section aria-labelledby="spec-heading" class=CARD_CLASS>
                 <h2 id="spec-heading" class="mb-3 text-lg font-semibold">"What was asked for"</h2>
                 <pre class="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="spec" tabindex="0" aria-label="The request as submitted (JSON)">
                     {serde_json::to_string_pretty(&detail.workload.request()).unwrap_or_default()}
                 </pre>
             </section>
-            <section aria-labelledby="yaml-heading" class=CARD>
+            <section aria-labelledby="yaml-heading" class=CARD_CLASS>
                 <h2 id="yaml-heading" class="mb-3 text-lg font-semibold">"Volcano Job (YAML)"</h2>
                 {match detail.rendered_yaml.clone() {
                     Ok(yaml) => view! {
@@ -442,7 +442,7 @@ fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> impl IntoVi
     let pending = act.pending();
     view! {
         <div class="flex flex-wrap items-center gap-2" data-testid="actions">
-            <a href=format!("/trainings/new{}", query(&[("from", Some(&id))])) class=SECONDARY_BUTTON>
+            <a href=format!("/trainings/new{}", query(&[("from", Some(&id))])) class=SECONDARY_BUTTON_CLASS>
                 "Clone"
             </a>
             {[Verb::Suspend, Verb::Resume, Verb::Delete]
@@ -453,7 +453,7 @@ fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> impl IntoVi
                         Verb::Resume => "Resume",
                         Verb::Delete => "Delete",
                     };
-                    let class = if action == Verb::Delete { DANGER_BUTTON } else { SECONDARY_BUTTON };
+                    let class = if action == Verb::Delete { DANGER_BUTTON_CLASS } else { SECONDARY_BUTTON_CLASS };
                     let reason_id = format!("why-not-{}", action.verb());
                     view! {
                         <button
@@ -541,7 +541,7 @@ fn Confirm(
                                     <button
                                         type="button"
                                         node_ref=cancel_ref
-                                        class=SECONDARY_BUTTON
+                                        class=SECONDARY_BUTTON_CLASS
                                         on:click=move |_| confirming.set(None)
                                     >
                                         "Cancel"
@@ -549,7 +549,7 @@ fn Confirm(
                                     <button
                                         type="button"
                                         data-confirm=action.verb()
-                                        class=if action == Verb::Delete { DANGER_BUTTON } else { PRIMARY_BUTTON }
+                                        class=if action == Verb::Delete { DANGER_BUTTON_CLASS } else { PRIMARY_BUTTON_CLASS }
                                         on:click=move |_| {
                                             confirming.set(None);
                                             on_confirm(action);

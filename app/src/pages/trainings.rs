@@ -2,7 +2,7 @@
 //! view can be bookmarked and works without JavaScript), and kept current by the event stream.
 
 use crate::api::{list_projects, list_workloads};
-use crate::components::form::INPUT;
+use crate::components::form::INPUT_CLASS;
 use crate::components::live::{LiveMessage, subscribe};
 use crate::components::{error_panel::ErrorPanel, phase_badge::PhaseBadge, relative_time::Age};
 use crate::model::phase::Phase;
@@ -52,9 +52,9 @@ pub fn list_href(q: &WorkloadQuery) -> String {
     )
 }
 
-const BUTTON: &str = "inline-flex items-center rounded-md px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500";
-pub const PRIMARY_BUTTON: &str = "inline-flex items-center rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50";
-pub const SECONDARY_BUTTON: &str = "inline-flex items-center rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800";
+const BUTTON_CLASS: &str = "inline-flex items-center rounded-md px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500";
+pub const PRIMARY_BUTTON_CLASS: &str = "inline-flex items-center rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50";
+pub const SECONDARY_BUTTON_CLASS: &str = "inline-flex items-center rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800";
 
 #[component]
 pub fn TrainingsPage() -> impl IntoView {
@@ -66,7 +66,7 @@ pub fn TrainingsPage() -> impl IntoView {
         <Title text="Trainings" />
         <div class="mb-6 flex flex-wrap items-center justify-between gap-4">
             <h1 class="text-2xl font-semibold tracking-tight">"Trainings"</h1>
-            <a href="/trainings/new" class=PRIMARY_BUTTON>
+            <a href="/trainings/new" class=PRIMARY_BUTTON_CLASS>
                 "New training"
             </a>
         </div>
@@ -155,12 +155,12 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
                     id="filter-name"
                     name="name"
                     type="search"
-                    class=INPUT
+                    class=INPUT_CLASS
                     prop:value=move || current().name.unwrap_or_default()
                 />
             </Filter>
             <Filter label="Project" id="filter-project">
-                <select id="filter-project" name="projectId" class=INPUT>
+                <select id="filter-project" name="projectId" class=INPUT_CLASS>
                     <option value="">"All projects"</option>
                     <Suspense>
                         {move || Suspend::new(async move {
@@ -184,7 +184,7 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
                 </select>
             </Filter>
             <Filter label="Phase" id="filter-phase">
-                <select id="filter-phase" name="phase" class=INPUT>
+                <select id="filter-phase" name="phase" class=INPUT_CLASS>
                     <option value="">"Any phase"</option>
                     {Phase::ALL
                         .into_iter()
@@ -206,17 +206,17 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
                     id="filter-creator"
                     name="createdBy"
                     type="text"
-                    class=INPUT
+                    class=INPUT_CLASS
                     prop:value=move || current().created_by.unwrap_or_default()
                 />
             </Filter>
             <input type="hidden" name="sortBy" prop:value=move || current().sort_by.unwrap_or_default() />
             <input type="hidden" name="sortOrder" prop:value=move || current().sort_order.unwrap_or_default() />
-            <button type="submit" class=SECONDARY_BUTTON>
+            <button type="submit" class=SECONDARY_BUTTON_CLASS>
                 "Apply"
             </button>
             <Show when=move || is_filtered(&current())>
-                <a href="/trainings" class=format!("{BUTTON} text-indigo-700 underline dark:text-indigo-300")>
+                <a href="/trainings" class=format!("{BUTTON_CLASS} text-indigo-700 underline dark:text-indigo-300")>
                     "Clear filters"
                 </a>
             </Show>
@@ -368,8 +368,8 @@ fn TrainingTable(page: WorkloadPage, q: Memo<WorkloadQuery>, rows: Rows) -> impl
         <nav aria-label="Pages" class="mt-3 flex items-center justify-between text-sm text-slate-600 dark:text-slate-300">
             <span data-testid="page-range">{shown}</span>
             <span class="flex gap-2">
-                {previous.map(|href| view! { <A href=href attr:class=SECONDARY_BUTTON>"Previous"</A> })}
-                {next.map(|href| view! { <A href=href attr:class=SECONDARY_BUTTON>"Next"</A> })}
+                {previous.map(|href| view! { <A href=href attr:class=SECONDARY_BUTTON_CLASS>"Previous"</A> })}
+                {next.map(|href| view! { <A href=href attr:class=SECONDARY_BUTTON_CLASS>"Next"</A> })}
             </span>
         </nav>
     }
