@@ -117,7 +117,9 @@ async fn the_home_page_is_rendered_on_the_server_with_counts_from_the_database()
     }
     // One project (default) and one user (the dev user) exist after the first start.
     assert!(
-        html.contains(">Projects</dt><dd class=\"mt-1 text-3xl font-semibold tabular-nums\">1<"),
+        html.contains(
+            ">Projects</a></dt><dd class=\"mt-1 text-3xl font-semibold tabular-nums\">1<"
+        ),
         "{html}"
     );
     server.stop().await;
