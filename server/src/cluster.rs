@@ -5,37 +5,72 @@
 //! reconciler; nothing on a request path waits for the cluster, so Tephra keeps accepting work
 //! while the API server is unreachable and converges once it is back.
 
+mod apply;
+pub mod backoff;
 pub mod index;
 pub mod objects;
 pub mod reconciler;
+pub mod supervise;
 pub mod tracker;
 
 use crate::db::{Database, workloads::Workload};
 use crate::domain::cluster::ClusterProfile;
+use crate::domain::ownership::OwnerKey;
 use anyhow::Context;
 use app::model::workload::WorkloadEvent;
 use chrono::SecondsFormat;
 use index::Index;
 use serde::Serialize;
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use tokio::sync::{broadcast, mpsc, watch};
 use uuid::Uuid;
 
 /// How many status changes the event stream buffers for a slow client before it must resync.
-const EVENT_BUFFER: usize = 4096;
+const EVENT_BUFFER: usize = 1024;
 
-/// Why the reconciler could not act on a workload, by workload (e.g. "cluster unreachable").
-pub type Problems = Arc<Mutex<HashMap<Uuid, String>>>;
+/// A status change as the event stream sends it: serialized once and shared by every client, so
+/// two thousand clients (or a stalled one holding its place in the buffer) cost one copy, and a
+/// change with a thousand pods is not serialized a thousand times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Published {
+    pub workload_id: String,
+    pub project_id: String,
+    /// The [`WorkloadEvent`] as JSON.
+    pub json: String,
+}
 
-/// A Volcano Job that carries Tephra's labels in one of Tephra's project namespaces but has no
-/// workload row. Reported, never deleted: it may be someone's work.
+/// The broadcast of status changes.
+pub type Events = broadcast::Sender<Arc<Published>>;
+
+/// Serializes a change once and sends it to every subscribed stream.
+pub fn publish(events: &Events, event: &WorkloadEvent) {
+    match serde_json::to_string(event) {
+        Ok(json) => {
+            let _ = events.send(Arc::new(Published {
+                workload_id: event.workload_id.clone(),
+                project_id: event.project_id.clone(),
+                json,
+            }));
+        }
+        Err(error) => tracing::error!(%error, "cannot serialize a workload event"),
+    }
+}
+
+/// A Volcano Job in one of Tephra's project namespaces that carries Tephra's labels but is no
+/// live workload's: signed by Tephra with no row, or not signed at all. Reported, never deleted:
+/// it may be someone's work.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Orphan {
     pub namespace: String,
+    /// The Job's name.
+    pub name: String,
+    /// The workload id its label names.
     pub workload_id: String,
+    /// Whether this Tephra signed it (its row was removed by hand) or it merely carries
+    /// Tephra's labels (made or copied by someone else).
+    pub signed: bool,
 }
 
 /// State the tracker and the reconciler share with the HTTP side.
@@ -45,6 +80,51 @@ pub struct Shared {
     pub orphans: Arc<Mutex<Vec<Orphan>>>,
     /// The last error talking to the API server, cleared by the next success.
     pub last_error: Arc<Mutex<Option<String>>>,
+    /// The supervised background tasks, for `/readyz`.
+    pub health: supervise::Health,
+}
+
+impl Shared {
+    /// The index for reading. A task that panicked while writing it poisons the lock; the
+    /// restarted tracker re-lists everything, so the contents are usable meanwhile.
+    pub fn index(&self) -> RwLockReadGuard<'_, Index> {
+        self.index.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn index_mut(&self) -> RwLockWriteGuard<'_, Index> {
+        self.index.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Why the cluster side cannot do its work now, if it cannot: a task that is down, or an API
+    /// server that does not answer.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = self.health.down();
+        if let Some(error) = self
+            .last_error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            problems.push(error);
+        }
+        problems
+    }
+}
+
+/// The settings key of the key that signs Tephra's Jobs.
+const OWNER_KEY_SETTING: &str = "owner-key";
+
+/// The installation's owner key, created at the first start and read from the database after.
+pub async fn owner_key(db: &Database) -> anyhow::Result<OwnerKey> {
+    let stored = db
+        .settings()
+        .get_or_create(OWNER_KEY_SETTING, || {
+            let bytes: [u8; 32] = rand::random();
+            bytes.iter().map(|b| format!("{b:02x}")).collect()
+        })
+        .await
+        .context("cannot read or create the key that signs Tephra's Jobs")?;
+    OwnerKey::from_hex(&stored).context("the stored owner key is not a key; it was changed by hand")
 }
 
 /// What HTTP handlers hold of the cluster side.
@@ -54,7 +134,7 @@ pub struct ClusterHandle {
     pub id: String,
     /// Wakes the reconciler for one workload; `None` when no cluster is configured.
     trigger: Option<mpsc::UnboundedSender<Uuid>>,
-    pub events: broadcast::Sender<WorkloadEvent>,
+    pub events: Events,
     pub shared: Shared,
 }
 
@@ -113,39 +193,56 @@ pub async fn connect(kubeconfig: Option<&Path>) -> anyhow::Result<Option<kube::C
     ))
 }
 
-/// Starts the tracker and the reconciler on `client`; they run until the process ends.
+/// Starts the tracker and the reconciler on `client`, each supervised (restarted when it panics
+/// or ends); they run until the process ends.
 pub fn start(
     id: &str,
     db: Database,
     client: kube::Client,
     profile: ClusterProfile,
     resync: std::time::Duration,
+    key: OwnerKey,
 ) -> ClusterHandle {
     let (trigger_tx, trigger_rx) = mpsc::unbounded_channel();
     let (refresh_tx, refresh_rx) = mpsc::unbounded_channel();
     let (synced_tx, synced_rx) = watch::channel(false);
     let events = broadcast::channel(EVENT_BUFFER).0;
-    let shared = Shared::default();
-    let problems = Problems::default();
-    let tracker = tracker::Tracker {
+    let shared = Shared {
+        index: Arc::new(RwLock::new(Index::new(key.clone()))),
+        ..Shared::default()
+    };
+    let backoffs = Arc::default();
+    let tracker = Arc::new(tracker::Tracker {
         db: db.clone(),
         shared: shared.clone(),
         events: events.clone(),
-        problems: problems.clone(),
+        backoffs: Arc::clone(&backoffs),
         synced: synced_tx,
-    };
-    tokio::spawn(tracker.run(client.clone(), refresh_rx));
-    let reconciler = reconciler::Reconciler {
+        client: client.clone(),
+        refresh: Arc::new(tokio::sync::Mutex::new(refresh_rx)),
+        trigger: trigger_tx.clone(),
+    });
+    supervise::supervise("tracker", shared.health.clone(), move || {
+        let tracker = Arc::clone(&tracker);
+        async move { tracker.run().await }
+    });
+    let reconciler = Arc::new(reconciler::Reconciler {
         db,
         client,
         profile,
         shared: shared.clone(),
-        problems,
+        key,
+        backoffs,
         refresh: refresh_tx,
         events: events.clone(),
         resync,
-    };
-    tokio::spawn(reconciler.run(trigger_rx, synced_rx));
+        trigger: Arc::new(tokio::sync::Mutex::new(trigger_rx)),
+        synced: synced_rx,
+    });
+    supervise::supervise("reconciler", shared.health.clone(), move || {
+        let reconciler = Arc::clone(&reconciler);
+        async move { reconciler.run().await }
+    });
     ClusterHandle {
         id: id.to_owned(),
         trigger: Some(trigger_tx),

@@ -6,7 +6,9 @@
 use crate::access::require_member;
 use crate::cluster::ClusterHandle;
 use crate::db::projects::Project;
-use crate::db::workloads::{NewWorkload, SortKey, WorkloadFilter, WorkloadKind, WorkloadListing};
+use crate::db::workloads::{
+    Change, NewWorkload, SortKey, WorkloadFilter, WorkloadKind, WorkloadListing,
+};
 use crate::db::{Database, DbError};
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::labels::{self, job_name};
@@ -181,11 +183,17 @@ impl Control {
             kind: kind_of(kind),
             spec: value,
             created_by: user_id,
+            job_ttl_seconds: request.job_ttl_seconds(),
+        };
+        let change = Change {
+            actor: Some(user_id),
+            action: "workload.submit",
+            detail: serde_json::json!({ "name": name }),
         };
         let stored = self
             .db
             .workloads()
-            .insert(&new)
+            .insert(&new, change)
             .await
             .map_err(|e| match e {
                 DbError::Conflict(_) => ApiError::new(
@@ -201,21 +209,16 @@ impl Control {
         if !self.cluster.is_configured() {
             self.db
                 .workloads()
-                .set_status(
+                .record_status(
                     stored.id,
+                    Phase::Running,
+                    Phase::Creating,
                     Phase::Creating,
                     Some(crate::cluster::NO_CLUSTER),
                     &Default::default(),
                 )
                 .await?;
         }
-        self.record(
-            principal,
-            "workload.submit",
-            stored.id,
-            serde_json::json!({ "name": name }),
-        )
-        .await?;
         self.cluster.poke(stored.id);
         tracing::info!(workload = %stored.id, %name, project = %project.name, "accepted a workload");
         Ok(self.db.workloads().listing(stored.id).await?)
@@ -278,21 +281,6 @@ impl Control {
         rendered.to_yaml().map_err(|e| e.to_string())
     }
 
-    async fn record(
-        &self,
-        principal: &Principal,
-        action: &str,
-        id: Uuid,
-        detail: serde_json::Value,
-    ) -> Result<(), ApiError> {
-        let actor = principal.user_id.parse().ok();
-        self.db
-            .audit()
-            .record(actor, action, "workload", id, detail)
-            .await?;
-        Ok(())
-    }
-
     /// The live workload with this id (of `kind`, when given), after checking the principal may
     /// see it.
     pub async fn find(
@@ -324,27 +312,44 @@ impl Control {
     ) -> Result<WorkloadListing, ApiError> {
         let listing = self.find(kind, principal, id).await?;
         let w = &listing.workload;
+        let refused = |desired: Phase, actual: Phase, why: String| {
+            ApiError::new(
+                StatusCode::CONFLICT,
+                format!(
+                    "cannot {} {} {:?}: {why}",
+                    action.verb(),
+                    noun(kind.or(Some(Kind::Training))),
+                    w.name
+                ),
+            )
+            .with_phases(desired, actual)
+        };
         let desired = action
             .apply(w.desired_phase, w.actual_phase)
-            .map_err(|why| {
-                ApiError::new(
-                    StatusCode::CONFLICT,
-                    format!(
-                        "cannot {} {} {:?}: {why}",
-                        action.verb(),
-                        noun(kind.or(Some(Kind::Training))),
-                        w.name
-                    ),
+            .map_err(|why| refused(w.desired_phase, w.actual_phase, why))?;
+        let change = Change {
+            actor: principal.user_id.parse().ok(),
+            action: &format!("workload.{}", action.verb()),
+            detail: serde_json::json!({ "from": w.desired_phase, "to": desired }),
+        };
+        let won = self
+            .db
+            .workloads()
+            .transition(w.id, w.desired_phase, desired, change)
+            .await?;
+        if won.is_none() {
+            // Another action changed the workload between our read and our write; it won.
+            let now = self.db.workloads().get(w.id).await?;
+            let why = if now.deleted_at.is_some() {
+                "it has been deleted".to_owned()
+            } else {
+                format!(
+                    "another action came first: it is now {} (desired {})",
+                    now.actual_phase, now.desired_phase
                 )
-            })?;
-        self.db.workloads().set_desired_phase(w.id, desired).await?;
-        self.record(
-            principal,
-            &format!("workload.{}", action.verb()),
-            w.id,
-            serde_json::json!({ "from": w.desired_phase, "to": desired }),
-        )
-        .await?;
+            };
+            return Err(refused(now.desired_phase, now.actual_phase, why));
+        }
         self.cluster.poke(w.id);
         tracing::info!(workload = %w.id, action = action.verb(), "accepted an action");
         Ok(self.db.workloads().listing(w.id).await?)

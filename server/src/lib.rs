@@ -59,6 +59,7 @@ impl Application {
                 client,
                 profile.clone(),
                 Duration::from_secs(args.resync_seconds),
+                cluster::owner_key(&db).await?,
             ),
             None => {
                 tracing::warn!("{}", cluster::NO_CLUSTER);

@@ -267,11 +267,24 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
                 kind: server::db::workloads::WorkloadKind::Training,
                 spec: small_training(&name),
                 created_by: user.id,
+                job_ttl_seconds: None,
             };
-            let w = db.workloads().insert(&new).await?;
+            let change = server::db::workloads::Change {
+                actor: Some(user.id),
+                action: "workload.submit",
+                detail: serde_json::json!({}),
+            };
+            let w = db.workloads().insert(&new, change).await?;
             let phase = phases[i % phases.len()].parse().expect("a phase");
             db.workloads()
-                .set_status(w.id, phase, None, &Default::default())
+                .record_status(
+                    w.id,
+                    app::model::phase::Phase::Running,
+                    app::model::phase::Phase::Creating,
+                    phase,
+                    None,
+                    &Default::default(),
+                )
                 .await?;
         }
         db.close().await;

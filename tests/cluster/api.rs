@@ -13,8 +13,8 @@ use tephra_tests::sse::SseStream;
 use tephra_tests::tephra::{Launch, TephraServer};
 use tephra_tests::testbed::{Testbed, job_resource, queue_resource};
 
-const WAIT: Duration = Duration::from_secs(90);
-const TRAININGS: &str = "/api/v1/workloads/trainings";
+pub(crate) const WAIT: Duration = Duration::from_secs(90);
+pub(crate) const TRAININGS: &str = "/api/v1/workloads/trainings";
 const DISTRIBUTED: &str = "/api/v1/workloads/distributed";
 const OUTCOME: &str = "testbed.tephra.dev/outcome";
 
@@ -28,11 +28,11 @@ pub(crate) struct Tephra {
 }
 
 /// The prefix for a test's projects: short, unique, derived from the test's namespace.
-fn prefix_for(ns: &str) -> String {
+pub(crate) fn prefix_for(ns: &str) -> String {
     format!("t{}-", ns.rsplit('-').next().unwrap_or("x"))
 }
 
-fn launch(kubeconfig: &std::path::Path, prefix: &str) -> Launch {
+pub(crate) fn launch(kubeconfig: &std::path::Path, prefix: &str) -> Launch {
     Launch::default()
         .arg(format!("--kubeconfig={}", kubeconfig.display()))
         .arg(format!("--namespace-prefix={prefix}"))
@@ -45,7 +45,11 @@ impl Tephra {
         Self::start_with(tb, launch(&tb.kubeconfig, &prefix), prefix).await
     }
 
-    async fn start_with(tb: &Testbed, launch: Launch, prefix: String) -> anyhow::Result<Self> {
+    pub(crate) async fn start_with(
+        tb: &Testbed,
+        launch: Launch,
+        prefix: String,
+    ) -> anyhow::Result<Self> {
         let server = launch.start()?;
         Ok(Tephra {
             server,
@@ -85,7 +89,7 @@ impl Tephra {
         Ok((status, value))
     }
 
-    async fn post(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
+    pub(crate) async fn post(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
         self.send(reqwest::Method::POST, path, Some(body.to_string()))
             .await
     }
@@ -94,7 +98,7 @@ impl Tephra {
         self.send(reqwest::Method::GET, path, None).await
     }
 
-    async fn delete(&self, path: &str) -> anyhow::Result<(u16, Value)> {
+    pub(crate) async fn delete(&self, path: &str) -> anyhow::Result<(u16, Value)> {
         self.send(reqwest::Method::DELETE, path, None).await
     }
 
@@ -156,7 +160,7 @@ impl Tephra {
         Api::namespaced(self.kube.clone(), &self.namespace())
     }
 
-    async fn pods_of(&self, id: &str) -> anyhow::Result<Vec<Pod>> {
+    pub(crate) async fn pods_of(&self, id: &str) -> anyhow::Result<Vec<Pod>> {
         Ok(self
             .pods()
             .list(&ListParams::default().labels(&format!("tephra.dev/workload-id={id}")))
@@ -164,7 +168,7 @@ impl Tephra {
             .items)
     }
 
-    async fn jobs_of(&self, id: &str) -> anyhow::Result<Vec<DynamicObject>> {
+    pub(crate) async fn jobs_of(&self, id: &str) -> anyhow::Result<Vec<DynamicObject>> {
         Ok(self
             .jobs()
             .list(&ListParams::default().labels(&format!("tephra.dev/workload-id={id}")))
@@ -173,7 +177,12 @@ impl Tephra {
     }
 
     /// Ends every pod of the workload (or of one task) with `outcome`.
-    async fn finish_pods(&self, id: &str, task: Option<&str>, outcome: &str) -> anyhow::Result<()> {
+    pub(crate) async fn finish_pods(
+        &self,
+        id: &str,
+        task: Option<&str>,
+        outcome: &str,
+    ) -> anyhow::Result<()> {
         let patch = json!({ "metadata": { "annotations": { OUTCOME: outcome } } });
         for pod in self.pods_of(id).await? {
             let pod_task = pod
@@ -205,7 +214,7 @@ impl Tephra {
 }
 
 /// A one-pod training; with `gpus` 0 it asks for a little CPU only.
-fn training(name: &str, gpus: u32) -> Value {
+pub(crate) fn training(name: &str, gpus: u32) -> Value {
     let mut compute = json!({ "cpuCoreRequest": 0.1, "cpuMemoryRequest": "100M" });
     if gpus > 0 {
         compute["gpuDevicesRequest"] = json!(gpus);

@@ -5,6 +5,8 @@
 
 mod api;
 mod dashboard;
+mod drills;
+mod reliability;
 mod volcano;
 
 use libtest_mimic::{Arguments, Trial};
@@ -47,6 +49,17 @@ fn main() {
         api::requests_are_accepted_while_the_cluster_is_unreachable,
         api::jobs_without_a_workload_are_reported_not_deleted,
         dashboard::a_pytorch_training_from_the_form_runs_live_and_is_managed_with_buttons,
+        reliability::a_finished_training_stays_finished_when_its_job_is_collected,
+        reliability::a_delete_right_after_submit_never_leaves_a_job_behind,
+        reliability::a_resume_racing_a_delete_never_undoes_it,
+        reliability::a_job_volcano_stopped_is_suspended_and_can_be_resumed,
+        reliability::a_taken_name_backs_off_and_is_retried_once_freed,
+        reliability::a_job_changed_by_hand_is_drift_and_one_deleted_by_hand_comes_back,
+        drills::crash_drill_short,
+        drills::api_server_outage_drill_short,
+        // Ignored unless asked for (`scripts/drill` runs them with --ignored).
+        drills::crash_drill_long,
+        drills::api_server_outage_drill_long,
     ];
     let wanted: Vec<_> = tests
         .iter()
@@ -76,6 +89,7 @@ fn main() {
         .into_iter()
         .map(|(name, test)| {
             let testbed = testbed.clone();
+            let long = name.ends_with("_long");
             Trial::test(name, move || {
                 let testbed = testbed.ok_or("no testbed")?;
                 let runtime = tokio::runtime::Builder::new_current_thread()
@@ -93,6 +107,7 @@ fn main() {
                     result.map_err(|e| format!("{e:#}").into())
                 })
             })
+            .with_ignored_flag(long)
         })
         .collect();
     let conclusion = libtest_mimic::run(&args, trials);

@@ -4,7 +4,7 @@ use app::model::phase::Phase;
 use serde_json::json;
 use server::db::projects::{DEFAULT_PROJECT, NewProject};
 use server::db::users::Identity;
-use server::db::workloads::{NewWorkload, SortKey, WorkloadFilter, WorkloadKind};
+use server::db::workloads::{Change, NewWorkload, SortKey, WorkloadFilter, WorkloadKind};
 use server::db::{Database, DbError};
 use tephra_tests::postgres::TempPostgres;
 use uuid::Uuid;
@@ -67,7 +67,166 @@ on_both_engines!(
     workload_lists_filter_and_paginate,
     bad_references_store_nothing,
     the_audit_trail_keeps_order,
+    racing_transitions_have_exactly_one_winner,
+    status_is_written_only_for_the_desired_phase_it_was_derived_for,
+    a_finish_is_stamped_once,
+    settings_are_created_once,
 );
+
+async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {
+    let project = db.projects().ensure_default().await.unwrap();
+    let creator = user(db, "racer").await;
+    for round in 0..10 {
+        let w = db
+            .workloads()
+            .insert(
+                &training(project.id, creator, &format!("race-{round}")),
+                submitted(creator),
+            )
+            .await
+            .unwrap();
+        db.workloads()
+            .transition(
+                w.id,
+                Phase::Running,
+                Phase::Stopped,
+                acted("workload.suspend"),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        // A resume and a delete read "Stopped" at the same moment; only one may apply.
+        let workloads = db.workloads();
+        let (resume, delete) = tokio::join!(
+            workloads.transition(
+                w.id,
+                Phase::Stopped,
+                Phase::Running,
+                acted("workload.resume")
+            ),
+            workloads.transition(
+                w.id,
+                Phase::Stopped,
+                Phase::Deleting,
+                acted("workload.delete")
+            ),
+        );
+        let (resume, delete) = (resume.unwrap(), delete.unwrap());
+        assert!(
+            resume.is_some() != delete.is_some(),
+            "round {round}: exactly one wins (resume {}, delete {})",
+            resume.is_some(),
+            delete.is_some()
+        );
+        let now = db.workloads().get(w.id).await.unwrap();
+        let expected = if delete.is_some() {
+            Phase::Deleting
+        } else {
+            Phase::Running
+        };
+        assert_eq!(now.desired_phase, expected);
+        let history = db.audit().for_target("workload", w.id).await.unwrap();
+        let actions: Vec<&str> = history.iter().map(|e| e.action.as_str()).collect();
+        assert_eq!(actions.len(), 3, "the loser leaves no history: {actions:?}");
+    }
+}
+
+async fn status_is_written_only_for_the_desired_phase_it_was_derived_for(db: &Database, _: &str) {
+    let project = db.projects().ensure_default().await.unwrap();
+    let creator = user(db, "tracker").await;
+    let w = db
+        .workloads()
+        .insert(
+            &training(project.id, creator, "watched"),
+            submitted(creator),
+        )
+        .await
+        .unwrap();
+    db.workloads()
+        .transition(
+            w.id,
+            Phase::Running,
+            Phase::Stopped,
+            acted("workload.suspend"),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    // Derived while the workload was still wanted Running: stale, not written.
+    let stale = db
+        .workloads()
+        .record_status(
+            w.id,
+            Phase::Running,
+            Phase::Creating,
+            Phase::Running,
+            None,
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(stale, None);
+    assert_eq!(
+        db.workloads().get(w.id).await.unwrap().actual_phase,
+        Phase::Creating
+    );
+}
+
+async fn a_finish_is_stamped_once(db: &Database, _: &str) {
+    let project = db.projects().ensure_default().await.unwrap();
+    let creator = user(db, "finisher").await;
+    let mut new = training(project.id, creator, "finite");
+    new.job_ttl_seconds = Some(30);
+    let w = db
+        .workloads()
+        .insert(&new, submitted(creator))
+        .await
+        .unwrap();
+    let record = |previous, phase| {
+        db.workloads().record_status(
+            w.id,
+            Phase::Running,
+            previous,
+            phase,
+            None,
+            &Default::default(),
+        )
+    };
+    let done = record(Phase::Creating, Phase::Completed)
+        .await
+        .unwrap()
+        .unwrap();
+    let first = done.finished_at.expect("stamped when it finished");
+    let again = record(Phase::Completed, Phase::Completed)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.finished_at, Some(first), "the first finish counts");
+    assert_eq!(again.job_ttl_seconds, Some(30));
+    let intents = db.workloads().intents().await.unwrap();
+    let intent = intents.iter().find(|i| i.id == w.id).unwrap();
+    assert_eq!(intent.finished_at, Some(first));
+    let history = db.audit().for_target("workload", w.id).await.unwrap();
+    let phases = history
+        .iter()
+        .filter(|e| e.action == "workload.phase")
+        .count();
+    assert_eq!(phases, 1, "one history entry per change of phase");
+}
+
+async fn settings_are_created_once(db: &Database, _: &str) {
+    let first = db
+        .settings()
+        .get_or_create("owner-key", || "one".into())
+        .await
+        .unwrap();
+    let second = db
+        .settings()
+        .get_or_create("owner-key", || "two".into())
+        .await
+        .unwrap();
+    assert_eq!((first.as_str(), second.as_str()), ("one", "one"));
+}
 
 async fn user(db: &Database, subject: &str) -> Uuid {
     let identity = Identity {
@@ -88,6 +247,24 @@ fn training(project_id: Uuid, created_by: Uuid, name: &str) -> NewWorkload {
         kind: WorkloadKind::Training,
         spec: json!({ "image": "pytorch/pytorch:2.4", "compute": { "gpuDevicesRequest": 1 } }),
         created_by,
+        job_ttl_seconds: None,
+    }
+}
+
+/// The history entry of a submit.
+fn submitted(actor: Uuid) -> Change<'static> {
+    Change {
+        actor: Some(actor),
+        action: "workload.submit",
+        detail: json!({}),
+    }
+}
+
+fn acted(action: &'static str) -> Change<'static> {
+    Change {
+        actor: None,
+        action,
+        detail: json!({}),
     }
 }
 
@@ -188,7 +365,11 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
         "compute": { "gpuDevicesRequest": 2, "cpuCoreRequest": 1.5 },
         "nested": { "list": [1, 2.5, null, true, "ü"] }
     });
-    let stored = db.workloads().insert(&new).await.unwrap();
+    let stored = db
+        .workloads()
+        .insert(&new, submitted(creator))
+        .await
+        .unwrap();
     assert_eq!(stored.desired_phase, Phase::Running);
     assert_eq!(stored.actual_phase, Phase::Creating);
     assert_eq!(
@@ -199,8 +380,10 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
 
     let pending = db
         .workloads()
-        .set_status(
+        .record_status(
             stored.id,
+            Phase::Running,
+            Phase::Creating,
             Phase::Pending,
             Some("the gang needs 4 GPUs; 3 are free"),
             &app::model::workload::LiveStatus {
@@ -210,6 +393,7 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
             },
         )
         .await
+        .unwrap()
         .unwrap();
     assert_eq!(pending.status.job_phase.as_deref(), Some("Pending"));
     assert_eq!(
@@ -225,14 +409,29 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
 
     let running = db
         .workloads()
-        .set_status(stored.id, Phase::Running, None, &Default::default())
+        .record_status(
+            stored.id,
+            Phase::Running,
+            Phase::Pending,
+            Phase::Running,
+            None,
+            &Default::default(),
+        )
         .await
+        .unwrap()
         .unwrap();
     assert_eq!(running.phase_reason, None);
+    assert_eq!(running.finished_at, None);
     let stopping = db
         .workloads()
-        .set_desired_phase(stored.id, Phase::Stopped)
+        .transition(
+            stored.id,
+            Phase::Running,
+            Phase::Stopped,
+            acted("workload.suspend"),
+        )
         .await
+        .unwrap()
         .unwrap();
     assert_eq!(stopping.desired_phase, Phase::Stopped);
     assert_eq!(stopping.actual_phase, Phase::Running);
@@ -245,12 +444,21 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
         db.workloads().get(Uuid::new_v4()).await,
         Err(DbError::NotFound)
     ));
-    assert!(matches!(
+    assert_eq!(
         db.workloads()
-            .set_status(Uuid::new_v4(), Phase::Failed, None, &Default::default())
-            .await,
-        Err(DbError::NotFound)
-    ));
+            .record_status(
+                Uuid::new_v4(),
+                Phase::Running,
+                Phase::Running,
+                Phase::Failed,
+                None,
+                &Default::default()
+            )
+            .await
+            .unwrap(),
+        None,
+        "nothing to write"
+    );
 }
 
 async fn deleted_workloads_free_their_name_and_leave_lists(db: &Database, _: &str) {
@@ -258,27 +466,44 @@ async fn deleted_workloads_free_their_name_and_leave_lists(db: &Database, _: &st
     let creator = user(db, "bob").await;
     let first = db
         .workloads()
-        .insert(&training(project.id, creator, "bert"))
+        .insert(&training(project.id, creator, "bert"), submitted(creator))
         .await
         .unwrap();
     match db
         .workloads()
-        .insert(&training(project.id, creator, "bert"))
+        .insert(&training(project.id, creator, "bert"), submitted(creator))
         .await
     {
         Err(DbError::Conflict(message)) => assert!(message.contains("\"bert\""), "{message}"),
         other => panic!("expected a conflict, got {other:?}"),
     }
 
-    let deleted = db.workloads().mark_deleted(first.id).await.unwrap();
+    assert_eq!(
+        db.workloads().mark_deleted(first.id).await.unwrap(),
+        None,
+        "only a workload whose deletion was asked for is marked deleted"
+    );
+    db.workloads()
+        .transition(
+            first.id,
+            Phase::Running,
+            Phase::Deleting,
+            acted("workload.delete"),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let deleted = db
+        .workloads()
+        .mark_deleted(first.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(deleted.deleted_at.is_some());
-    assert!(matches!(
-        db.workloads().mark_deleted(first.id).await,
-        Err(DbError::NotFound)
-    ));
+    assert_eq!(db.workloads().mark_deleted(first.id).await.unwrap(), None);
     let second = db
         .workloads()
-        .insert(&training(project.id, creator, "bert"))
+        .insert(&training(project.id, creator, "bert"), submitted(creator))
         .await
         .unwrap();
 
@@ -326,7 +551,10 @@ async fn workload_lists_filter_and_paginate(db: &Database, _: &str) {
         let project = if i % 2 == 0 { default.id } else { other.id };
         ids.push(
             db.workloads()
-                .insert(&training(project, creator, &format!("job-{i}")))
+                .insert(
+                    &training(project, creator, &format!("job-{i}")),
+                    submitted(creator),
+                )
                 .await
                 .unwrap()
                 .id,
@@ -361,9 +589,20 @@ async fn workload_lists_filter_and_paginate(db: &Database, _: &str) {
     let others = user(db, "zed").await;
     let mut distributed = training(default.id, others, "ddp_100%");
     distributed.kind = WorkloadKind::Distributed;
-    let ddp = db.workloads().insert(&distributed).await.unwrap();
+    let ddp = db
+        .workloads()
+        .insert(&distributed, submitted(others))
+        .await
+        .unwrap();
     db.workloads()
-        .set_status(ddp.id, Phase::Running, None, &Default::default())
+        .record_status(
+            ddp.id,
+            Phase::Running,
+            Phase::Creating,
+            Phase::Running,
+            None,
+            &Default::default(),
+        )
         .await
         .unwrap();
     let only = |filter: WorkloadFilter| async move {
@@ -441,13 +680,22 @@ async fn bad_references_store_nothing(db: &Database, _: &str) {
     let project = db.projects().ensure_default().await.unwrap();
     let creator = user(db, "dave").await;
     let orphan = training(Uuid::new_v4(), creator, "orphan");
-    let err = db.workloads().insert(&orphan).await.unwrap_err();
+    let err = db
+        .workloads()
+        .insert(&orphan, submitted(creator))
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, DbError::Sqlx(_)),
         "a missing project is not a name conflict: {err:?}"
     );
     let ghost = training(project.id, Uuid::new_v4(), "ghost");
-    assert!(db.workloads().insert(&ghost).await.is_err());
+    assert!(
+        db.workloads()
+            .insert(&ghost, acted("workload.submit"))
+            .await
+            .is_err()
+    );
     let listed = db
         .workloads()
         .list(&WorkloadFilter {
@@ -464,19 +712,10 @@ async fn the_audit_trail_keeps_order(db: &Database, _: &str) {
     let actor = user(db, "erin").await;
     let workload = db
         .workloads()
-        .insert(&training(project.id, actor, "gpt"))
+        .insert(&training(project.id, actor, "gpt"), submitted(actor))
         .await
         .unwrap();
-    db.audit()
-        .record(
-            Some(actor),
-            "workload.submit",
-            "workload",
-            workload.id,
-            json!({}),
-        )
-        .await
-        .unwrap();
+    // The submit's history entry was written with the row.
     db.audit()
         .record(
             None,

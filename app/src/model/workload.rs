@@ -87,6 +87,27 @@ pub struct LiveStatus {
     pub pods: Vec<PodInfo>,
     /// The most recent events, newest last.
     pub events: Vec<EventInfo>,
+    /// A change made to the Volcano Job outside Tephra, in plain words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift: Option<String>,
+    /// Why Tephra could not act on the workload in the cluster, while it keeps trying.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconcile_error: Option<ReconcileError>,
+}
+
+/// An error acting on a workload in the cluster, and when Tephra tries again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ReconcileError {
+    pub message: String,
+    /// Retrying alone will not fix it (e.g. the Job's name is taken by something else); Tephra
+    /// retries rarely, and at once when the cause changes.
+    pub permanent: bool,
+    /// Failed attempts in a row.
+    pub attempts: u32,
+    /// RFC 3339: the next attempt.
+    pub next_attempt_at: String,
 }
 
 /// A workload in the Run:ai response shape (`GET /api/v1/workloads/trainings/{id}`).

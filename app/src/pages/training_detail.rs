@@ -88,6 +88,7 @@ fn Detail(
                 </p>
             </Show>
             <Reason workload />
+            <Trouble workload />
             <div class="grid gap-6 lg:grid-cols-3">
                 <section aria-labelledby="timeline-heading" class=format!("{CARD_CLASS} lg:col-span-1")>
                     <h2 id="timeline-heading" class="mb-3 text-lg font-semibold">"Timeline"</h2>
@@ -159,6 +160,33 @@ fn Header(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> impl IntoVie
             </div>
             <Actions workload deleted />
         </div>
+    }
+    .into_any()
+}
+
+/// What Tephra cannot fix on its own: an error acting on the cluster (retried with backoff) and a
+/// Job changed by hand.
+#[component]
+fn Trouble(workload: RwSignal<Workload>) -> impl IntoView {
+    view! {
+        {move || {
+            let status = workload.with(|w| w.status.clone());
+            let error = status.reconcile_error.map(|e| {
+                let kind = if e.permanent { "needs attention" } else { "retrying" };
+                format!(
+                    "Tephra cannot act on this training in the cluster ({kind}, {} attempt(s), next at {}): {}",
+                    e.attempts, e.next_attempt_at, e.message
+                )
+            });
+            (error.is_some() || status.drift.is_some()).then(|| view! {
+                <section aria-labelledby="trouble-heading" data-testid="trouble"
+                    class="rounded-lg border border-red-300 bg-red-50 p-4 text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
+                    <h2 id="trouble-heading" class="font-semibold">"Needs attention"</h2>
+                    {error.map(|e| view! { <p class="mt-1 text-sm">{e}</p> })}
+                    {status.drift.map(|d| view! { <p class="mt-1 text-sm">{d}</p> })}
+                </section>
+            })
+        }}
     }
     .into_any()
 }

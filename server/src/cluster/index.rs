@@ -1,8 +1,14 @@
 //! What the watchers have seen, by workload: the Job, the PodGroup, the pods and recent events.
 //! Fed by watch events (including the re-lists after a reconnect), read by the reconciler to
 //! decide what to create or delete and by the tracker to derive each workload's status.
+//!
+//! Only what is provably Tephra's counts: a Job whose owner signature verifies
+//! (`domain::ownership`), and PodGroups and pods whose controller is such a Job. Objects that
+//! merely carry Tephra's labels are ignored, so a Job labelled by hand can neither change a
+//! workload's status nor be taken for its Job. A pod seen before its Job waits until the Job is.
 
 use crate::domain::labels::WORKLOAD_ID;
+use crate::domain::ownership::OwnerKey;
 use crate::domain::status::{JobObservation, Observed, PodGroupObservation};
 use crate::domain::volcano::Job;
 use app::model::workload::{EventInfo, PodInfo};
@@ -31,18 +37,51 @@ type Key = (Kind, String, String);
 pub struct Entry {
     pub observed: Observed,
     pub events: VecDeque<EventInfo>,
+    /// Uids of every Job of this workload whose signature verified (old ones included, since
+    /// their pods may outlive them).
+    owned_jobs: HashSet<String>,
+    /// Pods and PodGroups whose controlling Job has not been verified yet, with that Job's uid.
+    held_pods: HashMap<String, (String, PodInfo)>,
+    held_pod_group: Option<(String, PodGroupObservation)>,
 }
 
 #[derive(Debug, Default)]
 pub struct Index {
+    /// Verifies Job ownership; without it (no cluster configured) nothing is tracked.
+    key: Option<OwnerKey>,
     entries: HashMap<Uuid, Entry>,
     /// (kind, namespace, name) of every tracked object to its workload, for deletes and events.
     owners: HashMap<Key, Uuid>,
     /// Namespaces of the Jobs by workload (Jobs may belong to another installation's rows).
     job_namespaces: HashMap<Uuid, String>,
+    /// Jobs that carry a workload id label but no valid owner signature, by (namespace, name):
+    /// reported, never tracked, adopted or deleted.
+    unsigned: HashMap<(String, String), Uuid>,
     /// Objects listed since the last `Init` of each kind, to drop what vanished while the watch
     /// was down.
     relisting: HashMap<Kind, HashSet<Key>>,
+}
+
+impl Entry {
+    /// Moves what was held for a Job that has now been verified into what is observed.
+    fn release_held(&mut self) {
+        let owned = &self.owned_jobs;
+        let (ready, held): (Vec<_>, Vec<_>) = self
+            .held_pods
+            .drain()
+            .partition(|(_, (uid, _))| owned.contains(uid));
+        self.held_pods = held.into_iter().collect();
+        for (name, (_, info)) in ready {
+            self.observed.pods.insert(name, info);
+        }
+        if self
+            .held_pod_group
+            .as_ref()
+            .is_some_and(|(uid, _)| owned.contains(uid))
+        {
+            self.observed.pod_group = self.held_pod_group.take().map(|(_, pg)| pg);
+        }
+    }
 }
 
 /// The workload id on an object's labels.
@@ -50,7 +89,23 @@ pub fn workload_id(labels: &std::collections::BTreeMap<String, String>) -> Optio
     labels.get(WORKLOAD_ID).and_then(|v| v.parse().ok())
 }
 
+/// The uid of the object's controller (for pods and PodGroups, the Volcano Job that made them).
+fn controller_uid(meta: &kube::api::ObjectMeta) -> Option<String> {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true))
+        .map(|r| r.uid.clone())
+}
+
 impl Index {
+    pub fn new(key: OwnerKey) -> Self {
+        Index {
+            key: Some(key),
+            ..Index::default()
+        }
+    }
+
     pub fn observed(&self, id: Uuid) -> Option<&Entry> {
         self.entries.get(&id)
     }
@@ -60,6 +115,13 @@ impl Index {
         self.job_namespaces
             .iter()
             .map(|(id, ns)| (*id, ns.as_str()))
+    }
+
+    /// Jobs with Tephra's workload label that Tephra did not sign: (namespace, name, labelled id).
+    pub fn unsigned_jobs(&self) -> impl Iterator<Item = (&str, &str, Uuid)> {
+        self.unsigned
+            .iter()
+            .map(|((ns, name), id)| (ns.as_str(), name.as_str(), *id))
     }
 
     /// Starts a re-list of `kind`: objects not listed again before [`Self::relisted`] are gone.
@@ -73,6 +135,10 @@ impl Index {
         let Some(seen) = self.relisting.remove(&kind) else {
             return Vec::new();
         };
+        if kind == Kind::Job {
+            self.unsigned
+                .retain(|(ns, name), _| seen.contains(&(Kind::Job, ns.clone(), name.clone())));
+        }
         let stale: Vec<Key> = self
             .owners
             .keys()
@@ -115,18 +181,31 @@ impl Index {
                 {
                     entry.observed.pod_group = None;
                 }
+                if entry
+                    .held_pod_group
+                    .as_ref()
+                    .is_some_and(|(_, pg)| pg.name == key.2)
+                {
+                    entry.held_pod_group = None;
+                }
             }
             Kind::Pod => {
                 entry.observed.pods.remove(&key.2);
+                entry.held_pods.remove(&key.2);
             }
         }
         Some(id)
     }
 
     pub fn apply_job(&mut self, job: &Job) -> Option<Uuid> {
-        let id = workload_id(job.labels())?;
         let key = (Kind::Job, job.namespace()?, job.name_any());
         self.note_listed(&key);
+        let Some(id) = self.key.as_ref()?.owner(&job.metadata) else {
+            if let Some(labelled) = workload_id(job.labels()) {
+                self.unsigned.insert((key.1, key.2), labelled);
+            }
+            return None;
+        };
         let status = job.status.clone().unwrap_or_default();
         let observation = JobObservation {
             name: key.2.clone(),
@@ -135,14 +214,21 @@ impl Index {
             retry_count: status.retry_count,
             min_available: job.spec.min_available.unwrap_or_default(),
             deleting: job.metadata.deletion_timestamp.is_some(),
+            generation: job.metadata.generation.unwrap_or(1),
         };
         self.job_namespaces.insert(id, key.1.clone());
         self.owners.insert(key, id);
-        self.entry(id).observed.job = Some(observation);
+        let entry = self.entry(id);
+        entry.observed.job = Some(observation);
+        if let Some(uid) = job.metadata.uid.clone() {
+            entry.owned_jobs.insert(uid);
+            entry.release_held();
+        }
         Some(id)
     }
 
     pub fn delete_job(&mut self, job: &Job) -> Option<Uuid> {
+        self.unsigned.remove(&(job.namespace()?, job.name_any()));
         self.forget(&(Kind::Job, job.namespace()?, job.name_any()))
     }
 
@@ -172,7 +258,13 @@ impl Index {
             unschedulable,
         };
         self.owners.insert(key, id);
-        self.entry(id).observed.pod_group = Some(observation);
+        let controller = controller_uid(&pg.metadata).unwrap_or_default();
+        let entry = self.entry(id);
+        if entry.owned_jobs.contains(&controller) {
+            entry.observed.pod_group = Some(observation);
+        } else {
+            entry.held_pod_group = Some((controller, observation));
+        }
         Some(id)
     }
 
@@ -206,7 +298,13 @@ impl Index {
                 .map(|t| t.0.to_string()),
         };
         self.owners.insert(key.clone(), id);
-        self.entry(id).observed.pods.insert(key.2, info);
+        let controller = controller_uid(&pod.metadata).unwrap_or_default();
+        let entry = self.entry(id);
+        if entry.owned_jobs.contains(&controller) {
+            entry.observed.pods.insert(key.2, info);
+        } else {
+            entry.held_pods.insert(key.2, (controller, info));
+        }
         Some(id)
     }
 
@@ -253,5 +351,116 @@ impl Index {
         self.entries.remove(&id);
         self.job_namespaces.remove(&id);
         self.owners.retain(|_, owner| *owner != id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE};
+    use crate::domain::ownership::OWNER;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+    use kube::api::ObjectMeta;
+
+    const NS: &str = "tephra-a";
+
+    fn key() -> OwnerKey {
+        OwnerKey::from_hex(&"42".repeat(32)).unwrap()
+    }
+
+    fn labels(id: Uuid) -> Option<std::collections::BTreeMap<String, String>> {
+        Some(
+            [
+                (WORKLOAD_ID.to_owned(), id.to_string()),
+                (MANAGED_BY.to_owned(), MANAGED_BY_VALUE.to_owned()),
+            ]
+            .into(),
+        )
+    }
+
+    /// A Job of workload `id`, signed with `key` when given.
+    fn job(id: Uuid, name: &str, uid: &str, key: Option<&OwnerKey>) -> Job {
+        let mut job = Job::new(name, Default::default());
+        job.metadata = ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(NS.into()),
+            uid: Some(uid.into()),
+            labels: labels(id),
+            annotations: key
+                .map(|k| [(OWNER.to_owned(), k.sign(&id.to_string(), NS, name))].into()),
+            ..ObjectMeta::default()
+        };
+        job
+    }
+
+    fn pod(id: Uuid, name: &str, job_uid: &str) -> Pod {
+        Pod {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(NS.into()),
+                labels: labels(id),
+                owner_references: Some(vec![OwnerReference {
+                    uid: job_uid.into(),
+                    controller: Some(true),
+                    ..OwnerReference::default()
+                }]),
+                ..ObjectMeta::default()
+            },
+            ..Pod::default()
+        }
+    }
+
+    #[test]
+    fn a_job_with_copied_labels_but_no_signature_is_ignored() {
+        let mut index = Index::new(key());
+        let id = Uuid::new_v4();
+        assert_eq!(index.apply_job(&job(id, "train", "u1", None)), None);
+        let forged_by_other_key = OwnerKey::from_hex(&"17".repeat(32)).unwrap();
+        assert_eq!(
+            index.apply_job(&job(id, "train", "u1", Some(&forged_by_other_key))),
+            None
+        );
+        index.apply_pod(&pod(id, "train-worker-0", "u1"));
+        assert!(
+            index.observed(id).is_none_or(|e| e.observed.is_empty()),
+            "the forged Job's pods do not count as the workload's"
+        );
+        assert_eq!(index.jobs().count(), 0);
+        assert_eq!(index.unsigned_jobs().count(), 1, "but it is reported");
+    }
+
+    #[test]
+    fn a_signed_job_is_tracked_and_its_early_pods_released() {
+        let mut index = Index::new(key());
+        let id = Uuid::new_v4();
+        // The pod watch may deliver a pod before the Job watch delivers its Job.
+        index.apply_pod(&pod(id, "train-worker-0", "u1"));
+        assert!(index.observed(id).unwrap().observed.pods.is_empty());
+        assert_eq!(
+            index.apply_job(&job(id, "train", "u1", Some(&key()))),
+            Some(id)
+        );
+        let entry = index.observed(id).unwrap();
+        assert!(entry.observed.job.is_some());
+        assert!(entry.observed.pods.contains_key("train-worker-0"));
+        // A later pod of the same Job counts at once.
+        index.apply_pod(&pod(id, "train-worker-1", "u1"));
+        assert_eq!(index.observed(id).unwrap().observed.pods.len(), 2);
+    }
+
+    #[test]
+    fn pods_of_an_unverified_job_never_count_even_with_the_right_labels() {
+        let mut index = Index::new(key());
+        let id = Uuid::new_v4();
+        index.apply_job(&job(id, "train", "u1", Some(&key())));
+        index.apply_pod(&pod(id, "intruder", "someone-elses-job"));
+        assert!(
+            !index
+                .observed(id)
+                .unwrap()
+                .observed
+                .pods
+                .contains_key("intruder")
+        );
     }
 }

@@ -2,22 +2,23 @@
 //! keeps the [`Index`] current; derives each changed workload's phase and status
 //! (`domain::status`), writes what changed to the database, and broadcasts it to the event stream.
 
+use super::Shared;
+use super::backoff::Backoffs;
 use super::index::{Index, Kind};
 use super::objects::PodGroup;
-use super::{Problems, Shared};
 use crate::db::{Database, DbError};
 use crate::domain::labels::MANAGED_SELECTOR;
-use crate::domain::status::{derive, live_status};
+use crate::domain::status::{derive, is_final, live_status, stopped_in_cluster};
 use crate::domain::volcano::Job;
 use app::model::phase::Phase;
-use app::model::workload::WorkloadEvent;
 use futures::{Stream, StreamExt};
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client};
 use std::collections::BTreeSet;
 use std::pin::Pin;
-use tokio::sync::{broadcast, mpsc, watch};
+use std::sync::{Arc, Mutex};
+use tokio::sync::{mpsc, watch};
 use uuid::Uuid;
 
 /// One thing that happened, from any watch or from the reconciler.
@@ -59,16 +60,29 @@ where
 pub struct Tracker {
     pub(super) db: Database,
     pub(super) shared: Shared,
-    pub(super) events: broadcast::Sender<WorkloadEvent>,
-    pub(super) problems: Problems,
+    pub(super) events: super::Events,
+    /// The reconciler's errors per workload, shown on each workload's status.
+    pub(super) backoffs: Arc<Mutex<Backoffs>>,
     /// Set once the Job and Pod watches have listed everything once.
     pub(super) synced: watch::Sender<bool>,
+    pub(super) client: Client,
+    /// Refresh requests from the reconciler. Behind a lock so a restarted tracker takes it over.
+    pub(super) refresh: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Uuid>>>,
+    /// Pokes the reconciler (when Volcano stopped a Job Tephra wants running).
+    pub(super) trigger: mpsc::UnboundedSender<Uuid>,
 }
+
+/// How many times a status is derived again when an action changes the desired phase between
+/// reading the row and writing the status.
+const RACE_RETRIES: usize = 3;
 
 impl Tracker {
     /// Runs until the process ends: watch changes and refresh requests are applied in batches
     /// (everything ready at once), then each touched workload is derived once.
-    pub async fn run(self, client: Client, refresh: mpsc::UnboundedReceiver<Uuid>) {
+    pub async fn run(&self) {
+        let client = self.client.clone();
+        let mut refresh = Arc::clone(&self.refresh).lock_owned().await;
+        let refresh = futures::stream::poll_fn(move |cx| refresh.poll_recv(cx));
         let selector = watcher::Config::default().labels(MANAGED_SELECTOR);
         let streams: Vec<ChangeStream> = vec![
             watch_stream(
@@ -92,9 +106,7 @@ impl Tracker {
                 "events",
                 |e| Change::Event(Box::new(e)),
             ),
-            Box::pin(
-                tokio_stream::wrappers::UnboundedReceiverStream::new(refresh).map(Change::Refresh),
-            ),
+            Box::pin(refresh.map(Change::Refresh)),
         ];
         let mut changes = futures::stream::select_all(streams).ready_chunks(512);
         let mut listed: BTreeSet<&'static str> = BTreeSet::new();
@@ -102,7 +114,7 @@ impl Tracker {
         while let Some(batch) = changes.next().await {
             let mut touched: BTreeSet<Uuid> = BTreeSet::new();
             {
-                let mut index = self.shared.index.write().expect("index lock");
+                let mut index = self.shared.index_mut();
                 for change in batch {
                     match change {
                         Change::Job(e) => {
@@ -175,61 +187,75 @@ impl Tracker {
 
     /// Derives one workload's status; writes and broadcasts it when it changed.
     pub async fn publish(&self, id: Uuid) -> Result<(), DbError> {
+        for _ in 0..RACE_RETRIES {
+            if self.publish_once(id).await? {
+                return Ok(());
+            }
+        }
+        tracing::debug!(workload = %id, "the desired phase kept changing; the next change derives it");
+        Ok(())
+    }
+
+    /// One attempt; false when the desired phase changed before the write.
+    async fn publish_once(&self, id: Uuid) -> Result<bool, DbError> {
         let row = match self.db.workloads().get(id).await {
             Ok(row) => row,
-            // Objects of another installation, or of rows deleted by hand: the reconciler
-            // reports those as orphans.
-            Err(DbError::NotFound) => return Ok(()),
+            // Objects of rows deleted by hand: the reconciler reports those as orphans.
+            Err(DbError::NotFound) => return Ok(true),
             Err(e) => return Err(e),
         };
         if row.deleted_at.is_some() {
-            return Ok(());
+            return Ok(true);
         }
-        let (derived, status) = {
-            let index = self.shared.index.read().expect("index lock");
-            let entry = index.observed(id).cloned().unwrap_or_default();
-            let derived = derive(row.desired_phase, row.actual_phase, &entry.observed);
-            let mut status = live_status(&entry.observed);
-            status.events = entry.events.into_iter().collect();
-            (derived, status)
-        };
-        let problem = self
-            .problems
+        let entry = self
+            .shared
+            .index()
+            .observed(id)
+            .cloned()
+            .unwrap_or_default();
+        if is_final(row.actual_phase, &entry.observed) {
+            // The Job was collected: keep the outcome and the last pods it had.
+            return Ok(true);
+        }
+        if row.desired_phase == Phase::Running && stopped_in_cluster(&entry.observed).is_some() {
+            let _ = self.trigger.send(id);
+        }
+        let derived = derive(row.desired_phase, row.actual_phase, &entry.observed);
+        let mut status = live_status(&entry.observed);
+        status.events = entry.events.into_iter().collect();
+        status.reconcile_error = self
+            .backoffs
             .lock()
-            .expect("problems lock")
-            .get(&id)
+            .unwrap_or_else(|e| e.into_inner())
+            .error(id)
             .cloned();
-        let reason = match (derived.phase, problem) {
+        let reason = match (derived.phase, &status.reconcile_error) {
             // The reconciler's trouble explains why nothing happens yet.
-            (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(p)) => {
-                Some(p)
+            (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(e)) => {
+                Some(e.message.clone())
             }
             _ => derived.reason,
         };
         if row.actual_phase == derived.phase && row.phase_reason == reason && row.status == status {
-            return Ok(());
+            return Ok(true);
         }
-        let updated = self
+        let Some(updated) = self
             .db
             .workloads()
-            .set_status(id, derived.phase, reason.as_deref(), &status)
-            .await?;
-        if row.actual_phase != derived.phase {
-            self.db
-                .audit()
-                .record(
-                    None,
-                    "workload.phase",
-                    "workload",
-                    id,
-                    serde_json::json!({
-                        "from": row.actual_phase, "to": derived.phase, "reason": reason,
-                    }),
-                )
-                .await?;
-        }
-        let _ = self.events.send(super::event_of(&updated, false));
-        Ok(())
+            .record_status(
+                id,
+                row.desired_phase,
+                row.actual_phase,
+                derived.phase,
+                reason.as_deref(),
+                &status,
+            )
+            .await?
+        else {
+            return Ok(false);
+        };
+        super::publish(&self.events, &super::event_of(&updated, false));
+        Ok(true)
     }
 }
 

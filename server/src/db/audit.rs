@@ -44,6 +44,25 @@ impl From<Row> for AuditEvent {
     }
 }
 
+/// Records an audit event on `$executor` (a transaction, so the event and the change it
+/// describes are written together or not at all). Expands to a future of `sqlx::Result<_>`.
+macro_rules! record_in {
+    ($executor:expr, $actor:expr, $action:expr, $kind:expr, $target:expr, $detail:expr) => {
+        sqlx::query(
+            "INSERT INTO audit_events (at, actor_id, action, target_kind, target_id, detail)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind($crate::db::now())
+        .bind($actor)
+        .bind($action)
+        .bind($kind)
+        .bind($target)
+        .bind(sqlx::types::Json($detail))
+        .execute($executor)
+    };
+}
+pub(crate) use record_in;
+
 pub struct Audit<'a>(pub(super) &'a super::Database);
 
 impl Audit<'_> {

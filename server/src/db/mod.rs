@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod projects;
+pub mod settings;
 pub mod users;
 pub mod workloads;
 
@@ -186,6 +187,10 @@ impl Database {
 
     pub fn audit(&self) -> audit::Audit<'_> {
         audit::Audit(self)
+    }
+
+    pub fn settings(&self) -> settings::Settings<'_> {
+        settings::Settings(self)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Workloads: the system of record for trainings. A row holds what the user asked for (the spec
 //! and the desired phase) and what the cluster last reported (the actual phase and its reason).
 
+use super::audit::record_in;
 use super::{DbError, DbResult, conflict_as, now, on_pool};
 use app::model::phase::Phase;
 use app::model::workload::LiveStatus;
@@ -54,6 +55,21 @@ pub struct Workload {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub deleted_at: Option<DateTime<Utc>>,
+    /// When it first reached Completed or Failed; from then on it never runs again.
+    pub finished_at: Option<DateTime<Utc>>,
+    /// How long its Volcano Job may outlive the finish before Tephra deletes it
+    /// (`autoDeletionTimeAfterCompletionSeconds`).
+    pub job_ttl_seconds: Option<i64>,
+}
+
+/// Who changes a workload and why: recorded in its history in the same transaction as the change.
+#[derive(Debug, Clone)]
+pub struct Change<'a> {
+    /// `None` for Tephra itself (the reconciler, or what the cluster did).
+    pub actor: Option<Uuid>,
+    /// A dotted verb: `workload.suspend`, `workload.deleted`.
+    pub action: &'a str,
+    pub detail: serde_json::Value,
 }
 
 /// A workload with the names a list shows beside it.
@@ -73,6 +89,7 @@ pub struct NewWorkload {
     pub kind: WorkloadKind,
     pub spec: serde_json::Value,
     pub created_by: Uuid,
+    pub job_ttl_seconds: Option<i64>,
 }
 
 /// Which workloads to list. The default is every live workload, newest first.
@@ -120,6 +137,8 @@ pub struct Intent {
     pub id: Uuid,
     pub desired_phase: String,
     pub actual_phase: String,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub job_ttl_seconds: Option<i64>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -139,6 +158,8 @@ struct Row {
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     deleted_at: Option<DateTime<Utc>>,
+    finished_at: Option<DateTime<Utc>>,
+    job_ttl_seconds: Option<i64>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -175,13 +196,15 @@ impl TryFrom<Row> for Workload {
             created_at: r.created_at,
             updated_at: r.updated_at,
             deleted_at: r.deleted_at,
+            finished_at: r.finished_at,
+            job_ttl_seconds: r.job_ttl_seconds,
         })
     }
 }
 
 const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_id, w.kind, w.spec, \
                        w.desired_phase, w.actual_phase, w.phase_reason, w.status, w.created_by, \
-                       w.created_at, w.updated_at, w.deleted_at";
+                       w.created_at, w.updated_at, w.deleted_at, w.finished_at, w.job_ttl_seconds";
 
 /// Binds [`FILTER`]'s parameters `$1`..`$6` in order.
 macro_rules! bind_filter {
@@ -201,8 +224,8 @@ pub struct Workloads<'a>(pub(super) &'a super::Database);
 
 impl Workloads<'_> {
     /// Stores a new workload that should run (desired Running) and has not reached the cluster yet
-    /// (actual Creating).
-    pub async fn insert(&self, new: &NewWorkload) -> DbResult<Workload> {
+    /// (actual Creating), with its `workload.submit` history entry.
+    pub async fn insert(&self, new: &NewWorkload, change: Change<'_>) -> DbResult<Workload> {
         let at = now();
         let workload = Workload {
             id: Uuid::new_v4(),
@@ -220,31 +243,40 @@ impl Workloads<'_> {
             created_at: at,
             updated_at: at,
             deleted_at: None,
+            finished_at: None,
+            job_ttl_seconds: new.job_ttl_seconds,
         };
-        on_pool!(self.0, pool => sqlx::query(
-            "INSERT INTO workloads (id, project_id, name, requested_name, cluster_id, kind, spec,
-                                    desired_phase, actual_phase, phase_reason, status, created_by,
-                                    created_at, updated_at, deleted_at)
-             VALUES ($1, $2, $3, $10, $11, $4, $5, $6, $7, NULL, $12, $8, $9, $9, NULL)",
-        )
-        .bind(workload.id)
-        .bind(workload.project_id)
-        .bind(&workload.name)
-        .bind(workload.kind.as_str())
-        .bind(Json(&workload.spec))
-        .bind(workload.desired_phase.as_str())
-        .bind(workload.actual_phase.as_str())
-        .bind(workload.created_by)
-        .bind(at)
-        .bind(&workload.requested_name)
-        .bind(&workload.cluster_id)
-        .bind(Json(&workload.status))
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected())
-        .map_err(conflict_as(|| format!(
-            "a workload named {:?} already exists in this project", new.name
-        ))))?;
+        on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO workloads (id, project_id, name, requested_name, cluster_id, kind,
+                                        spec, desired_phase, actual_phase, phase_reason, status,
+                                        created_by, created_at, updated_at, deleted_at,
+                                        job_ttl_seconds)
+                 VALUES ($1, $2, $3, $10, $11, $4, $5, $6, $7, NULL, $12, $8, $9, $9, NULL, $13)",
+            )
+            .bind(workload.id)
+            .bind(workload.project_id)
+            .bind(&workload.name)
+            .bind(workload.kind.as_str())
+            .bind(Json(&workload.spec))
+            .bind(workload.desired_phase.as_str())
+            .bind(workload.actual_phase.as_str())
+            .bind(workload.created_by)
+            .bind(at)
+            .bind(&workload.requested_name)
+            .bind(&workload.cluster_id)
+            .bind(Json(&workload.status))
+            .bind(workload.job_ttl_seconds)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_as(|| format!(
+                "a workload named {:?} already exists in this project", new.name
+            )))?;
+            record_in!(&mut *tx, change.actor, change.action, "workload", workload.id, &change.detail)
+                .await?;
+            tx.commit().await?;
+        });
         Ok(workload)
     }
 
@@ -313,63 +345,125 @@ impl Workloads<'_> {
     /// Every live workload's desired and actual phase: what the reconciler compares with the
     /// cluster.
     pub async fn intents(&self) -> DbResult<Vec<Intent>> {
-        let sql = "SELECT id, desired_phase, actual_phase FROM workloads WHERE deleted_at IS NULL";
+        let sql = "SELECT id, desired_phase, actual_phase, finished_at, job_ttl_seconds
+                     FROM workloads WHERE deleted_at IS NULL";
         Ok(on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?)
     }
 
-    /// What the user wants (Running, Stopped, Deleting). Returns the updated workload.
-    pub async fn set_desired_phase(&self, id: Uuid, phase: Phase) -> DbResult<Workload> {
-        let done = on_pool!(self.0, pool => sqlx::query(
-            "UPDATE workloads SET desired_phase = $2, updated_at = $3 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(phase.as_str())
-        .bind(now())
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))?;
-        exactly_one(done)?;
-        self.get(id).await
+    /// Moves what the user wants (Running, Stopped, Deleting) from `from` to `to`, with its
+    /// history entry, in one transaction, only if the desired phase is still `from`: of two
+    /// racing actions exactly one wins. `None` when another change came first (or the workload is
+    /// gone); the caller reads the row again to say what it is now.
+    pub async fn transition(
+        &self,
+        id: Uuid,
+        from: Phase,
+        to: Phase,
+        change: Change<'_>,
+    ) -> DbResult<Option<Workload>> {
+        let won = on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            let done = sqlx::query(
+                "UPDATE workloads SET desired_phase = $2, updated_at = $4
+                  WHERE id = $1 AND desired_phase = $3 AND deleted_at IS NULL",
+            )
+            .bind(id)
+            .bind(to.as_str())
+            .bind(from.as_str())
+            .bind(now())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if done == 1 {
+                record_in!(&mut *tx, change.actor, change.action, "workload", id, &change.detail)
+                    .await?;
+                tx.commit().await?;
+            }
+            done == 1
+        });
+        if won {
+            Ok(Some(self.get(id).await?))
+        } else {
+            Ok(None)
+        }
     }
 
     /// What the cluster reports: the actual phase, its reason in plain words and the live status,
-    /// in one write. Returns the updated workload.
-    pub async fn set_status(
+    /// in one write, with a `workload.phase` history entry when the phase changed. Written only if
+    /// the desired phase is still `desired` (what the status was derived for); `None` otherwise,
+    /// and the caller derives again. The first finished phase stamps `finished_at`.
+    pub async fn record_status(
         &self,
         id: Uuid,
+        desired: Phase,
+        previous: Phase,
         phase: Phase,
         reason: Option<&str>,
         status: &LiveStatus,
-    ) -> DbResult<Workload> {
-        let done = on_pool!(self.0, pool => sqlx::query(
-            "UPDATE workloads SET actual_phase = $2, phase_reason = $3, status = $4, updated_at = $5
-              WHERE id = $1",
-        )
-        .bind(id)
-        .bind(phase.as_str())
-        .bind(reason)
-        .bind(Json(status))
-        .bind(now())
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))?;
-        exactly_one(done)?;
-        self.get(id).await
+    ) -> DbResult<Option<Workload>> {
+        let at = now();
+        let written = on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            let done = sqlx::query(
+                "UPDATE workloads SET actual_phase = $2, phase_reason = $3, status = $4,
+                        updated_at = $5,
+                        finished_at = CASE WHEN $6 THEN COALESCE(finished_at, $5) ELSE NULL END
+                  WHERE id = $1 AND desired_phase = $7 AND deleted_at IS NULL",
+            )
+            .bind(id)
+            .bind(phase.as_str())
+            .bind(reason)
+            .bind(Json(status))
+            .bind(at)
+            .bind(phase.is_finished())
+            .bind(desired.as_str())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if done == 1 && previous != phase {
+                let detail = serde_json::json!({ "from": previous, "to": phase, "reason": reason });
+                record_in!(&mut *tx, None::<Uuid>, "workload.phase", "workload", id, &detail)
+                    .await?;
+            }
+            tx.commit().await?;
+            done == 1
+        });
+        if written {
+            Ok(Some(self.get(id).await?))
+        } else {
+            Ok(None)
+        }
     }
 
-    /// Marks the workload deleted; the row stays for history and frees its name.
-    pub async fn mark_deleted(&self, id: Uuid) -> DbResult<Workload> {
+    /// Marks a workload whose deletion was asked for deleted, with its history entry; the row
+    /// stays for history and frees its name. `None` when it is not being deleted (any more).
+    pub async fn mark_deleted(&self, id: Uuid) -> DbResult<Option<Workload>> {
         let at = now();
-        let done = on_pool!(self.0, pool => sqlx::query(
-            "UPDATE workloads SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL",
-        )
-        .bind(id)
-        .bind(at)
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))?;
-        exactly_one(done)?;
-        self.get(id).await
+        let done = on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            let done = sqlx::query(
+                "UPDATE workloads SET deleted_at = $2, updated_at = $2
+                  WHERE id = $1 AND deleted_at IS NULL AND desired_phase = $3",
+            )
+            .bind(id)
+            .bind(at)
+            .bind(Phase::Deleting.as_str())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if done == 1 {
+                let detail = serde_json::json!({});
+                record_in!(&mut *tx, None::<Uuid>, "workload.deleted", "workload", id, &detail)
+                    .await?;
+                tx.commit().await?;
+            }
+            done == 1
+        });
+        if done {
+            Ok(Some(self.get(id).await?))
+        } else {
+            Ok(None)
+        }
     }
 
     /// Live workloads by actual phase; phases without any are left out.
@@ -411,12 +505,4 @@ fn like_pattern(part: &str) -> String {
     }
     pattern.push('%');
     pattern
-}
-
-fn exactly_one(rows_affected: u64) -> DbResult<()> {
-    if rows_affected == 0 {
-        Err(DbError::NotFound)
-    } else {
-        Ok(())
-    }
 }

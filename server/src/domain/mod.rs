@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod labels;
+pub mod ownership;
 pub mod render;
 pub mod request;
 pub mod status;

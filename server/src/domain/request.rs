@@ -125,6 +125,17 @@ impl Request {
         }
     }
 
+    /// How long the Job may outlive the training's finish (`autoDeletionTimeAfterCompletionSeconds`).
+    /// Tephra deletes it itself once it has recorded the outcome; see the reconciler.
+    pub fn job_ttl_seconds(&self) -> Option<i64> {
+        match self {
+            Request::Training(r) => r.spec.auto_deletion_time_after_completion_seconds,
+            Request::Distributed(r) => r.spec.worker.auto_deletion_time_after_completion_seconds,
+            // Generic clean-up policies are rendered for Volcano (seeds/004).
+            Request::Generic(_) => None,
+        }
+    }
+
     pub fn uses_name_as_prefix(&self) -> bool {
         match self {
             Request::Training(r) => r.use_given_name_as_prefix == Some(true),

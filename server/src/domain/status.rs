@@ -10,15 +10,16 @@
 //! | Deleting | anything                                                  | Deleting      |
 //! | Stopped  | a Job or pods still exist                                 | Stopping      |
 //! | Stopped  | nothing left                                              | Stopped       |
-//! | Running  | finished before (Completed/Failed), Job gone (TTL)        | unchanged     |
+//! | Running  | finished before (Completed/Failed), Job gone or going     | unchanged, with its last pods (final) |
 //! | Running  | no Job yet, never stopped                                 | Creating      |
 //! | Running  | no Job (or the old one still going away) after a stop     | Resuming      |
+//! | Running  | Job deleted outside Tephra before it finished             | Resuming (created again) |
 //! | Running  | Job phase "" or Pending, PodGroup Pending or absent       | Pending (queue has not admitted the gang) |
 //! | Running  | Job Pending, PodGroup Inqueue, not every pod bound        | Pending (scheduler's reason) |
 //! | Running  | Job Pending, every pod of the gang bound to a node        | Initializing  |
 //! | Running  | Job Running or Completing                                 | Running       |
 //! | Running  | Job Restarting (a retry after a failure, or vcctl resume) | Resuming      |
-//! | Running  | Job Aborting / Aborted (vcctl job suspend)                | Stopping / Stopped |
+//! | Running  | Job Aborting / Aborted (vcctl job suspend, or preempted with terminateAfterPreemption) | Stopping / Stopped, and the desired phase becomes Stopped so resume works |
 //! | Running  | Job Terminating                                           | Stopping      |
 //! | Running  | Job Completed                                             | Completed     |
 //! | Running  | Job Failed or Terminated                                  | Failed        |
@@ -39,6 +40,8 @@ pub struct JobObservation {
     pub min_available: i32,
     /// It has a deletionTimestamp: foreground deletion is removing its pods.
     pub deleting: bool,
+    /// `metadata.generation`: 1 as Tephra created it; more once someone changed its spec.
+    pub generation: i64,
 }
 
 /// The gang's PodGroup.
@@ -110,22 +113,28 @@ pub fn derive(desired: Phase, previous: Phase, observed: &Observed) -> Derived {
             )
         };
     }
-    let Some(job) = &observed.job else {
-        return match previous {
-            Phase::Completed | Phase::Failed => Derived::new(previous, None),
-            Phase::Stopping | Phase::Stopped | Phase::Resuming => Derived::new(
-                Phase::Resuming,
-                Some("resuming: creating the Job again".into()),
-            ),
-            _ => Derived::new(Phase::Creating, None),
-        };
-    };
-    if job.deleting {
-        return Derived::new(
-            Phase::Resuming,
-            Some("resuming: waiting for the previous Job to be removed".into()),
-        );
+    if is_final(previous, observed) {
+        return Derived::new(previous, None);
     }
+    let job = match &observed.job {
+        Some(job) if !job.deleting => job,
+        going => {
+            let reason = match (previous, going) {
+                (Phase::Creating, None) => return Derived::new(Phase::Creating, None),
+                (Phase::Stopping | Phase::Stopped | Phase::Resuming, None) => {
+                    "resuming: creating the Job again"
+                }
+                (Phase::Stopping | Phase::Stopped | Phase::Resuming, Some(_)) => {
+                    "resuming: waiting for the previous Job to be removed"
+                }
+                _ => {
+                    "the Volcano Job was deleted outside Tephra before the training finished; \
+                      creating it again from the stored request"
+                }
+            };
+            return Derived::new(Phase::Resuming, Some(reason.into()));
+        }
+    };
     match job.phase.as_str() {
         "" | "Pending" => pending(job, observed),
         "Running" | "Completing" => match &observed.pod_group {
@@ -169,6 +178,40 @@ pub fn derive(desired: Phase, previous: Phase, observed: &Observed) -> Derived {
             Some(format!("Volcano reports the unfamiliar phase {other:?}")),
         ),
     }
+}
+
+/// A training that has finished stays finished once its Job is collected or being deleted: it
+/// keeps its phase and the last pods it had, and is never created again.
+pub fn is_final(previous: Phase, observed: &Observed) -> bool {
+    previous.is_finished() && observed.job.as_ref().is_none_or(|j| j.deleting)
+}
+
+/// Why the cluster stopped a Job Tephra wants running, if it did: Volcano aborts a Job on
+/// `vcctl job suspend`, and on preemption when the training asked `terminateAfterPreemption`.
+/// Tephra then records the workload as suspended, so resume (which the page offers) works.
+pub fn stopped_in_cluster(observed: &Observed) -> Option<String> {
+    let job = observed.job.as_ref().filter(|j| !j.deleting)?;
+    matches!(job.phase.as_str(), "Aborting" | "Aborted").then(|| {
+        let why = job.message.as_deref().unwrap_or(
+            "preempted with terminateAfterPreemption, or suspended with vcctl job suspend",
+        );
+        format!("Volcano stopped the Job ({why}); resume to run it again")
+    })
+}
+
+/// A change someone made to the Job's spec by hand: Tephra creates each Job once and never edits
+/// it, so any generation after the first is drift. Reported, not undone: suspend and resume run
+/// the stored request again.
+pub fn drift(observed: &Observed) -> Option<String> {
+    let job = observed.job.as_ref()?;
+    (job.generation > 1).then(|| {
+        format!(
+            "the Volcano Job {} was changed outside Tephra ({} change(s) to its spec); Tephra does \
+             not undo it: suspend and resume to run the stored request again",
+            job.name,
+            job.generation - 1
+        )
+    })
 }
 
 fn pending(job: &JobObservation, observed: &Observed) -> Derived {
@@ -305,6 +348,8 @@ pub fn live_status(observed: &Observed) -> LiveStatus {
         tasks: task_counts(&observed.pods),
         pods: observed.pods.values().cloned().collect(),
         events: Vec::new(),
+        drift: drift(observed),
+        reconcile_error: None,
     }
 }
 
@@ -490,6 +535,71 @@ mod tests {
                 phase
             );
         }
+    }
+
+    #[test]
+    fn finished_workloads_stay_finished_while_their_job_is_being_collected() {
+        // Volcano's TTL (or Tephra's) deletes the Job: it carries a deletionTimestamp first.
+        // Before, this read as "resuming" and the training ran a second time.
+        let collecting = observed(
+            Some(JobObservation {
+                deleting: true,
+                ..job("Completed")
+            }),
+            None,
+            vec![pod("p", Some("n"), "Succeeded")],
+        );
+        for phase in [Phase::Completed, Phase::Failed] {
+            let d = derive(Phase::Running, phase, &collecting);
+            assert_eq!(d.phase, phase);
+            assert!(is_final(phase, &collecting));
+        }
+        assert!(!is_final(Phase::Running, &collecting));
+    }
+
+    #[test]
+    fn a_job_deleted_by_hand_before_finishing_is_created_again() {
+        let d = derive(Phase::Running, Phase::Running, &Observed::default());
+        assert_eq!(d.phase, Phase::Resuming);
+        assert!(d.reason.unwrap().contains("deleted outside Tephra"));
+        assert_eq!(
+            derive(Phase::Running, Phase::Creating, &Observed::default()).phase,
+            Phase::Creating
+        );
+    }
+
+    #[test]
+    fn an_aborted_job_is_a_suspension_resume_can_undo() {
+        for phase in ["Aborting", "Aborted"] {
+            let stopped = observed(Some(job(phase)), None, vec![]);
+            assert!(stopped_in_cluster(&stopped).unwrap().contains("resume"));
+        }
+        assert_eq!(
+            stopped_in_cluster(&observed(Some(job("Running")), None, vec![])),
+            None
+        );
+    }
+
+    #[test]
+    fn a_job_changed_by_hand_is_drift() {
+        let created = observed(
+            Some(JobObservation {
+                generation: 1,
+                ..job("Running")
+            }),
+            None,
+            vec![],
+        );
+        assert_eq!(drift(&created), None);
+        let edited = observed(
+            Some(JobObservation {
+                generation: 3,
+                ..job("Running")
+            }),
+            None,
+            vec![],
+        );
+        assert!(drift(&edited).unwrap().contains("2 change(s)"));
     }
 
     #[test]

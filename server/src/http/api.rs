@@ -50,6 +50,12 @@ pub struct ErrorBody {
     pub message: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<ErrorDetail>,
+    /// On a 409 for an action: the workload's desired phase now (e.g. after another action won).
+    #[serde(rename = "desiredPhase", skip_serializing_if = "Option::is_none")]
+    pub desired_phase: Option<app::model::phase::Phase>,
+    /// On a 409 for an action: the workload's actual phase now.
+    #[serde(rename = "actualPhase", skip_serializing_if = "Option::is_none")]
+    pub actual_phase: Option<app::model::phase::Phase>,
 }
 
 /// The body of 202 answers to suspend, resume and delete (seed 003).
@@ -81,7 +87,20 @@ impl ApiError {
             code: status.as_u16(),
             message: message.into(),
             details: Vec::new(),
+            desired_phase: None,
+            actual_phase: None,
         })
+    }
+
+    /// Adds the workload's current phases, so the loser of a race learns where it stands.
+    pub fn with_phases(
+        mut self,
+        desired: app::model::phase::Phase,
+        actual: app::model::phase::Phase,
+    ) -> Self {
+        self.0.desired_phase = Some(desired);
+        self.0.actual_phase = Some(actual);
+        self
     }
 
     /// 400 naming one field.
@@ -110,6 +129,8 @@ impl ApiError {
                     message: e.message,
                 })
                 .collect(),
+            desired_phase: None,
+            actual_phase: None,
         })
     }
 

@@ -1,5 +1,6 @@
 //! Probes: `/healthz` says the process serves HTTP; `/readyz` says it can do its work (the database
-//! answers), so a load balancer only sends traffic to replicas that can handle it.
+//! answers, the reconciler and tracker run, the cluster's API server answers), so a load balancer
+//! only sends traffic to replicas that can handle it and an operator sees what is wrong.
 
 use super::AppState;
 use axum::Json;
@@ -17,7 +18,14 @@ pub async fn healthz() -> Json<Value> {
 
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
     match tokio::time::timeout(READY_TIMEOUT, state.control.db.ping()).await {
-        Ok(Ok(())) => (StatusCode::OK, Json(json!({ "status": "ready" }))),
+        Ok(Ok(())) => {
+            let problems = state.control.cluster.shared.problems();
+            if problems.is_empty() {
+                (StatusCode::OK, Json(json!({ "status": "ready" })))
+            } else {
+                unavailable(&problems.join("; "))
+            }
+        }
         Ok(Err(error)) => {
             tracing::warn!(%error, "readiness: database unreachable");
             unavailable("database unreachable")

@@ -281,9 +281,10 @@ fn assemble(
             queue: Some(workload.queue.clone()),
             priority_class_name: priority_class,
             max_retry: Some(max_retry),
-            ttl_seconds_after_finished: options.ttl_seconds_after_finished.or(job_spec
-                .auto_deletion_time_after_completion_seconds
-                .map(to_i32)),
+            // Not `autoDeletionTimeAfterCompletionSeconds`: if Volcano collected the Job, a
+            // finish Tephra had not yet seen (it was down) would be lost and the training run
+            // again. The reconciler deletes the Job after recording the outcome instead.
+            ttl_seconds_after_finished: options.ttl_seconds_after_finished,
             min_success: options.min_success,
             plugins,
             policies: options.policies.unwrap_or_else(|| {

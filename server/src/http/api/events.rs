@@ -8,7 +8,7 @@
 
 use super::{Acting, ApiError, ErrorBody, listing_by_id};
 use crate::access::require_member;
-use crate::cluster::event_of;
+use crate::cluster::{Published, event_of};
 use crate::control::resolve_project;
 use crate::http::AppState;
 use app::model::workload::WorkloadEvent;
@@ -22,6 +22,7 @@ use futures::{Stream, StreamExt};
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::convert::Infallible;
+use std::sync::Arc;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 
@@ -42,7 +43,7 @@ pub struct EventsQuery {
 /// What the stream sends after its first event.
 #[derive(Debug, Clone, PartialEq)]
 enum Outgoing {
-    Workload(Box<WorkloadEvent>),
+    Workload(Arc<Published>),
     /// The client fell behind the broadcast and missed this many changes: it must refetch.
     Resync {
         missed: u64,
@@ -51,12 +52,12 @@ enum Outgoing {
 
 /// The changes `matches` accepts, with a resync wherever the receiver lagged.
 fn outgoing(
-    receiver: tokio::sync::broadcast::Receiver<WorkloadEvent>,
-    matches: impl Fn(&WorkloadEvent) -> bool + Send + 'static,
+    receiver: tokio::sync::broadcast::Receiver<Arc<Published>>,
+    matches: impl Fn(&Published) -> bool + Send + 'static,
 ) -> impl Stream<Item = Outgoing> {
     BroadcastStream::new(receiver).filter_map(move |item| {
         std::future::ready(match item {
-            Ok(e) if matches(&e) => Some(Outgoing::Workload(Box::new(e))),
+            Ok(e) if matches(&e) => Some(Outgoing::Workload(e)),
             Ok(_) => None,
             Err(BroadcastStreamRecvError::Lagged(missed)) => Some(Outgoing::Resync { missed }),
         })
@@ -121,14 +122,14 @@ pub async fn stream_events(
         None => Event::default().event("resync").data("{}"),
     };
     let workload = query.workload_id.clone();
-    let matches = move |e: &WorkloadEvent| {
+    let matches = move |e: &Published| {
         visible.contains(&e.project_id)
             && project.as_ref().is_none_or(|p| *p == e.project_id)
             && workload.as_ref().is_none_or(|w| *w == e.workload_id)
     };
     let changes = outgoing(receiver, matches).map(|out| {
         Ok(match out {
-            Outgoing::Workload(e) => sse("workload", &e),
+            Outgoing::Workload(e) => Event::default().event("workload").data(e.json.as_str()),
             Outgoing::Resync { missed } => Event::default()
                 .event("resync")
                 .data(format!("{{\"missed\":{missed}}}")),
@@ -143,8 +144,8 @@ mod tests {
     use super::*;
     use app::model::phase::Phase;
 
-    fn change(id: &str) -> WorkloadEvent {
-        WorkloadEvent {
+    fn change(id: &str) -> Arc<Published> {
+        let event = WorkloadEvent {
             workload_id: id.into(),
             project_id: "p".into(),
             name: id.into(),
@@ -155,7 +156,12 @@ mod tests {
             updated_at: String::new(),
             deleted: false,
             status: Default::default(),
-        }
+        };
+        Arc::new(Published {
+            workload_id: event.workload_id.clone(),
+            project_id: event.project_id.clone(),
+            json: serde_json::to_string(&event).unwrap(),
+        })
     }
 
     #[tokio::test]
@@ -168,7 +174,7 @@ mod tests {
         assert_eq!(stream.next().await, Some(Outgoing::Resync { missed: 3 }));
         assert_eq!(
             stream.next().await,
-            Some(Outgoing::Workload(Box::new(change("d")))),
+            Some(Outgoing::Workload(change("d"))),
             "the filtered change is skipped, the next one arrives"
         );
     }

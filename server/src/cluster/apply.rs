@@ -1,0 +1,238 @@
+//! The reconciler's operations on the cluster. Everything is idempotent and checks ownership
+//! (`domain::ownership`) before it adopts or deletes: an object is the workload's only if its
+//! owner signature verifies, whatever labels it carries. Deletions carry the uid seen as a
+//! precondition, so a Job replaced in between is never deleted by mistake.
+
+use super::objects::Queue;
+use crate::db::projects::Project;
+use crate::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE, PROJECT, WORKLOAD_ID};
+use crate::domain::ownership::{OWNER, OwnerKey};
+use crate::domain::volcano::Job;
+use k8s_openapi::api::core::v1::{Namespace, PersistentVolumeClaim, Pod, Service};
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions};
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt::Debug;
+use uuid::Uuid;
+
+use super::reconciler::{Error, FIELD_MANAGER, Result};
+
+/// Signs an object Tephra is about to create as the workload's.
+pub fn sign<K: Resource>(key: &OwnerKey, id: Uuid, object: &mut K) {
+    let meta = object.meta_mut();
+    let signature = key.sign(
+        &id.to_string(),
+        meta.namespace.as_deref().unwrap_or_default(),
+        meta.name.as_deref().unwrap_or_default(),
+    );
+    meta.annotations
+        .get_or_insert_with(Default::default)
+        .insert(OWNER.to_owned(), signature);
+}
+
+/// The namespace and Volcano queue of a project, applied (so repeated calls are cheap and repair
+/// what someone changed).
+pub async fn ensure_project(client: &Client, project: &Project) -> Result<()> {
+    let labels = [
+        (MANAGED_BY.to_owned(), MANAGED_BY_VALUE.to_owned()),
+        (PROJECT.to_owned(), project.name.clone()),
+    ];
+    let mut namespace = Namespace::default();
+    namespace.metadata.name = Some(project.namespace.clone());
+    namespace.metadata.labels = Some(labels.clone().into());
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    Api::<Namespace>::all(client.clone())
+        .patch(&project.namespace, &params, &Patch::Apply(&namespace))
+        .await?;
+    let mut queue = Queue::new(
+        &project.queue,
+        super::objects::QueueSpec {
+            weight: 1,
+            reclaimable: true,
+        },
+    );
+    queue.metadata.labels = Some(labels.into());
+    Api::<Queue>::all(client.clone())
+        .patch(&project.queue, &params, &Patch::Apply(&queue))
+        .await?;
+    Ok(())
+}
+
+/// Creates `object` unless the workload already has it. An object of that name that is not the
+/// workload's is an error: its name is taken.
+pub async fn create_owned<K>(api: &Api<K>, key: &OwnerKey, id: Uuid, object: &K) -> Result<()>
+where
+    K: Resource + Clone + Serialize + DeserializeOwned + Debug,
+    K::DynamicType: Default,
+{
+    match api.create(&PostParams::default(), object).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.is_already_exists() => {
+            // Ours from before a crash, or someone else's object with the same name.
+            let existing = api.get(&object.name_any()).await?;
+            if key.owner(existing.meta()) == Some(id) {
+                Ok(())
+            } else {
+                Err(Error::NameTaken {
+                    kind: K::kind(&Default::default()).into_owned(),
+                    namespace: existing.namespace().unwrap_or_default(),
+                    name: existing.name_any(),
+                    uid: existing.uid().unwrap_or_default(),
+                })
+            }
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Deletes the workload's Job of this name with foreground propagation (pods first). Returns
+/// whether such a Job still exists (being deleted). A Job of that name that is not the
+/// workload's is left alone.
+pub async fn delete_job(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+    id: Uuid,
+    key: &OwnerKey,
+) -> Result<bool> {
+    let jobs = Api::<Job>::namespaced(client.clone(), namespace);
+    let Some(job) = jobs.get_opt(name).await? else {
+        return Ok(false);
+    };
+    if key.owner(&job.metadata) != Some(id) {
+        tracing::warn!(job = %name, %namespace, workload = %id, "a Job with the workload's name is not Tephra's; leaving it alone");
+        return Ok(false);
+    }
+    if job.metadata.deletion_timestamp.is_some() {
+        return Ok(true);
+    }
+    let params = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: job.metadata.uid.clone(),
+            resource_version: None,
+        }),
+        ..DeleteParams::foreground()
+    };
+    match jobs.delete(name, &params).await {
+        Ok(_) => {
+            tracing::info!(job = %name, %namespace, workload = %id, "deleting the Volcano Job");
+            Ok(true)
+        }
+        // Gone, or replaced by another object since we looked (the precondition failed).
+        Err(kube::Error::Api(status)) if status.is_not_found() || status.code == 409 => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What of the workload is still in the cluster, asked of the API server rather than the watch
+/// cache: a delete that arrives before the watch has seen a new Job must still find it.
+pub async fn remaining(
+    client: &Client,
+    namespace: &str,
+    job_name: &str,
+    id: Uuid,
+    key: &OwnerKey,
+) -> Result<usize> {
+    let selector = ListParams::default().labels(&format!("{WORKLOAD_ID}={id}"));
+    let jobs = Api::<Job>::namespaced(client.clone(), namespace)
+        .list(&selector)
+        .await?;
+    let owned_jobs = jobs
+        .items
+        .iter()
+        .filter(|j| key.owner(&j.metadata) == Some(id))
+        .count();
+    let pods = Api::<Pod>::namespaced(client.clone(), namespace)
+        .list(&selector)
+        .await?;
+    // Pods are the Job's (Volcano names it as their controller); a pod that merely copies the
+    // label must not hold a deletion up forever.
+    let owned_pods = pods
+        .items
+        .iter()
+        .filter(|p| {
+            p.owner_references()
+                .iter()
+                .any(|r| r.controller == Some(true) && r.kind == "Job" && r.name == job_name)
+        })
+        .count();
+    Ok(owned_jobs + owned_pods)
+}
+
+/// Deletes the workload's objects of kind `K` (PVCs, Services); returns how many were not being
+/// deleted yet. One already being deleted counts as gone: a PVC keeps its protection finalizer
+/// until no pod uses it, and Kubernetes finishes that on its own.
+pub async fn delete_owned<K>(api: Api<K>, id: Uuid, key: &OwnerKey) -> Result<usize>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    let selector = ListParams::default().labels(&format!("{WORKLOAD_ID}={id}"));
+    let list = api.list(&selector).await?;
+    let live: Vec<K> = list
+        .items
+        .into_iter()
+        .filter(|o| o.meta().deletion_timestamp.is_none() && key.owner(o.meta()) == Some(id))
+        .collect();
+    let count = live.len();
+    for object in live {
+        match api
+            .delete(&object.name_any(), &DeleteParams::background())
+            .await
+        {
+            Ok(_) => {}
+            Err(kube::Error::Api(status)) if status.is_not_found() => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(count)
+}
+
+/// The workload's PVCs and Services that remain, deleting those that are not being deleted yet.
+pub async fn delete_volumes_and_services(
+    client: &Client,
+    namespace: &str,
+    id: Uuid,
+    key: &OwnerKey,
+) -> Result<usize> {
+    let pvcs = delete_owned(
+        Api::<PersistentVolumeClaim>::namespaced(client.clone(), namespace),
+        id,
+        key,
+    )
+    .await?;
+    let services = delete_owned(
+        Api::<Service>::namespaced(client.clone(), namespace),
+        id,
+        key,
+    )
+    .await?;
+    Ok(pvcs + services)
+}
+
+/// Whether the object holding a taken name is still the one that held it (`uid`).
+pub async fn still_taken(
+    client: &Client,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+    uid: &str,
+) -> Result<bool> {
+    let found = match kind {
+        "Job" => Api::<Job>::namespaced(client.clone(), namespace)
+            .get_opt(name)
+            .await?
+            .and_then(|o| o.uid()),
+        "PersistentVolumeClaim" => {
+            Api::<PersistentVolumeClaim>::namespaced(client.clone(), namespace)
+                .get_opt(name)
+                .await?
+                .and_then(|o| o.uid())
+        }
+        _ => Api::<Service>::namespaced(client.clone(), namespace)
+            .get_opt(name)
+            .await?
+            .and_then(|o| o.uid()),
+    };
+    Ok(found.as_deref() == Some(uid))
+}

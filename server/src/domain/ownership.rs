@@ -1,0 +1,143 @@
+//! Which Volcano Jobs are Tephra's. The workload-id label alone proves nothing: anyone who may
+//! create a Job can copy it by hand. Tephra also writes an owner annotation, an HMAC-SHA256 of the
+//! workload id, namespace and Job name under a key only Tephra holds (created once and kept in the
+//! database). A Job whose annotation does not verify is never adopted, tracked or deleted as a
+//! workload's, and since the name is in the signature, copying a real Job's labels and annotations
+//! onto another Job does not pass either. Requests cannot set either key: labels and annotations
+//! under `tephra.dev/` are refused by the validator.
+
+use hmac::{Hmac, Mac};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use sha2::Sha256;
+use uuid::Uuid;
+
+use super::labels::WORKLOAD_ID;
+
+/// The annotation carrying the owner signature.
+pub const OWNER: &str = "tephra.dev/owner";
+
+/// The key Tephra signs its Jobs with.
+#[derive(Clone)]
+pub struct OwnerKey(Vec<u8>);
+
+impl std::fmt::Debug for OwnerKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OwnerKey(..)")
+    }
+}
+
+impl OwnerKey {
+    /// A key from its stored form (hex); `None` when it is not hex or too short to be a key.
+    pub fn from_hex(stored: &str) -> Option<Self> {
+        let bytes = hex::decode(stored.trim()).ok()?;
+        (bytes.len() >= 32).then_some(OwnerKey(bytes))
+    }
+
+    fn mac(&self, id: &str, namespace: &str, name: &str) -> Hmac<Sha256> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes keys of any size");
+        // Separators that cannot occur in a UUID or a Kubernetes name keep the fields apart.
+        for part in [id, "\n", namespace, "\n", name] {
+            mac.update(part.as_bytes());
+        }
+        mac
+    }
+
+    /// The owner annotation's value for a workload's Job.
+    pub fn sign(&self, id: &str, namespace: &str, name: &str) -> String {
+        hex::encode(self.mac(id, namespace, name).finalize().into_bytes())
+    }
+
+    /// The workload that owns an object with this metadata, if its label and signature agree.
+    pub fn owner(&self, meta: &ObjectMeta) -> Option<Uuid> {
+        let id_text = meta.labels.as_ref()?.get(WORKLOAD_ID)?;
+        let id: Uuid = id_text.parse().ok()?;
+        let signature = hex::decode(meta.annotations.as_ref()?.get(OWNER)?).ok()?;
+        let namespace = meta.namespace.as_deref()?;
+        let name = meta.name.as_deref()?;
+        // `verify_slice` compares in constant time.
+        self.mac(id_text, namespace, name)
+            .verify_slice(&signature)
+            .ok()
+            .map(|()| id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> OwnerKey {
+        OwnerKey::from_hex(&"5e".repeat(32)).unwrap()
+    }
+
+    fn meta(id: &str, namespace: &str, name: &str, signature: Option<String>) -> ObjectMeta {
+        ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(namespace.into()),
+            labels: Some([(WORKLOAD_ID.to_owned(), id.to_owned())].into()),
+            annotations: signature.map(|s| [(OWNER.to_owned(), s)].into()),
+            ..ObjectMeta::default()
+        }
+    }
+
+    #[test]
+    fn a_signed_job_belongs_to_its_workload() {
+        let key = key();
+        let id = Uuid::new_v4().to_string();
+        let signed = meta(
+            &id,
+            "tephra-a",
+            "train",
+            Some(key.sign(&id, "tephra-a", "train")),
+        );
+        assert_eq!(key.owner(&signed), id.parse().ok());
+    }
+
+    #[test]
+    fn copied_labels_without_the_signature_are_not_ownership() {
+        let key = key();
+        let id = Uuid::new_v4().to_string();
+        assert_eq!(key.owner(&meta(&id, "tephra-a", "train", None)), None);
+        let garbage = meta(&id, "tephra-a", "train", Some("not hex".into()));
+        assert_eq!(key.owner(&garbage), None);
+    }
+
+    #[test]
+    fn a_signature_copied_to_another_job_or_namespace_does_not_verify() {
+        let key = key();
+        let id = Uuid::new_v4().to_string();
+        let signature = key.sign(&id, "tephra-a", "train");
+        assert_eq!(
+            key.owner(&meta(&id, "tephra-a", "copy", Some(signature.clone()))),
+            None
+        );
+        assert_eq!(
+            key.owner(&meta(&id, "tephra-b", "train", Some(signature.clone()))),
+            None
+        );
+        let other = Uuid::new_v4().to_string();
+        assert_eq!(
+            key.owner(&meta(&other, "tephra-a", "train", Some(signature))),
+            None
+        );
+    }
+
+    #[test]
+    fn another_installations_key_does_not_verify() {
+        let id = Uuid::new_v4().to_string();
+        let theirs = OwnerKey::from_hex(&"a7".repeat(32))
+            .unwrap()
+            .sign(&id, "tephra-a", "train");
+        assert_eq!(
+            key().owner(&meta(&id, "tephra-a", "train", Some(theirs))),
+            None
+        );
+    }
+
+    #[test]
+    fn keys_must_be_hex_and_long_enough() {
+        assert!(OwnerKey::from_hex("abcd").is_none());
+        assert!(OwnerKey::from_hex("zz").is_none());
+        assert!(OwnerKey::from_hex(&"00".repeat(32)).is_some());
+    }
+}
