@@ -196,6 +196,18 @@ pub fn port(n: i64) -> Result<(), String> {
     }
 }
 
+/// The largest value of the int32 fields Kubernetes objects have (probe periods, replicas, TTLs).
+pub const I32_MAX: i64 = i32::MAX as i64;
+
+/// `n` in `min..=max`, with the range in the message.
+pub fn between(n: i64, min: i64, max: i64) -> Result<(), String> {
+    if (min..=max).contains(&n) {
+        Ok(())
+    } else {
+        Err(format!("must be between {min} and {max} (got {n})"))
+    }
+}
+
 pub fn at_least(n: i64, min: i64) -> Result<(), String> {
     if n >= min {
         Ok(())
@@ -203,6 +215,10 @@ pub fn at_least(n: i64, min: i64) -> Result<(), String> {
         Err(format!("must be at least {min} (got {n})"))
     }
 }
+
+/// Kubernetes turns quantities into int64 base units (the scheduler sums them), so anything from
+/// 2^63 up would overflow there: the bound is 8Ei, exclusive.
+pub const QUANTITY_LIMIT: f64 = 9_223_372_036_854_775_808.0;
 
 /// A Kubernetes quantity (`500m`, `2`, `1.5Gi`, `10M`, `1e3`), as a number of base units.
 pub fn quantity(s: &str) -> Result<f64, String> {
@@ -252,7 +268,14 @@ pub fn quantity(s: &str) -> Result<f64, String> {
     if value < 0.0 {
         return Err(format!("must not be negative (got {s:?})"));
     }
-    Ok(value * multiplier)
+    let total = value * multiplier;
+    // An exponent like 1e400 or 400 digits make the value infinite, which f64 carries silently.
+    if !total.is_finite() || total >= QUANTITY_LIMIT {
+        return Err(format!(
+            "must be below 8Ei (2^63 base units, the most Kubernetes can count) (got {s:?})"
+        ));
+    }
+    Ok(total)
 }
 
 /// Splits a command line the way a POSIX shell splits words (quotes and backslashes), without
@@ -357,6 +380,35 @@ mod tests {
         for bad in ["", "G", "1.2.3", "12x", "-1", "1 Gi", "."] {
             assert!(quantity(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn quantities_kubernetes_cannot_count_are_refused_with_the_bound() {
+        assert!(quantity("7Ei").is_ok());
+        assert!(quantity("9223372036854775").is_ok());
+        for bad in [
+            "1e400",
+            "8Ei",
+            "1e19",
+            "9223372036854775808",
+            &"9".repeat(400),
+            "1000000Ei",
+        ] {
+            let message = quantity(bad).unwrap_err();
+            assert!(message.contains("must be below 8Ei"), "{bad:?}: {message}");
+        }
+        // A tiny exponent is a finite (if useless) value; callers refuse 0 themselves.
+        assert_eq!(quantity("1e-400").unwrap(), 0.0);
+    }
+
+    #[test]
+    fn ranges_name_their_bounds() {
+        assert!(between(5, 1, I32_MAX).is_ok());
+        assert_eq!(
+            between(4_294_967_297, 1, I32_MAX).unwrap_err(),
+            "must be between 1 and 2147483647 (got 4294967297)"
+        );
+        assert!(between(0, 1, 10).is_err());
     }
 
     #[test]

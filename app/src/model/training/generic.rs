@@ -162,9 +162,10 @@ pub(super) fn validate_spec(errors: &mut Errors, spec: &GenericSpec) {
             );
         }
         if let Some(limit) = replica.restart_policy.as_ref().and_then(|p| p.limit) {
+            // The task's maxRetry is an int32.
             errors.check(
                 join(&join(&at, "restartPolicy"), "limit"),
-                v::at_least(limit, 0),
+                v::between(limit, 0, v::I32_MAX),
             );
         }
         for field in ["completions", "parallelism"] {

@@ -19,11 +19,13 @@ pub fn training(req: &TrainingRequest) -> Result<(), Vec<FieldError>> {
     );
     spec(&mut errors, &req.spec, "spec", true);
     let s = &req.spec;
+    // Both are int32 in the Volcano Job (replicas, minSuccess); how many pods this Tephra allows
+    // at once is the server's limit, checked on submit.
     if let Some(n) = s.parallelism {
-        errors.check("spec.parallelism", v::at_least(n, 1));
+        errors.check("spec.parallelism", v::between(n, 1, v::I32_MAX));
     }
     if let Some(n) = s.completions {
-        errors.check("spec.completions", v::at_least(n, 1));
+        errors.check("spec.completions", v::between(n, 1, v::I32_MAX));
         if let Some(p) = s.parallelism
             && n > p
         {
@@ -261,9 +263,10 @@ fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str, needs_image: bool) {
         }
     }
     if let Some(seconds) = s.auto_deletion_time_after_completion_seconds {
+        // The Job's ttlSecondsAfterFinished is an int32.
         errors.check(
             at("autoDeletionTimeAfterCompletionSeconds"),
-            v::at_least(seconds, 0),
+            v::between(seconds, 0, v::I32_MAX),
         );
     }
     if let Some(limit) = s.backoff_limit {
@@ -316,8 +319,9 @@ fn probe(errors: &mut Errors, p: &Probe, path: &str) {
         ("successThreshold", p.success_threshold, 1),
         ("failureThreshold", p.failure_threshold, 1),
     ] {
+        // Every probe field is an int32 in the pod.
         if let Some(value) = value {
-            errors.check(join(path, field), v::at_least(value, min));
+            errors.check(join(path, field), v::between(value, min, v::I32_MAX));
         }
     }
     let handler = join(path, "handler");
@@ -571,18 +575,18 @@ fn compute(errors: &mut Errors, c: &Compute, path: &str) {
         );
     }
     if let Some(cpu) = c.cpu_core_request
-        && cpu <= 0.0
+        && !(cpu > 0.0 && cpu <= CPU_CORES_MAX)
     {
         errors.add(
             at("cpuCoreRequest"),
-            format!("must be greater than 0 (got {cpu})"),
+            format!("must be greater than 0 and at most {CPU_CORES_MAX} (got {cpu})"),
         );
     }
     fractional_limit(
         errors,
         (&at("cpuCoreLimit"), c.cpu_core_limit),
         ("cpuCoreRequest", c.cpu_core_request),
-        None,
+        Some(CPU_CORES_MAX),
     );
     let mem_request = quantity_field(
         errors,
@@ -645,6 +649,10 @@ fn compute(errors: &mut Errors, c: &Compute, path: &str) {
     }
 }
 
+/// Most CPU cores one container may ask for. No node comes near it; the bound keeps the
+/// millicores the renderer writes (cores × 1000, an int64) exact and far from overflow.
+pub const CPU_CORES_MAX: f64 = 1_000_000.0;
+
 /// Resources a request sets through dedicated fields, so they cannot also be extended resources.
 const RESERVED_RESOURCES: [&str; 4] = [
     "nvidia.com/gpu",
@@ -653,16 +661,20 @@ const RESERVED_RESOURCES: [&str; 4] = [
     "volcano.sh/vgpu-memory",
 ];
 
-/// Extended resources are whole units: a positive integer, as a number or a string.
+/// Extended resources are whole units: a positive integer, as a number or a string, that fits
+/// the int64 Kubernetes counts them in.
 pub fn extended_quantity(q: &serde_json::Value) -> Result<u64, String> {
-    let allowed = "must be a whole number of at least 1 (extended resources cannot be split)";
+    let allowed = format!(
+        "must be a whole number from 1 to {} (extended resources cannot be split)",
+        i64::MAX
+    );
     let n = match q {
         serde_json::Value::Number(n) => n.as_u64(),
         serde_json::Value::String(s) => s.parse::<u64>().ok(),
         _ => None,
     };
     match n {
-        Some(n) if n >= 1 => Ok(n),
+        Some(n) if n >= 1 && i64::try_from(n).is_ok() => Ok(n),
         _ => Err(format!("{allowed} (got {q})")),
     }
 }
