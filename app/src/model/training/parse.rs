@@ -4,27 +4,102 @@
 use super::distributed::{DISTRIBUTED_KEYS, DistributedRequest, DistributedSpec};
 use super::request::{TrainingRequest, TrainingSpec};
 use super::validate;
-use crate::model::validation::{FieldError, join};
+use crate::model::validation::{FieldError, index, join};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// Parses and validates a training request.
 pub fn training(value: &Value) -> Result<TrainingRequest, Vec<FieldError>> {
-    let request: TrainingRequest = strict(value, "")?;
-    validate::training(&request)?;
-    Ok(request)
+    without_nul(value, |value| {
+        let request: TrainingRequest = strict(value, "")?;
+        validate::training(&request)?;
+        Ok(request)
+    })
 }
 
 /// Parses and validates a generic multi-replica request.
 pub fn generic(value: &Value) -> Result<super::generic::GenericRequest, Vec<FieldError>> {
-    let request: super::generic::GenericRequest = strict(value, "")?;
-    validate::generic(&request)?;
-    Ok(request)
+    without_nul(value, |value| {
+        let request: super::generic::GenericRequest = strict(value, "")?;
+        validate::generic(&request)?;
+        Ok(request)
+    })
 }
 
-/// Parses and validates a distributed training request. Its spec is a [`TrainingSpec`] (the
-/// worker's) plus the distributed keys, so the two are separated before each is parsed strictly.
+/// Parses and validates a distributed training request.
 pub fn distributed(value: &Value) -> Result<DistributedRequest, Vec<FieldError>> {
+    without_nul(value, distributed_request)
+}
+
+/// Every string and object key of a request that holds U+0000, by path. PostgreSQL cannot store
+/// the character in text or jsonb (the insert fails) while SQLite keeps it, and no Kubernetes
+/// field takes it, so a request holding one is refused before it reaches either.
+pub fn nul_characters(value: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    find_nul(value, "", &mut errors);
+    errors
+}
+
+fn find_nul(value: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let here = || {
+        if path.is_empty() {
+            ".".to_owned()
+        } else {
+            path.to_owned()
+        }
+    };
+    match value {
+        Value::String(s) if s.contains('\0') => errors.push(FieldError {
+            path: here(),
+            message: "must not contain a NUL character (\\u0000)".into(),
+        }),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                find_nul(item, &index(path, i), errors);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                if key.contains('\0') {
+                    // The key cannot be part of a path; the object holding it is named instead.
+                    errors.push(FieldError {
+                        path: here(),
+                        message: format!(
+                            "must not contain a NUL character (\\u0000) in its keys (got {key:?})"
+                        ),
+                    });
+                } else {
+                    find_nul(item, &join(path, key), errors);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Runs `parse` and puts the NUL characters first. Other rules would report the same strings
+/// (escaped, under the same paths) or paths holding the NUL itself, so those are left out.
+fn without_nul<T>(
+    value: &Value,
+    parse: impl FnOnce(&Value) -> Result<T, Vec<FieldError>>,
+) -> Result<T, Vec<FieldError>> {
+    let mut errors = nul_characters(value);
+    if errors.is_empty() {
+        return parse(value);
+    }
+    if let Err(others) = parse(value) {
+        let others: Vec<FieldError> = others
+            .into_iter()
+            .filter(|e| !e.path.contains('\0') && !errors.iter().any(|n| n.path == e.path))
+            .collect();
+        errors.extend(others);
+    }
+    Err(errors)
+}
+
+/// Its spec is a [`TrainingSpec`] (the worker's) plus the distributed keys, so the two are
+/// separated before each is parsed strictly.
+fn distributed_request(value: &Value) -> Result<DistributedRequest, Vec<FieldError>> {
     let Value::Object(top) = value else {
         return Err(vec![not_an_object("")]);
     };
@@ -173,6 +248,19 @@ fn type_message(serde_message: &str) -> String {
     if serde_message.starts_with("data did not match any variant of untagged enum ProjectId") {
         return "must be a number or a string".into();
     }
+    // An integer beyond i64 (serde_json keeps up to u64 as integers); larger ones arrive as
+    // floats and fail as a type above.
+    if let Some(rest) = serde_message.strip_prefix("invalid value: integer `")
+        && let Some((got, expected)) = rest.split_once("`, expected ")
+        && let Some((min, max)) = match expected {
+            "i64" => Some((i64::MIN.to_string(), i64::MAX.to_string())),
+            "i32" => Some((i32::MIN.to_string(), i32::MAX.to_string())),
+            "u64" => Some(("0".to_owned(), u64::MAX.to_string())),
+            _ => None,
+        }
+    {
+        return format!("must be between {min} and {max} (got {got})");
+    }
     if let Some(rest) = serde_message.strip_prefix("unknown variant ") {
         return format!("is not allowed: {rest}").replace('`', "");
     }
@@ -298,5 +386,230 @@ mod tests {
         }))
         .unwrap_err();
         assert_eq!(paths(&errors), ["spec.numWorkers", "spec.minReplicas"]);
+    }
+    fn details(errors: &[FieldError]) -> Vec<(&str, &str)> {
+        errors
+            .iter()
+            .map(|e| (e.path.as_str(), e.message.as_str()))
+            .collect()
+    }
+
+    const NUL: &str = "must not contain a NUL character (\\u0000)";
+
+    #[test]
+    fn a_nul_in_any_nested_string_is_refused_by_path() {
+        let errors = training(&json!({
+            "name": "a", "projectId": "p",
+            "spec": { "image": "x", "command": "python\u{0}train.py",
+                      "environmentVariables": [{ "name": "A", "value": "1\u{0}" }],
+                      "nodePools": ["a", "\u{0}"] }
+        }))
+        .unwrap_err();
+        assert_eq!(
+            details(&errors),
+            [
+                ("spec.command", NUL),
+                ("spec.environmentVariables[0].value", NUL),
+                ("spec.nodePools[1]", NUL),
+            ],
+            "the other rules do not repeat the same strings"
+        );
+
+        let errors = distributed(&json!({
+            "name": "a", "projectId": "p\u{0}",
+            "spec": { "image": "x", "distributedFramework": "PyTorch", "numWorkers": 1,
+                      "master": { "image": "y", "workingDir": "/w\u{0}" } }
+        }))
+        .unwrap_err();
+        assert_eq!(paths(&errors), ["projectId", "spec.master.workingDir"]);
+
+        let errors = generic(&json!({
+            "name": "a", "projectId": "p",
+            "spec": { "replicaSpecs": [{ "type": "w", "spec": { "image": "x", "args": "\u{0}" } }] }
+        }))
+        .unwrap_err();
+        assert_eq!(paths(&errors), ["spec.replicaSpecs[0].spec.args"]);
+    }
+
+    #[test]
+    fn a_nul_in_an_object_key_names_the_object_and_other_problems_still_show() {
+        // The key is also unknown, but that report would carry the NUL in its path.
+        let errors = training(&json!({
+            "name": "a", "projectId": "p", "spec": { "image": "x", "lab\u{0}els": [] }
+        }))
+        .unwrap_err();
+        assert_eq!(
+            details(&errors),
+            [(
+                "spec",
+                "must not contain a NUL character (\\u0000) in its keys (got \"lab\\0els\")"
+            )]
+        );
+
+        let errors = training(&json!({
+            "name": "Bad_Name", "projectId": "p",
+            "spec": { "image": "x", "compute": { "extendedResources": [
+                { "resource": "example.com/f", "quantity": { "k\u{0}": 1 } }
+            ] } }
+        }))
+        .unwrap_err();
+        assert_eq!(
+            details(&errors)[0],
+            (
+                "spec.compute.extendedResources[0].quantity",
+                "must not contain a NUL character (\\u0000) in its keys (got \"k\\0\")"
+            )
+        );
+        assert_eq!(
+            paths(&errors),
+            ["spec.compute.extendedResources[0].quantity", "name"],
+            "the quantity's own complaint is left out; the name's is kept"
+        );
+    }
+
+    #[test]
+    fn escaped_zeros_and_other_control_characters_are_not_nul() {
+        let ok = training(&json!({
+            "name": "a", "projectId": "p",
+            "spec": { "image": "x", "command": r"printf '\0\x00'", "args": "\u{1}",
+                      "environmentVariables": [{ "name": "Z", "value": "\\u0000" }] }
+        }));
+        assert!(ok.is_ok(), "{ok:?}");
+    }
+
+    #[test]
+    fn numbers_beyond_the_int32_fields_they_become_are_refused_with_the_range() {
+        let errors = training(&json!({
+            "name": "a", "projectId": "p",
+            "spec": {
+                "image": "x",
+                "parallelism": 4294967297u64, "completions": 4294967297u64,
+                "autoDeletionTimeAfterCompletionSeconds": 2147483648u64,
+                "probes": { "readiness": {
+                    "periodSeconds": 4294967297u64, "initialDelaySeconds": -1,
+                    "timeoutSeconds": 2147483647, "failureThreshold": 9999999999u64,
+                    "handler": { "httpGet": { "port": 4294967297u64 } } } }
+            }
+        }))
+        .unwrap_err();
+        assert_eq!(
+            details(&errors),
+            [
+                (
+                    "spec.probes.readiness.initialDelaySeconds",
+                    "must be between 0 and 2147483647 (got -1)"
+                ),
+                (
+                    "spec.probes.readiness.periodSeconds",
+                    "must be between 1 and 2147483647 (got 4294967297)"
+                ),
+                (
+                    "spec.probes.readiness.failureThreshold",
+                    "must be between 1 and 2147483647 (got 9999999999)"
+                ),
+                (
+                    "spec.probes.readiness.handler.httpGet.port",
+                    "must be a port from 1 to 65535 (got 4294967297)"
+                ),
+                (
+                    "spec.autoDeletionTimeAfterCompletionSeconds",
+                    "must be between 0 and 2147483647 (got 2147483648)"
+                ),
+                (
+                    "spec.parallelism",
+                    "must be between 1 and 2147483647 (got 4294967297)"
+                ),
+                (
+                    "spec.completions",
+                    "must be between 1 and 2147483647 (got 4294967297)"
+                ),
+            ]
+        );
+
+        let errors = generic(&json!({
+            "name": "a", "projectId": "p",
+            "spec": { "replicaSpecs": [{ "type": "w", "replicas": 4294967297u64,
+                "restartPolicy": { "policy": "OnFailure", "limit": 4294967297u64 },
+                "spec": { "image": "x" } }] }
+        }))
+        .unwrap_err();
+        assert_eq!(
+            details(&errors),
+            [
+                (
+                    "spec.replicaSpecs[0].replicas",
+                    "must be from 1 to 9999 (got 4294967297)"
+                ),
+                (
+                    "spec.replicaSpecs[0].restartPolicy.limit",
+                    "must be between 0 and 2147483647 (got 4294967297)"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn integers_beyond_int64_name_the_range() {
+        let errors = training(&json!({
+            "name": "a", "projectId": "p",
+            "spec": { "image": "x", "backoffLimit": u64::MAX }
+        }))
+        .unwrap_err();
+        assert_eq!(
+            details(&errors),
+            [(
+                "spec.backoffLimit",
+                "must be between -9223372036854775808 and 9223372036854775807 \
+                 (got 18446744073709551615)"
+            )]
+        );
+    }
+
+    #[test]
+    fn quantities_and_cores_beyond_what_kubernetes_counts_are_refused() {
+        let errors = training(&json!({
+            "name": "a", "projectId": "p",
+            "spec": { "image": "x",
+                "compute": {
+                    "cpuMemoryRequest": "1e400", "cpuMemoryLimit": "8Ei",
+                    "cpuCoreRequest": 1e300,
+                    "extendedResources": [{ "resource": "example.com/f", "quantity": u64::MAX }]
+                },
+                "storage": { "pvc": [{ "path": "/d", "claimInfo": {
+                    "size": "99999999999999999999Gi", "accessModes": { "readWriteOnce": true } } }] }
+            }
+        }))
+        .unwrap_err();
+        let found = details(&errors);
+        assert_eq!(
+            paths(&errors),
+            [
+                "spec.compute.cpuCoreRequest",
+                "spec.compute.cpuMemoryRequest",
+                "spec.compute.cpuMemoryLimit",
+                "spec.compute.extendedResources[0].quantity",
+                "spec.storage.pvc[0].claimInfo.size",
+            ]
+        );
+        assert!(
+            found[0]
+                .1
+                .starts_with("must be greater than 0 and at most 1000000 (got 1")
+        );
+        assert_eq!(
+            found[1].1,
+            "must be below 8Ei (2^63 base units, the most Kubernetes can count) (got \"1e400\")"
+        );
+        assert!(
+            found[3].1.contains("from 1 to 9223372036854775807"),
+            "{}",
+            found[3].1
+        );
+
+        let ok = training(&json!({
+            "name": "a", "projectId": "p",
+            "spec": { "image": "x", "compute": { "cpuMemoryRequest": "7Ei", "cpuCoreRequest": 1000000 } }
+        }));
+        assert!(ok.is_ok(), "{ok:?}");
     }
 }
