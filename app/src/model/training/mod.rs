@@ -5,6 +5,7 @@ pub mod distributed;
 pub mod draft;
 pub mod generic;
 pub mod parse;
+pub mod pods;
 pub mod request;
 pub mod validate;
 
