@@ -2,7 +2,7 @@
 //! type; success and failure rules as task policies; restart policies as RestartPod with the
 //! task's maxRetry; debug and pause run modes as command overrides; clean-up as the Job's TTL.
 
-use super::{Assembled, JobOptions, Rendered, Task, assemble, to_i32};
+use super::{Assembled, JobOptions, Rendered, Task, assemble, int32};
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::labels::Workload;
 use crate::domain::volcano::LifecyclePolicy;
@@ -10,7 +10,7 @@ use app::model::training::generic::{
     CleanUpPolicy, GenericRequest, ReplicaOverride, RestartPolicyType,
 };
 use app::model::training::request::TrainingSpec;
-use app::model::validation::FieldError;
+use app::model::validation::{Errors, FieldError, join};
 use std::collections::BTreeMap;
 
 /// What debug mode runs instead of the replica's command when no override names one.
@@ -75,15 +75,23 @@ pub fn generic(
         })
         .collect();
 
+    let mut errors = Errors::default();
     let tasks: Vec<Task<'_>> = g
         .replica_specs
         .iter()
         .zip(&specs)
         .enumerate()
         .map(|(i, (replica, spec))| {
-            let replicas = to_i32(replica.replicas.unwrap_or(1));
+            let at = format!("spec.replicaSpecs[{i}]");
+            let replicas = int32(
+                &mut errors,
+                &join(&at, "replicas"),
+                replica.replicas.unwrap_or(1),
+            );
             let restart = replica.restart_policy.clone().unwrap_or_default();
-            let limit = restart.limit.map_or(0, to_i32);
+            let limit = restart.limit.map_or(0, |n| {
+                int32(&mut errors, &join(&at, "restartPolicy.limit"), n)
+            });
             let restarts = restart.policy == RestartPolicyType::OnFailure && limit > 0;
             let mut policies = Vec::new();
             if success_types.contains(&replica.kind.as_str()) {
@@ -104,7 +112,7 @@ pub fn generic(
                 replicas,
                 min_available: replicas,
                 spec,
-                path: format!("spec.replicaSpecs[{i}].spec"),
+                path: join(&at, "spec"),
                 policies,
                 max_retry: restarts.then_some(limit),
             }
@@ -133,9 +141,10 @@ pub fn generic(
             .map(|_| vec![LifecyclePolicy::on("PodEvicted", evicted)]),
         ttl_seconds_after_finished: (g.clean_up_policy == Some(CleanUpPolicy::All)).then_some(0),
         extra_annotations,
+        spec_path: Some("spec.replicaSpecs[0].spec"),
         ..JobOptions::default()
     };
-    let assembled: Assembled = assemble(workload, profile, &first, tasks, options)?;
+    let assembled: Assembled = assemble(workload, profile, &first, tasks, options, errors)?;
     Ok(assembled.into_rendered(paused))
 }
 

@@ -14,7 +14,7 @@ use super::labels::Workload;
 use super::volcano::{Job, JobSpec, LifecyclePolicy, TaskSpec};
 use app::model::training::distributed::{DistributedRequest, Framework};
 use app::model::training::request::{TrainingRequest, TrainingSpec};
-use app::model::validation::{Errors, FieldError};
+use app::model::validation::{Errors, FieldError, join};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
@@ -87,6 +87,8 @@ struct JobOptions {
     /// Replaces the request's autoDeletionTimeAfterCompletionSeconds.
     ttl_seconds_after_finished: Option<i32>,
     extra_annotations: BTreeMap<String, String>,
+    /// Where the job-level spec is in the request, for error paths; `spec` when not set.
+    spec_path: Option<&'static str>,
 }
 
 pub fn training(
@@ -95,7 +97,12 @@ pub fn training(
     profile: &ClusterProfile,
 ) -> Result<Rendered, Vec<FieldError>> {
     let spec = &req.spec;
-    let parallelism = to_i32(spec.parallelism.unwrap_or(1));
+    let mut errors = Errors::default();
+    let parallelism = int32(
+        &mut errors,
+        "spec.parallelism",
+        spec.parallelism.unwrap_or(1),
+    );
     let task = Task {
         name: TRAINING_TASK,
         replicas: parallelism,
@@ -106,10 +113,13 @@ pub fn training(
         max_retry: None,
     };
     let options = JobOptions {
-        min_success: spec.completions.map(to_i32),
+        min_success: spec
+            .completions
+            .map(|n| int32(&mut errors, "spec.completions", n)),
         ..JobOptions::default()
     };
-    assemble(workload, profile, spec, vec![task], options).map(|job| job.into_rendered(false))
+    assemble(workload, profile, spec, vec![task], options, errors)
+        .map(|job| job.into_rendered(false))
 }
 
 pub fn distributed(
@@ -119,9 +129,12 @@ pub fn distributed(
 ) -> Result<Rendered, Vec<FieldError>> {
     let d = &req.spec;
     let (master_task, worker_task) = d.distributed_framework.task_names();
-    let workers = to_i32(d.num_workers);
+    let mut errors = Errors::default();
+    let workers = int32(&mut errors, "spec.numWorkers", d.num_workers);
     let pods = workers.saturating_add(1);
-    let gang = d.min_replicas.map_or(pods, to_i32);
+    let gang = d
+        .min_replicas
+        .map_or(pods, |n| int32(&mut errors, "spec.minReplicas", n));
     let master_path = if d.master.is_some() && d.master_spec_same_as_worker != Some(true) {
         "spec.master"
     } else {
@@ -140,7 +153,7 @@ pub fn distributed(
     let worker = Task {
         name: worker_task,
         replicas: workers,
-        min_available: (gang - 1).clamp(0, workers),
+        min_available: gang.saturating_sub(1).clamp(0, workers),
         spec: &d.worker,
         path: "spec".into(),
         policies: Vec::new(),
@@ -150,7 +163,14 @@ pub fn distributed(
         framework: Some(d.distributed_framework),
         ..JobOptions::default()
     };
-    let mut assembled = assemble(workload, profile, &d.worker, vec![master, worker], options)?;
+    let mut assembled = assemble(
+        workload,
+        profile,
+        &d.worker,
+        vec![master, worker],
+        options,
+        errors,
+    )?;
     // The gang may be smaller than the pod count (Run:ai's minReplicas); the job-level gate wins.
     assembled.job.spec.min_available = Some(gang);
     Ok(assembled.into_rendered(false))
@@ -211,8 +231,9 @@ fn assemble(
     job_spec: &TrainingSpec,
     tasks: Vec<Task<'_>>,
     options: JobOptions,
+    mut errors: Errors,
 ) -> Result<Assembled, Vec<FieldError>> {
-    let mut errors = Errors::default();
+    let spec_path = options.spec_path.unwrap_or("spec");
     let mut claims = Vec::new();
     let mut services = Vec::new();
     let framework = options.framework;
@@ -221,7 +242,9 @@ fn assemble(
         .unwrap_or_default();
 
     let priority_class = priority_class(job_spec, profile, &mut errors);
-    let max_retry = job_spec.backoff_limit.map_or(DEFAULT_MAX_RETRY, to_i32);
+    let max_retry = job_spec.backoff_limit.map_or(DEFAULT_MAX_RETRY, |n| {
+        int32(&mut errors, &join(spec_path, "backoffLimit"), n)
+    });
     let mut volcano_tasks = Vec::new();
     let task_names: Vec<(&str, i32)> = tasks.iter().map(|t| (t.name, t.replicas)).collect();
     for task in &tasks {
@@ -242,7 +265,13 @@ fn assemble(
             policies: task.policies.clone(),
             template,
         });
-        services.extend(service::for_ports(task.spec, task.name, workload));
+        services.extend(service::for_ports(
+            task.spec,
+            task.name,
+            workload,
+            &task.path,
+            &mut errors,
+        ));
     }
     if job_spec.ports.as_ref().is_some_and(|p| !p.is_empty()) {
         plugins.entry("svc".into()).or_default();
@@ -250,7 +279,9 @@ fn assemble(
     dedupe_by_name(&mut services, |s| s.metadata.name.clone());
     dedupe_by_name(&mut claims, |c| c.metadata.name.clone());
 
-    let gang: i32 = tasks.iter().map(|t| t.min_available).sum();
+    let gang = tasks
+        .iter()
+        .fold(0i32, |sum, t| sum.saturating_add(t.min_available));
     let evicted = if job_spec.terminate_after_preemption == Some(true) {
         "AbortJob"
     } else {
@@ -261,6 +292,14 @@ fn assemble(
     } else {
         "RestartJob"
     };
+    // Checked although not rendered: the reconciler applies it (see below).
+    if let Some(n) = job_spec.auto_deletion_time_after_completion_seconds {
+        int32(
+            &mut errors,
+            &join(spec_path, "autoDeletionTimeAfterCompletionSeconds"),
+            n,
+        );
+    }
     let job = Job {
         metadata: ObjectMeta {
             name: Some(workload.job_name.clone()),
@@ -367,7 +406,15 @@ fn dedupe_by_name<T>(items: &mut Vec<T>, name: impl Fn(&T) -> Option<String>) {
     items.retain(|item| seen.insert(name(item)));
 }
 
-/// Validated counts fit in i32; saturate rather than wrap if a caller skipped validation.
-fn to_i32(n: i64) -> i32 {
-    i32::try_from(n).unwrap_or(if n < 0 { 0 } else { i32::MAX })
+/// A request's number for an int32 field of a Kubernetes object. Validation keeps requests in
+/// range, so failing here means a caller skipped it: the request is refused rather than sent with
+/// a wrapped or clamped number the user never asked for.
+fn int32(errors: &mut Errors, path: &str, n: i64) -> i32 {
+    i32::try_from(n).unwrap_or_else(|_| {
+        errors.add(
+            path,
+            format!("must be between {} and {} (got {n})", i32::MIN, i32::MAX),
+        );
+        0
+    })
 }

@@ -1,7 +1,7 @@
 //! One task's pod template: the container (image, command, env, resources, probes, security) and
 //! the pod around it (scheduling, tolerations, affinity, volumes).
 
-use super::{SCHEDULER_NAME, storage};
+use super::{SCHEDULER_NAME, int32, storage};
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::labels::{WORKLOAD_ID, Workload};
 use app::model::training::distributed::Framework;
@@ -10,7 +10,7 @@ use app::model::training::request::{
     Security, TaintEffect, TolerationOperator, TrainingSpec, UidGidSource,
 };
 use app::model::training::validate::{extended_quantity, supplemental_groups};
-use app::model::validation::{Errors, join, quantity, shell_words};
+use app::model::validation::{Errors, index, join, quantity, shell_words};
 use k8s_openapi::api::core::v1::*;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -108,8 +108,13 @@ fn container(spec: &TrainingSpec, ctx: &PodContext<'_>, errors: &mut Errors) -> 
         ports: spec.ports.as_ref().map(|ports| {
             ports
                 .iter()
-                .map(|p| ContainerPort {
-                    container_port: p.container as i32,
+                .enumerate()
+                .map(|(i, p)| ContainerPort {
+                    container_port: int32(
+                        errors,
+                        &join(&index(&ctx.at("ports"), i), "container"),
+                        p.container,
+                    ),
                     name: p.name.clone(),
                     protocol: Some("TCP".into()),
                     ..ContainerPort::default()
@@ -121,7 +126,7 @@ fn container(spec: &TrainingSpec, ctx: &PodContext<'_>, errors: &mut Errors) -> 
             .probes
             .as_ref()
             .and_then(|p| p.readiness.as_ref())
-            .map(probe),
+            .map(|p| probe(p, &ctx.at("probes.readiness"), errors)),
         security_context: security.map(|s| container_security(s, ctx, errors)),
         ..Container::default()
     }
@@ -302,17 +307,20 @@ fn resources(c: &Compute, ctx: &PodContext<'_>, errors: &mut Errors) -> Resource
     }
 }
 
-fn probe(p: &r::Probe) -> Probe {
+/// `path`: where the probe is in the request, for error paths.
+fn probe(p: &r::Probe, path: &str, errors: &mut Errors) -> Probe {
     let get = p.handler.as_ref().and_then(|h| h.http_get.as_ref());
+    let mut field =
+        |name: &str, value: Option<i64>| value.map(|n| int32(errors, &join(path, name), n));
     Probe {
-        initial_delay_seconds: p.initial_delay_seconds.map(|n| n as i32),
-        period_seconds: p.period_seconds.map(|n| n as i32),
-        timeout_seconds: p.timeout_seconds.map(|n| n as i32),
-        success_threshold: p.success_threshold.map(|n| n as i32),
-        failure_threshold: p.failure_threshold.map(|n| n as i32),
+        initial_delay_seconds: field("initialDelaySeconds", p.initial_delay_seconds),
+        period_seconds: field("periodSeconds", p.period_seconds),
+        timeout_seconds: field("timeoutSeconds", p.timeout_seconds),
+        success_threshold: field("successThreshold", p.success_threshold),
+        failure_threshold: field("failureThreshold", p.failure_threshold),
         http_get: get.map(|g| HTTPGetAction {
             path: g.path.clone(),
-            port: IntOrString::Int(g.port.unwrap_or(0) as i32),
+            port: IntOrString::Int(field("handler.httpGet.port", g.port).unwrap_or(0)),
             host: g.host.clone(),
             scheme: g.scheme.map(|s| match s {
                 HttpScheme::Http => "HTTP".into(),
