@@ -209,6 +209,16 @@ pub struct ServeArgs {
         value_name = "SECONDS"
     )]
     pub shutdown_grace_seconds: u64,
+
+    /// Most pods one workload may ask for at once (parallelism, workers and the master, or every
+    /// replica of a generic workload); larger requests are refused with 400.
+    #[arg(
+        long,
+        env = "TEPHRA_MAX_PODS_PER_WORKLOAD",
+        default_value_t = 1000,
+        value_name = "PODS"
+    )]
+    pub max_pods_per_workload: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -292,6 +302,12 @@ impl ServeArgs {
                 message: "must be at least 1".into(),
             });
         }
+        if self.max_pods_per_workload == 0 {
+            return Err(ConfigError {
+                option: "--max-pods-per-workload (TEPHRA_MAX_PODS_PER_WORKLOAD)",
+                message: "must be at least 1".into(),
+            });
+        }
         if tracing_subscriber::EnvFilter::try_new(&self.log).is_err() {
             return Err(ConfigError {
                 option: "--log (TEPHRA_LOG)",
@@ -369,6 +385,22 @@ mod tests {
             let err = serve(&[&flag]).validate().unwrap_err();
             assert!(err.to_string().starts_with("--namespace-prefix"), "{err}");
         }
+    }
+
+    #[test]
+    fn the_pod_maximum_defaults_to_1000_and_must_allow_one_pod() {
+        assert_eq!(serve(&[]).max_pods_per_workload, 1000);
+        assert_eq!(
+            serve(&["--max-pods-per-workload", "20"]).max_pods_per_workload,
+            20
+        );
+        let err = serve(&["--max-pods-per-workload", "0"])
+            .validate()
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with("--max-pods-per-workload"),
+            "{err}"
+        );
     }
 
     #[test]

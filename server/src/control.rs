@@ -37,6 +37,8 @@ pub struct Control {
     pub cluster: ClusterHandle,
     /// What submitted requests are rendered against, to reject what would not render later.
     pub profile: Arc<ClusterProfile>,
+    /// Most pods one workload may ask for at once (`--max-pods-per-workload`).
+    pub max_pods: u64,
 }
 
 /// A page of a list.
@@ -114,6 +116,9 @@ impl Control {
         value: &serde_json::Value,
     ) -> Result<Checked, ApiError> {
         let request = Request::parse(value, kind).map_err(ApiError::invalid)?;
+        request
+            .within_pod_limit(self.max_pods)
+            .map_err(|e| ApiError::invalid(vec![e]))?;
         let project = resolve_project(&self.db, &request.project_id(), "projectId").await?;
         require_member(principal, &project)?;
         if let Some(cluster) = request.cluster_id()

@@ -92,6 +92,7 @@ impl Application {
             db: db.clone(),
             cluster,
             profile: Arc::new(profile),
+            max_pods: args.max_pods_per_workload,
         };
         let backend: SharedBackend = Arc::new(backend::Services {
             control: control.clone(),

@@ -6,6 +6,7 @@ use super::render::{self, Rendered};
 use app::model::training::distributed::DistributedRequest;
 use app::model::training::generic::GenericRequest;
 use app::model::training::parse;
+use app::model::training::pods::PodCount;
 use app::model::training::request::TrainingRequest;
 use app::model::validation::FieldError;
 use serde_json::Value;
@@ -144,6 +145,31 @@ impl Request {
         }
     }
 
+    /// The most pods the request can have at once, and the field that asks for them.
+    pub fn pod_count(&self) -> PodCount {
+        match self {
+            Request::Training(r) => r.pod_count(),
+            Request::Distributed(r) => r.pod_count(),
+            Request::Generic(r) => r.pod_count(),
+        }
+    }
+
+    /// Refuses a request for more than `max` pods at once, naming the field and the flag that
+    /// sets the maximum: one workload must not be able to flood the cluster and its scheduler.
+    pub fn within_pod_limit(&self, max: u64) -> Result<(), FieldError> {
+        let PodCount { pods, field } = self.pod_count();
+        if pods <= max {
+            return Ok(());
+        }
+        Err(FieldError {
+            path: field,
+            message: format!(
+                "asks for {pods} pods at once; this Tephra allows at most {max} per workload \
+                 (--max-pods-per-workload)"
+            ),
+        })
+    }
+
     pub fn render(
         &self,
         workload: &Workload,
@@ -154,5 +180,78 @@ impl Request {
             Request::Distributed(r) => render::distributed(r, workload, profile),
             Request::Generic(r) => render::generic(r, workload, profile),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parsed(value: Value) -> Request {
+        Request::parse(&value, Kind::detect(&value)).expect("the request is valid")
+    }
+
+    #[test]
+    fn requests_within_the_pod_maximum_pass() {
+        let training = parsed(json!({
+            "name": "a", "projectId": "p", "spec": { "image": "x", "parallelism": 1000 }
+        }));
+        assert_eq!(training.within_pod_limit(1000), Ok(()));
+    }
+
+    #[test]
+    fn requests_beyond_the_pod_maximum_name_the_field_and_the_flag() {
+        let training = parsed(json!({
+            "name": "a", "projectId": "p", "spec": { "image": "x", "parallelism": 3000000 }
+        }));
+        assert_eq!(
+            training.within_pod_limit(1000),
+            Err(FieldError {
+                path: "spec.parallelism".into(),
+                message: "asks for 3000000 pods at once; this Tephra allows at most 1000 per \
+                          workload (--max-pods-per-workload)"
+                    .into(),
+            })
+        );
+
+        // The master is a pod too.
+        let distributed = parsed(json!({
+            "name": "a", "projectId": "p",
+            "spec": { "image": "x", "distributedFramework": "PyTorch", "numWorkers": 1000 }
+        }));
+        let err = distributed.within_pod_limit(1000).unwrap_err();
+        assert_eq!(err.path, "spec.numWorkers");
+        assert!(
+            err.message.starts_with("asks for 1001 pods"),
+            "{}",
+            err.message
+        );
+        assert!(distributed.within_pod_limit(1001).is_ok());
+
+        let elastic = parsed(json!({
+            "name": "a", "projectId": "p",
+            "spec": { "image": "x", "distributedFramework": "PyTorch", "numWorkers": 1,
+                      "maxReplicas": 5000 }
+        }));
+        assert_eq!(
+            elastic.within_pod_limit(1000).unwrap_err().path,
+            "spec.maxReplicas"
+        );
+
+        let generic = parsed(json!({
+            "name": "a", "projectId": "p",
+            "spec": { "replicaSpecs": [
+                { "type": "ps", "replicas": 2, "spec": { "image": "x" } },
+                { "type": "worker", "replicas": 9999, "spec": { "image": "x" } }
+            ] }
+        }));
+        let err = generic.within_pod_limit(1000).unwrap_err();
+        assert_eq!(err.path, "spec.replicaSpecs[1].replicas");
+        assert!(
+            err.message.starts_with("asks for 10001 pods"),
+            "{}",
+            err.message
+        );
     }
 }
