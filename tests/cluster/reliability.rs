@@ -143,8 +143,10 @@ pub async fn a_resume_racing_a_delete_never_undoes_it(
         let mut losers = 0;
         for id in &ids {
             let resume_path = format!("{}/resume", path(id));
+            let delete_path = path(id);
+            let empty = json!({});
             let (resume, delete) =
-                tokio::join!(t.post(&resume_path, &json!({})), t.delete(&path(id)));
+                tokio::join!(t.post(&resume_path, &empty), t.delete(&delete_path));
             let (resume, resume_body) = resume?;
             let (delete, delete_body) = delete?;
             ensure!(

@@ -182,15 +182,10 @@ async fn a_finish_is_stamped_once(db: &Database, _: &str) {
         .insert(&new, submitted(creator))
         .await
         .unwrap();
+    let idle = app::model::workload::LiveStatus::default();
+    let workloads = db.workloads();
     let record = |previous, phase| {
-        db.workloads().record_status(
-            w.id,
-            Phase::Running,
-            previous,
-            phase,
-            None,
-            &Default::default(),
-        )
+        workloads.record_status(w.id, Phase::Running, previous, phase, None, &idle)
     };
     let done = record(Phase::Creating, Phase::Completed)
         .await
