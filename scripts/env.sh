@@ -12,6 +12,9 @@ BINARYEN_VERSION=132
 # axe-core checks each page's accessibility in the browser tests.
 AXE_CORE_VERSION=4.11.0
 export TEPHRA_AXE="$TEPHRA_CACHE/node/node_modules/axe-core/axe.min.js"
+# schemathesis fuzzes the API from its OpenAPI document (tests/fuzz); 4.x runs on Python 3.9+.
+SCHEMATHESIS_VERSION=4.32.5
+export TEPHRA_VENV="$TEPHRA_CACHE/venv"
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
 WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' "$TEPHRA_ROOT/Cargo.lock")"
 
