@@ -23,7 +23,9 @@ pub enum AppError {
     Rejected(Vec<FieldError>),
     #[error("{0}")]
     Conflict(String),
-    #[error("the service is unavailable: {0}")]
+    /// Something the server depends on is down; the text says what ("the database is
+    /// unavailable: …"), so it carries no prefix of its own.
+    #[error("{0}")]
     Unavailable(String),
     #[error("internal error; the server log has the details")]
     Internal,

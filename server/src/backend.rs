@@ -65,6 +65,8 @@ impl From<DbError> for AppError {
         match e {
             DbError::NotFound => AppError::NotFound("the requested object".to_owned()),
             DbError::Conflict(message) => AppError::Conflict(message),
+            // Already logged where it was classified; its text is safe to show.
+            unavailable @ DbError::Unavailable(_) => AppError::Unavailable(unavailable.to_string()),
             other => {
                 // The details stay in the log; the browser only learns that it failed.
                 tracing::error!(error = %other, "database error");

@@ -4,6 +4,12 @@
 //! The SQL is written once and runs on both engines (`$1` placeholders, no engine-specific
 //! functions), so each repository method is a single query executed on whichever pool is open.
 //! Times are generated here, not by the database, so both engines store the same values.
+//!
+//! Errors that mean "the database cannot be reached right now" (refused or dropped connections,
+//! a server shutting down or starting up, no connection within [`ACQUIRE_TIMEOUT`]) become
+//! [`DbError::Unavailable`], which the HTTP layer answers with 503: the request did nothing and
+//! may be retried, unlike an internal error. The pool reconnects by itself once the database is
+//! back, so an outage needs no restart.
 
 pub mod audit;
 pub mod projects;
@@ -17,6 +23,10 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 use std::str::FromStr;
 use std::time::Duration;
+
+/// How long a query waits for a connection. sqlx's default (30 s) would hold every request for
+/// half a minute during a database outage; a few seconds covers a busy pool and a reconnect.
+pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// An open database. Cheap to clone (the pools are reference counted).
 #[derive(Clone, Debug)]
@@ -66,6 +76,9 @@ pub enum DbError {
     /// A stored value that the code cannot read back (e.g. an unknown phase name).
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// The database cannot be reached right now; nothing was done and a retry may succeed.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error(transparent)]
@@ -74,11 +87,47 @@ pub enum DbError {
 
 impl From<sqlx::Error> for DbError {
     fn from(e: sqlx::Error) -> Self {
+        if let Some(reason) = unavailable_reason(&e) {
+            // The cause stays in the log; the client gets a reason without addresses or names.
+            tracing::warn!(error = %e, "the database is unavailable");
+            return DbError::Unavailable(reason);
+        }
         match e {
             sqlx::Error::RowNotFound => DbError::NotFound,
             other => DbError::Sqlx(other),
         }
     }
+}
+
+/// Why `e` means the database cannot be reached, or `None` when the database answered.
+fn unavailable_reason(e: &sqlx::Error) -> Option<String> {
+    let reason = match e {
+        sqlx::Error::PoolTimedOut => {
+            return Some(format!(
+                "no connection within {} seconds; try again shortly",
+                ACQUIRE_TIMEOUT.as_secs()
+            ));
+        }
+        sqlx::Error::PoolClosed => "the connection pool is closed",
+        sqlx::Error::Io(_) => "the connection failed; try again shortly",
+        sqlx::Error::Tls(_) => "the TLS connection failed",
+        sqlx::Error::Database(db) => {
+            // Only PostgreSQL's SQLSTATEs: SQLite's numeric codes mean other things.
+            let code = db
+                .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()?
+                .code();
+            match code {
+                "57P01" | "57P02" => "the database server is shutting down",
+                "57P03" => "the database server is starting up; try again shortly",
+                "53300" => "the database server has no free connections",
+                // Class 08: connection exceptions.
+                _ if code.starts_with("08") => "the connection failed; try again shortly",
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some(reason.to_owned())
 }
 
 pub type DbResult<T> = Result<T, DbError>;
@@ -138,7 +187,7 @@ impl Database {
                     .log_statements(tracing::log::LevelFilter::Trace);
                 let pool = PgPoolOptions::new()
                     .max_connections(16)
-                    .acquire_timeout(Duration::from_secs(5))
+                    .acquire_timeout(ACQUIRE_TIMEOUT)
                     .connect_with(options)
                     .await?;
                 Database::Postgres(pool)
@@ -237,6 +286,34 @@ mod tests {
             .to_string();
         assert!(err.contains("sqlite:, postgres://"), "{err}");
         assert!(!err.contains("secret"), "the password leaked: {err}");
+    }
+
+    #[test]
+    fn lost_connections_are_unavailable_and_other_errors_are_not() {
+        let io = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        for (error, reason) in [
+            (sqlx::Error::PoolTimedOut, "no connection within 3 seconds"),
+            (sqlx::Error::PoolClosed, "pool is closed"),
+            (sqlx::Error::Io(io), "connection failed"),
+        ] {
+            match DbError::from(error) {
+                DbError::Unavailable(text) => assert!(text.contains(reason), "{text}"),
+                other => panic!("expected Unavailable, got {other:?}"),
+            }
+        }
+        assert!(matches!(
+            DbError::from(sqlx::Error::RowNotFound),
+            DbError::NotFound
+        ));
+        assert!(matches!(
+            DbError::from(sqlx::Error::ColumnNotFound("x".into())),
+            DbError::Sqlx(_)
+        ));
+        let shown = DbError::from(sqlx::Error::PoolTimedOut).to_string();
+        assert!(
+            shown.starts_with("the database is unavailable: "),
+            "{shown}"
+        );
     }
 
     #[test]
