@@ -1,11 +1,12 @@
-//! What the end-to-end tests start for real: PostgreSQL clusters, the release `tephra` binary, and
-//! Chromium through chromedriver. Everything listens on 127.0.0.1 and is stopped when its guard is
-//! dropped, including when a test panics.
+//! What the end-to-end tests start for real: PostgreSQL clusters, the release `tephra` binary (or
+//! the server in-process), and Chromium through chromedriver. Everything listens on 127.0.0.1 and
+//! is stopped when its guard is dropped, including when a test panics.
 
 pub mod axe;
 pub mod bench;
 pub mod browser;
 pub mod crd_schema;
+pub mod in_process;
 pub mod postgres;
 pub mod process;
 pub mod sse;

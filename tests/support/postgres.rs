@@ -42,13 +42,36 @@ impl TempPostgres {
                 "--no-sync",
             ],
         )?;
+        pg.start_server()?;
+        Ok(pg)
+    }
+
+    /// Stops the server the way an operator's `pg_ctl stop -m fast` does: open sessions are
+    /// terminated ("admin shutdown") and new connections are refused. The data stays.
+    pub fn stop(&self) -> anyhow::Result<()> {
+        let data = self.dir.path().join("data");
+        self.run(
+            "pg_ctl",
+            &["-D", path_str(&data), "-m", "fast", "-w", "stop"],
+        )?;
+        Ok(())
+    }
+
+    /// Starts the server again on the same data directory and port, after [`Self::stop`].
+    pub fn start_again(&self) -> anyhow::Result<()> {
+        self.start_server()
+    }
+
+    fn start_server(&self) -> anyhow::Result<()> {
+        let data = self.dir.path().join("data");
         let options = format!(
-            "-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={} \
+            "-c listen_addresses=127.0.0.1 -c port={} -c unix_socket_directories={} \
              -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
-            path_str(pg.dir.path())
+            self.port,
+            path_str(self.dir.path())
         );
-        let log = pg.dir.path().join("postgres.log");
-        pg.run(
+        let log = self.dir.path().join("postgres.log");
+        self.run(
             "pg_ctl",
             &[
                 "-D",
@@ -69,7 +92,7 @@ impl TempPostgres {
                 std::fs::read_to_string(&log).unwrap_or_default()
             )
         })?;
-        Ok(pg)
+        Ok(())
     }
 
     /// The URL of the cluster's `postgres` database.
