@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod health;
+pub mod server_fn_status;
 pub mod stylesheet;
 
 use crate::control::Control;
@@ -48,6 +49,7 @@ pub fn build_router(state: AppState) -> Router {
             AppState,
             _,
         >(context, shell))
+        .layer(axum::middleware::from_fn(server_fn_status::restore))
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())
         .with_state(state)
