@@ -10,6 +10,7 @@ pub mod in_process;
 pub mod postgres;
 pub mod process;
 pub mod sse;
+pub mod sse_load;
 pub mod tephra;
 pub mod testbed;
 pub mod workspace;

@@ -25,8 +25,12 @@ impl TephraServer {
     }
 }
 
+/// The release server: `TEPHRA_BIN` when set, else `<target dir>/release/tephra`.
 pub fn release_binary() -> anyhow::Result<PathBuf> {
-    let bin = workspace::target_dir().join("release/tephra");
+    let bin = match std::env::var_os("TEPHRA_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => workspace::target_dir().join("release/tephra"),
+    };
     if !bin.exists() {
         bail!(
             "{} is missing: build it with `cargo leptos build --release` (scripts/test does)",
@@ -36,8 +40,10 @@ pub fn release_binary() -> anyhow::Result<PathBuf> {
     Ok(bin)
 }
 
+/// The built site, checked for its WASM bundle: `TEPHRA_SITE_ROOT` when set, else
+/// `<workspace>/target/site`.
 pub fn site_root() -> anyhow::Result<PathBuf> {
-    let site = workspace::root().join("target/site");
+    let site = site_dir();
     if !site.join("pkg/tephra.wasm").exists() {
         bail!(
             "{} has no WASM bundle: build it with `cargo leptos build --release` (scripts/test does)",
@@ -45,6 +51,13 @@ pub fn site_root() -> anyhow::Result<PathBuf> {
         );
     }
     Ok(site)
+}
+
+fn site_dir() -> PathBuf {
+    match std::env::var_os("TEPHRA_SITE_ROOT") {
+        Some(dir) => PathBuf::from(dir),
+        None => workspace::root().join("target/site"),
+    }
 }
 
 /// Starts the release server on a free port with a fresh SQLite database, and waits for the log
@@ -60,6 +73,7 @@ pub struct Launch {
     args: Vec<String>,
     env: Vec<(String, String)>,
     data_dir: Option<PathBuf>,
+    api_only: bool,
 }
 
 impl Launch {
@@ -78,6 +92,13 @@ impl Launch {
         self
     }
 
+    /// Starts without a WASM bundle (pages will not hydrate, the API is whole), for programs
+    /// that only call the API and should not need `cargo leptos build`.
+    pub fn api_only(mut self) -> Self {
+        self.api_only = true;
+        self
+    }
+
     pub fn start(&self) -> anyhow::Result<TephraServer> {
         let (data, dir) = match &self.data_dir {
             Some(dir) => (None, dir.clone()),
@@ -87,6 +108,11 @@ impl Launch {
                 (Some(tmp), dir)
             }
         };
+        let site = if self.api_only {
+            site_dir()
+        } else {
+            site_root()?
+        };
         let started = Instant::now();
         let mut command = Command::new(release_binary()?);
         command
@@ -94,7 +120,7 @@ impl Launch {
             .arg("--data-dir")
             .arg(&dir)
             .arg("--site-root")
-            .arg(site_root()?)
+            .arg(site)
             .args(&self.args)
             .env_remove("TEPHRA_DATABASE_URL")
             .env_remove("KUBECONFIG")
