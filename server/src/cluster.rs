@@ -239,6 +239,10 @@ pub fn start(
         trigger: Arc::new(tokio::sync::Mutex::new(trigger_rx)),
         synced: synced_rx,
     });
+    let (probe_client, probe_shared) = (reconciler.client.clone(), shared.clone());
+    supervise::supervise("cluster probe", shared.health.clone(), move || {
+        probe(probe_client.clone(), probe_shared.clone(), resync)
+    });
     supervise::supervise("reconciler", shared.health.clone(), move || {
         let reconciler = Arc::clone(&reconciler);
         async move { reconciler.run().await }
@@ -248,6 +252,28 @@ pub fn start(
         trigger: Some(trigger_tx),
         events,
         shared,
+    }
+}
+
+/// How long the probe waits for the API server before calling it unreachable.
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Asks the API server every `every` whether it answers, on its own task so a reconciler stuck
+/// on a silent API server cannot delay the news: `/readyz` and `GET /api/v1/cluster` say so even
+/// when there is nothing to do.
+async fn probe(client: kube::Client, shared: Shared, every: std::time::Duration) {
+    let mut tick = tokio::time::interval(every.min(std::time::Duration::from_secs(5)));
+    loop {
+        tick.tick().await;
+        let error = match tokio::time::timeout(PROBE_TIMEOUT, client.apiserver_version()).await {
+            Ok(Ok(_)) => None,
+            Ok(Err(e)) => Some(format!("cluster unreachable: {e}")),
+            Err(_) => Some(format!(
+                "cluster unreachable: the API server did not answer within {} seconds",
+                PROBE_TIMEOUT.as_secs()
+            )),
+        };
+        *shared.last_error.lock().unwrap_or_else(|e| e.into_inner()) = error;
     }
 }
 

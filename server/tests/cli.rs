@@ -60,7 +60,10 @@ fn bad_settings_exit_2_naming_the_option() {
     let cases: [(&[&str], &str); 6] = [
         (&["--addr", "localhost"], "--addr"),
         (&["--max-pods-per-workload", "0"], "--max-pods-per-workload"),
-        (&["--max-pods-per-workload", "many"], "--max-pods-per-workload"),
+        (
+            &["--max-pods-per-workload", "many"],
+            "--max-pods-per-workload",
+        ),
         (&["--database-url", "mysql://u:pw@db/t"], "--database-url"),
         (&["--addr", "0.0.0.0:0", "--dev-login", "on"], "--dev-login"),
         (&["--log-format", "xml"], "--log-format"),

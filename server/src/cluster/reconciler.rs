@@ -211,7 +211,6 @@ impl Reconciler {
     /// Looks at every live workload, acts where the cluster differs, and tidies up after rows
     /// that are gone.
     async fn pass(&self, ensured: &mut HashMap<Uuid, Instant>) {
-        self.probe().await;
         let intents = match self.db.workloads().intents().await {
             Ok(intents) => intents,
             Err(error) => {
@@ -250,22 +249,6 @@ impl Reconciler {
             self.reconcile(id, ensured).await;
         }
         self.tidy(&known).await;
-    }
-
-    /// Asks the API server whether it answers, so `/readyz` and the cluster report say so even
-    /// when there is nothing to do.
-    async fn probe(&self) {
-        let answer = tokio::time::timeout(ACT_TIMEOUT, self.client.apiserver_version()).await;
-        let error = match answer {
-            Ok(Ok(_)) => None,
-            Ok(Err(e)) => Some(format!("cluster unreachable: {e}")),
-            Err(_) => Some(Error::Timeout.plain()),
-        };
-        *self
-            .shared
-            .last_error
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = error;
     }
 
     /// Retries at once the workloads whose name was taken by an object that is now gone.
@@ -384,12 +367,11 @@ impl Reconciler {
                 .last_error
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            match &outcome {
-                Err(error) if error.is_cluster() && !error.is_permanent() => {
-                    *last = Some(error.plain())
-                }
-                Ok(()) => *last = None,
-                Err(_) => {}
+            if let Err(error) = &outcome
+                && error.is_cluster()
+                && !error.is_permanent()
+            {
+                *last = Some(error.plain());
             }
         }
         let _ = self.refresh.send(id);
