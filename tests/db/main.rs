@@ -1,11 +1,17 @@
 //! Repository stories, each run against SQLite and against a real PostgreSQL cluster.
 
 use app::model::phase::Phase;
+use app::model::principal::Principal;
 use serde_json::json;
+use server::cluster::ClusterHandle;
+use server::control::Control;
 use server::db::projects::{DEFAULT_PROJECT, NewProject};
 use server::db::users::Identity;
 use server::db::workloads::{Change, NewWorkload, SortKey, WorkloadFilter, WorkloadKind};
 use server::db::{Database, DbError};
+use server::domain::cluster::ClusterProfile;
+use server::domain::request::Kind;
+use std::sync::Arc;
 use tephra_tests::postgres::TempPostgres;
 use uuid::Uuid;
 
@@ -71,6 +77,7 @@ on_both_engines!(
     status_is_written_only_for_the_desired_phase_it_was_derived_for,
     a_finish_is_stamped_once,
     settings_are_created_once,
+    bad_input_gets_the_same_400_on_both_engines_and_stores_nothing,
 );
 
 async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {
@@ -755,6 +762,115 @@ async fn the_audit_trail_keeps_order(db: &Database, _: &str) {
     assert_eq!(trail[1].actor_id, None);
     assert_eq!(trail[1].detail, json!({ "to": "Running" }));
     assert!(trail.windows(2).all(|w| w[0].at <= w[1].at));
+}
+
+/// What PostgreSQL cannot store (U+0000) and numbers Kubernetes cannot hold are refused by the
+/// service before the database sees them, so both engines answer alike. Without the check,
+/// PostgreSQL failed the insert with a 500 while SQLite stored the NUL.
+async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Database, _: &str) {
+    db.projects().ensure_default().await.unwrap();
+    let user_id = user(db, "mallory").await;
+    let control = Control {
+        db: db.clone(),
+        cluster: ClusterHandle::detached("default"),
+        profile: Arc::new(ClusterProfile::default()),
+        max_pods: 1000,
+    };
+    let principal = Principal {
+        user_id: user_id.to_string(),
+        subject: "mallory".into(),
+        display_name: "Mallory".into(),
+        email: None,
+        dev_login: true,
+    };
+    let nul = "must not contain a NUL character (\\u0000)";
+    let training = |spec: serde_json::Value| {
+        let mut spec = spec;
+        spec["image"] = json!("pytorch/pytorch:2.4");
+        json!({ "name": "bad", "projectId": "default", "spec": spec })
+    };
+    let cases = [
+        (
+            Kind::Training,
+            training(json!({ "command": "python\u{0} train.py" })),
+            "spec.command",
+            nul.to_owned(),
+        ),
+        (
+            Kind::Training,
+            training(json!({ "environmentVariables": [{ "name": "A", "value": "x\u{0}" }] })),
+            "spec.environmentVariables[0].value",
+            nul.to_owned(),
+        ),
+        (
+            Kind::Training,
+            training(
+                json!({ "probes": { "readiness": { "periodSeconds": 4294967297u64,
+                "handler": { "httpGet": { "port": 8080 } } } } }),
+            ),
+            "spec.probes.readiness.periodSeconds",
+            "must be between 1 and 2147483647 (got 4294967297)".to_owned(),
+        ),
+        (
+            Kind::Training,
+            training(json!({ "compute": { "cpuMemoryRequest": "1e400" } })),
+            "spec.compute.cpuMemoryRequest",
+            "must be below 8Ei (2^63 base units, the most Kubernetes can count) (got \"1e400\")"
+                .to_owned(),
+        ),
+        (
+            Kind::Training,
+            training(json!({ "parallelism": 3000000 })),
+            "spec.parallelism",
+            "asks for 3000000 pods at once; this Tephra allows at most 1000 per workload \
+             (--max-pods-per-workload)"
+                .to_owned(),
+        ),
+        (
+            Kind::Distributed,
+            json!({ "name": "bad", "projectId": "default", "spec": {
+                "image": "x", "distributedFramework": "PyTorch", "numWorkers": 1,
+                "master": { "image": "y", "args": "\u{0}" } } }),
+            "spec.master.args",
+            nul.to_owned(),
+        ),
+    ];
+    for (kind, body, field, message) in cases {
+        for preview in [false, true] {
+            let err = if preview {
+                control.preview(kind, &principal, &body).await.unwrap_err()
+            } else {
+                control
+                    .submit(kind, &principal, body.clone())
+                    .await
+                    .unwrap_err()
+            };
+            let answer = err.body();
+            assert_eq!(answer.code, 400, "{answer:?}");
+            let details: Vec<(&str, &str)> = answer
+                .details
+                .iter()
+                .map(|d| (d.field.as_str(), d.message.as_str()))
+                .collect();
+            assert_eq!(details, [(field, message.as_str())], "{body}");
+        }
+    }
+    let stored = db
+        .workloads()
+        .list(&WorkloadFilter {
+            include_deleted: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(stored.is_empty(), "nothing was stored: {stored:?}");
+
+    // The same path stores a valid request on this engine.
+    let fine = training(json!({ "command": "python train.py", "parallelism": 1000 }));
+    control
+        .submit(Kind::Training, &principal, fine)
+        .await
+        .expect("a valid request is stored");
 }
 
 #[tokio::test]
