@@ -12,6 +12,10 @@ BINARYEN_VERSION=132
 # axe-core checks each page's accessibility in the browser tests.
 AXE_CORE_VERSION=4.11.0
 export TEPHRA_AXE="$TEPHRA_CACHE/node/node_modules/axe-core/axe.min.js"
+# oidc-provider is the real OpenID provider the sign-in tests run (tests/oidc); 9.x refuses Node 20.
+OIDC_PROVIDER_VERSION=8.8.1
+# Where npm packages for the tests live; tests/support/oidc.rs runs node with NODE_PATH set to it.
+export TEPHRA_NODE_MODULES="$TEPHRA_CACHE/node/node_modules"
 # schemathesis fuzzes the API from its OpenAPI document (tests/fuzz); 4.x runs on Python 3.9+.
 SCHEMATHESIS_VERSION=4.32.5
 export TEPHRA_VENV="$TEPHRA_CACHE/venv"

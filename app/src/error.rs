@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum AppError {
-    #[error("sign in to continue")]
-    Unauthorized,
+    /// Nobody is signed in, or the credentials are not valid; the text says which (missing,
+    /// expired, revoked...), never which part of a secret was wrong.
+    #[error("{0}")]
+    Unauthorized(String),
     #[error("you are not allowed to do that: {0}")]
     Forbidden(String),
     #[error("{0} was not found")]
@@ -38,7 +40,7 @@ impl AppError {
     /// The HTTP status a REST handler answers with for this error.
     pub fn status_code(&self) -> u16 {
         match self {
-            AppError::Unauthorized => 401,
+            AppError::Unauthorized(_) => 401,
             AppError::Forbidden(_) => 403,
             AppError::NotFound(_) => 404,
             AppError::Invalid { .. } | AppError::Rejected(_) => 400,

@@ -42,7 +42,7 @@ impl From<ApiError> for AppError {
                 field: "request".into(),
                 message: body.message.clone(),
             },
-            401 => AppError::Unauthorized,
+            401 => AppError::Unauthorized(body.message.clone()),
             403 => AppError::Forbidden(body.message.clone()),
             404 => AppError::NotFound("the workload".into()),
             409 => AppError::Conflict(body.message.clone()),
@@ -83,7 +83,7 @@ fn rfc3339(t: DateTime<Utc>) -> String {
 #[async_trait::async_trait]
 impl Backend for Services {
     async fn authenticate(&self, request: &http::request::Parts) -> Result<Principal, AppError> {
-        self.auth.authenticate(request)
+        self.auth.authenticate(request).await
     }
 
     // Every principal sees everything until projects have members; the principal is already

@@ -10,12 +10,13 @@ pub mod backoff;
 pub mod index;
 pub mod objects;
 pub mod reconciler;
-pub mod supervise;
+
 pub mod tracker;
 
 use crate::db::{Database, workloads::Workload};
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::ownership::OwnerKey;
+use crate::supervise;
 use anyhow::Context;
 use app::model::workload::WorkloadEvent;
 use chrono::SecondsFormat;
@@ -36,8 +37,10 @@ const EVENT_BUFFER: usize = 1024;
 pub struct Published {
     pub workload_id: String,
     pub project_id: String,
-    /// The [`WorkloadEvent`] as JSON.
-    pub json: String,
+    /// The [`WorkloadEvent`] as JSON, for streams that follow this one workload.
+    pub full: String,
+    /// [`WorkloadEvent::summary`] as JSON, for streams of many workloads.
+    pub summary: String,
 }
 
 /// The broadcast of status changes.
@@ -45,15 +48,25 @@ pub type Events = broadcast::Sender<Arc<Published>>;
 
 /// Serializes a change once and sends it to every subscribed stream.
 pub fn publish(events: &Events, event: &WorkloadEvent) {
-    match serde_json::to_string(event) {
-        Ok(json) => {
-            let _ = events.send(Arc::new(Published {
-                workload_id: event.workload_id.clone(),
-                project_id: event.project_id.clone(),
-                json,
-            }));
+    if events.receiver_count() == 0 {
+        return;
+    }
+    match Published::of(event) {
+        Ok(published) => {
+            let _ = events.send(Arc::new(published));
         }
         Err(error) => tracing::error!(%error, "cannot serialize a workload event"),
+    }
+}
+
+impl Published {
+    pub fn of(event: &WorkloadEvent) -> serde_json::Result<Published> {
+        Ok(Published {
+            workload_id: event.workload_id.clone(),
+            project_id: event.project_id.clone(),
+            full: serde_json::to_string(event)?,
+            summary: serde_json::to_string(&event.summary())?,
+        })
     }
 }
 

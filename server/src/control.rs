@@ -377,7 +377,7 @@ impl Control {
             let project = resolve_project(&self.db, key, "projectId").await?;
             require_member(principal, &project)?;
             filter.project_id = Some(project.id);
-        } else if !principal.dev_login {
+        } else if !crate::access::sees_every_project(principal) {
             // Without a project filter a list covers every project; only members of all may ask.
             return Err(
                 AppError::Forbidden("name a projectId to list its workloads".into()).into(),

@@ -13,6 +13,7 @@ pub mod db;
 pub mod domain;
 pub mod http;
 pub mod render_cli;
+pub mod supervise;
 pub mod telemetry;
 
 use anyhow::Context;
@@ -66,9 +67,8 @@ impl Application {
                 cluster::ClusterHandle::detached(&args.cluster_id)
             }
         };
-        let auth = auth::Authenticator::new(&db, args.dev_login_enabled()?)
-            .await
-            .context("cannot record the development user")?;
+        let dev_login = args.dev_login_enabled()?;
+        let (auth, sessions) = auth::start(args, &db, &cluster.shared.health).await?;
 
         let listener = TcpListener::bind(args.addr).await.with_context(|| {
             format!(
@@ -96,13 +96,19 @@ impl Application {
         };
         let backend: SharedBackend = Arc::new(backend::Services {
             control: control.clone(),
-            auth,
+            auth: auth.clone(),
             started_at: chrono::Utc::now(),
         });
         let router = http::build_router(http::AppState {
             leptos_options,
             backend,
             control,
+            site: http::cross_site::SitePolicy {
+                dev_login,
+                public_host: args.auth.public_url(args.addr)?.map(|url| url.host),
+            },
+            auth,
+            sessions,
         });
         tracing::info!(
             addr = %local_addr,

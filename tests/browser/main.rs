@@ -2,6 +2,7 @@
 //! WebAssembly app to hydrate it, and uses something that only works after hydration.
 
 mod dashboard;
+mod sign_in;
 
 use fantoccini::Locator;
 use std::time::Duration;

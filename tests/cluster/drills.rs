@@ -78,7 +78,7 @@ async fn operate(
     n: &mut usize,
 ) -> anyhow::Result<()> {
     let roll = dice.below(10);
-    let (target, action, path, then) = if roll < 7 {
+    if roll < 7 {
         *n += 1;
         let name = format!("d{n}");
         return match t.post(TRAININGS, &training(&name, 0)).await {
@@ -94,39 +94,19 @@ async fn operate(
             Ok((status, answer)) => bail!("submit answered {status}: {answer}"),
             Err(_) => Ok(()),
         };
-    } else if roll == 7 {
-        let Some(id) = ledger.pick(dice, Asked::Running) else {
-            return Ok(());
-        };
-        (
-            id.clone(),
-            "suspend",
-            format!("{TRAININGS}/{id}/suspend"),
-            Asked::Stopped,
-        )
-    } else if roll == 8 {
-        let Some(id) = ledger.pick(dice, Asked::Stopped) else {
-            return Ok(());
-        };
-        (
-            id.clone(),
-            "resume",
-            format!("{TRAININGS}/{id}/resume"),
-            Asked::Running,
-        )
-    } else {
-        let Some(id) = ledger
-            .pick(dice, Asked::Running)
-            .or_else(|| ledger.pick(dice, Asked::Stopped))
-        else {
-            return Ok(());
-        };
-        (
-            id.clone(),
-            "delete",
-            format!("{TRAININGS}/{id}"),
-            Asked::Deleted,
-        )
+    }
+    // The action, the states of the workloads it is tried on, and the state it asks for.
+    let (action, on, then): (&str, &[Asked], Asked) = match roll {
+        7 => ("suspend", &[Asked::Running], Asked::Stopped),
+        8 => ("resume", &[Asked::Stopped], Asked::Running),
+        _ => ("delete", &[Asked::Running, Asked::Stopped], Asked::Deleted),
+    };
+    let Some(target) = on.iter().find_map(|want| ledger.pick(dice, *want)) else {
+        return Ok(());
+    };
+    let path = match action {
+        "delete" => format!("{TRAININGS}/{target}"),
+        _ => format!("{TRAININGS}/{target}/{action}"),
     };
     let answer = if action == "delete" {
         t.delete(&path).await

@@ -11,6 +11,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use tephra_tests::testbed::{Testbed, resource};
 
+/// Submits a training and waits until it runs; its id.
+async fn running(t: &Tephra, body: &Value) -> anyhow::Result<String> {
+    let id = id_of(&t.submit(TRAININGS, body).await?)?;
+    t.wait_phase(TRAININGS, &id, "Running").await?;
+    Ok(id)
+}
+
 fn path(id: &str) -> String {
     format!("{TRAININGS}/{id}")
 }
@@ -35,8 +42,7 @@ pub async fn a_finished_training_stays_finished_when_its_job_is_collected(
     let result = async {
         let mut body = training("short-lived", 0);
         body["spec"]["autoDeletionTimeAfterCompletionSeconds"] = json!(3);
-        let id = id_of(&t.submit(TRAININGS, &body).await?)?;
-        t.wait_phase(TRAININGS, &id, "Running").await?;
+        let id = running(&t, &body).await?;
         t.finish_pods(&id, None, "Succeeded").await?;
         let completed = t.wait_phase(TRAININGS, &id, "Completed").await?;
         let pods = completed["status"]["pods"].clone();
@@ -88,8 +94,7 @@ pub async fn a_delete_right_after_submit_never_leaves_a_job_behind(
     let t = Tephra::start(&tb, &ns).await?;
     let result = async {
         // Warm the project (namespace and queue) so Jobs are created within milliseconds.
-        let warm = id_of(&t.submit(TRAININGS, &training("warm", 0)).await?)?;
-        t.wait_phase(TRAININGS, &warm, "Running").await?;
+        running(&t, &training("warm", 0)).await?;
         let mut ids = Vec::new();
         for i in 0..25 {
             let id = id_of(
@@ -195,8 +200,7 @@ pub async fn a_job_volcano_stopped_is_suspended_and_can_be_resumed(
     let result = async {
         let mut body = training("preempted", 0);
         body["spec"]["terminateAfterPreemption"] = json!(true);
-        let id = id_of(&t.submit(TRAININGS, &body).await?)?;
-        t.wait_phase(TRAININGS, &id, "Running").await?;
+        let id = running(&t, &body).await?;
         // What Volcano does on preemption with terminateAfterPreemption (and on `vcctl job
         // suspend`): abort the Job, through a bus Command.
         let job = t.jobs_of(&id).await?.pop().context("a Job")?;
@@ -238,8 +242,7 @@ pub async fn a_taken_name_backs_off_and_is_retried_once_freed(
 ) -> anyhow::Result<()> {
     let t = Tephra::start(&tb, &ns).await?;
     let result = async {
-        let warm = id_of(&t.submit(TRAININGS, &training("warm", 0)).await?)?;
-        t.wait_phase(TRAININGS, &warm, "Running").await?;
+        let warm = running(&t, &training("warm", 0)).await?;
         // Someone else's Job holds the name, with Tephra's labels copied onto it by hand.
         let labels = json!({ "app.kubernetes.io/managed-by": "tephra",
                              "tephra.dev/workload-id": warm });
@@ -304,8 +307,7 @@ pub async fn a_job_changed_by_hand_is_drift_and_one_deleted_by_hand_comes_back(
 ) -> anyhow::Result<()> {
     let t = Tephra::start(&tb, &ns).await?;
     let result = async {
-        let id = id_of(&t.submit(TRAININGS, &training("hands-off", 0)).await?)?;
-        t.wait_phase(TRAININGS, &id, "Running").await?;
+        let id = running(&t, &training("hands-off", 0)).await?;
         let job = t.jobs_of(&id).await?.pop().context("a Job")?;
         let name = job.metadata.name.clone().context("a name")?;
         let patch = json!({ "spec": { "maxRetry": 7 } });

@@ -7,7 +7,7 @@ use server::cluster::ClusterHandle;
 use server::control::Control;
 use server::db::projects::{DEFAULT_PROJECT, NewProject};
 use server::db::users::Identity;
-use server::db::workloads::{Change, NewWorkload, SortKey, WorkloadFilter, WorkloadKind};
+use server::db::workloads::{Change, NewWorkload, SortKey, Workload, WorkloadFilter, WorkloadKind};
 use server::db::{Database, DbError};
 use server::domain::cluster::ClusterProfile;
 use server::domain::request::Kind;
@@ -84,24 +84,7 @@ async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {
     let project = db.projects().ensure_default().await.unwrap();
     let creator = user(db, "racer").await;
     for round in 0..10 {
-        let w = db
-            .workloads()
-            .insert(
-                &training(project.id, creator, &format!("race-{round}")),
-                submitted(creator),
-            )
-            .await
-            .unwrap();
-        db.workloads()
-            .transition(
-                w.id,
-                Phase::Running,
-                Phase::Stopped,
-                acted("workload.suspend"),
-            )
-            .await
-            .unwrap()
-            .unwrap();
+        let w = suspended(db, training(project.id, creator, &format!("race-{round}"))).await;
         // A resume and a delete read "Stopped" at the same moment; only one may apply.
         let workloads = db.workloads();
         let (resume, delete) = tokio::join!(
@@ -141,24 +124,7 @@ async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {
 async fn status_is_written_only_for_the_desired_phase_it_was_derived_for(db: &Database, _: &str) {
     let project = db.projects().ensure_default().await.unwrap();
     let creator = user(db, "tracker").await;
-    let w = db
-        .workloads()
-        .insert(
-            &training(project.id, creator, "watched"),
-            submitted(creator),
-        )
-        .await
-        .unwrap();
-    db.workloads()
-        .transition(
-            w.id,
-            Phase::Running,
-            Phase::Stopped,
-            acted("workload.suspend"),
-        )
-        .await
-        .unwrap()
-        .unwrap();
+    let w = suspended(db, training(project.id, creator, "watched")).await;
     // Derived while the workload was still wanted Running: stale, not written.
     let stale = db
         .workloads()
@@ -260,6 +226,25 @@ fn submitted(actor: Uuid) -> Change<'static> {
         action: "workload.submit",
         detail: json!({}),
     }
+}
+
+/// Submits a workload and suspends it.
+async fn suspended(db: &Database, new: NewWorkload) -> Workload {
+    let w = db
+        .workloads()
+        .insert(&new, submitted(new.created_by))
+        .await
+        .unwrap();
+    db.workloads()
+        .transition(
+            w.id,
+            Phase::Running,
+            Phase::Stopped,
+            acted("workload.suspend"),
+        )
+        .await
+        .unwrap()
+        .unwrap()
 }
 
 fn acted(action: &'static str) -> Change<'static> {
@@ -781,6 +766,8 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
         subject: "mallory".into(),
         display_name: "Mallory".into(),
         email: None,
+        groups: Vec::new(),
+        admin: true,
         dev_login: true,
     };
     let nul = "must not contain a NUL character (\\u0000)";

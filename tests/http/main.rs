@@ -7,6 +7,8 @@ use server::config::{Cli, Command};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
+mod cross_site;
+
 struct Running {
     base: String,
     client: reqwest::Client,

@@ -20,16 +20,15 @@ pub struct InProcess {
 impl InProcess {
     /// Starts `tephra serve` with `extra` flags (e.g. `--database-url`) on 127.0.0.1:0.
     pub async fn start(extra: &[&str]) -> anyhow::Result<Self> {
+        Self::start_on("127.0.0.1:0", extra).await
+    }
+
+    /// Starts `tephra serve` listening on `addr` (a port chosen beforehand, when the public URL
+    /// must name it).
+    pub async fn start_on(addr: &str, extra: &[&str]) -> anyhow::Result<Self> {
         let data = tempfile::Builder::new().prefix("tephra-data-").tempdir()?;
         let dir = data.path().to_str().context("temporary paths are UTF-8")?;
-        let args = [
-            "tephra",
-            "serve",
-            "--addr",
-            "127.0.0.1:0",
-            "--data-dir",
-            dir,
-        ];
+        let args = ["tephra", "serve", "--addr", addr, "--data-dir", dir];
         let cli = Cli::try_parse_from(args.iter().chain(extra))?;
         let Command::Serve(args) = cli.into_command() else {
             anyhow::bail!("`tephra serve` parses as the serve command");

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod browser;
 pub mod crd_schema;
 pub mod in_process;
+pub mod oidc;
 pub mod postgres;
 pub mod process;
 pub mod sse;

@@ -74,6 +74,8 @@ pub struct Launch {
     env: Vec<(String, String)>,
     data_dir: Option<PathBuf>,
     api_only: bool,
+    /// `IP:PORT` to listen on; a free port by default.
+    addr: Option<String>,
 }
 
 impl Launch {
@@ -89,6 +91,12 @@ impl Launch {
 
     pub fn data_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.data_dir = Some(dir.into());
+        self
+    }
+
+    /// Listens on `addr` (a port chosen beforehand, when the public URL must name it).
+    pub fn addr(mut self, addr: impl Into<String>) -> Self {
+        self.addr = Some(addr.into());
         self
     }
 
@@ -116,7 +124,8 @@ impl Launch {
         let started = Instant::now();
         let mut command = Command::new(release_binary()?);
         command
-            .args(["serve", "--addr", "127.0.0.1:0", "--log-format", "json"])
+            .args(["serve", "--log-format", "json", "--addr"])
+            .arg(self.addr.as_deref().unwrap_or("127.0.0.1:0"))
             .arg("--data-dir")
             .arg(&dir)
             .arg("--site-root")

@@ -10,6 +10,12 @@ pub struct Principal {
     pub subject: String,
     pub display_name: String,
     pub email: Option<String>,
+    /// The groups the identity provider lists for them.
+    #[serde(default)]
+    pub groups: Vec<String>,
+    /// A system administrator (`--admin-groups`, `--admin-users`, or the development login).
+    #[serde(default)]
+    pub admin: bool,
     /// Signed in with the loopback-only development login rather than an identity provider.
     pub dev_login: bool,
 }

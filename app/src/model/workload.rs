@@ -95,6 +95,23 @@ pub struct LiveStatus {
     pub reconcile_error: Option<ReconcileError>,
 }
 
+impl LiveStatus {
+    /// Everything but the per-pod list and the events: what a list of workloads shows. Its size
+    /// does not grow with the number of pods.
+    pub fn summary(&self) -> LiveStatus {
+        LiveStatus {
+            job_phase: self.job_phase.clone(),
+            retry_count: self.retry_count,
+            pod_group: self.pod_group.clone(),
+            tasks: self.tasks.clone(),
+            pods: Vec::new(),
+            events: Vec::new(),
+            drift: self.drift.clone(),
+            reconcile_error: self.reconcile_error.clone(),
+        }
+    }
+}
+
 /// An error acting on a workload in the cluster, and when Tephra tries again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -155,7 +172,28 @@ pub struct WorkloadEvent {
     pub updated_at: String,
     /// Set once the workload and everything it created are gone.
     pub deleted: bool,
+    /// On a stream filtered to one workload, the full status; on the others, the summary
+    /// ([`LiveStatus::summary`]: no `pods`, no `events`), so a thousand-pod job does not send
+    /// its pod list to every open list page on every change.
     pub status: LiveStatus,
+}
+
+impl WorkloadEvent {
+    /// The event with its status cut down to the summary.
+    pub fn summary(&self) -> WorkloadEvent {
+        WorkloadEvent {
+            workload_id: self.workload_id.clone(),
+            project_id: self.project_id.clone(),
+            name: self.name.clone(),
+            kind: self.kind.clone(),
+            desired_phase: self.desired_phase,
+            actual_phase: self.actual_phase,
+            phase_message: self.phase_message.clone(),
+            updated_at: self.updated_at.clone(),
+            deleted: self.deleted,
+            status: self.status.summary(),
+        }
+    }
 }
 
 /// One entry of a workload's history: an action someone took or a phase change.
@@ -310,5 +348,40 @@ impl Workload {
             }
             None => per_pod(spec) * spec["parallelism"].as_f64().unwrap_or(1.0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_keeps_the_counts_and_drops_what_grows_with_the_pods() {
+        let pod = PodInfo {
+            name: "p-0".into(),
+            task: "train".into(),
+            node: None,
+            phase: "Pending".into(),
+            restarts: 0,
+            created_at: None,
+        };
+        let status = LiveStatus {
+            job_phase: Some("Pending".into()),
+            tasks: BTreeMap::from([(
+                "train".into(),
+                TaskCounts {
+                    pending: 1000,
+                    ..Default::default()
+                },
+            )]),
+            pods: vec![pod; 1000],
+            drift: Some("edited".into()),
+            ..Default::default()
+        };
+        let summary = status.summary();
+        assert!(summary.pods.is_empty() && summary.events.is_empty());
+        assert_eq!(summary.tasks, status.tasks, "the list's pod counts stay");
+        assert_eq!(summary.drift, status.drift);
+        assert_eq!(summary.job_phase, status.job_phase);
     }
 }

@@ -18,7 +18,9 @@ use kube::{Api, Client};
 use std::collections::BTreeSet;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 use uuid::Uuid;
 
 /// One thing that happened, from any watch or from the reconciler.
@@ -72,13 +74,31 @@ pub struct Tracker {
     pub(super) trigger: mpsc::UnboundedSender<Uuid>,
 }
 
+/// At most this many changes are applied to the index before the touched workloads are derived.
+const BATCH: usize = 1024;
+
+/// A workload's status is written and broadcast at most this often. A thousand pods starting
+/// make thousands of watch events; each one would otherwise rewrite the row (with its pod list)
+/// and go to every open event stream. The first change after a quiet spell goes out at once.
+const PUBLISH_EVERY: Duration = Duration::from_millis(250);
+
+/// What the watch loop remembers between batches.
+#[derive(Default)]
+struct Seen {
+    /// The kinds whose first full list has been applied.
+    listed: BTreeSet<&'static str>,
+    /// The last watch failure logged, so a failing watch logs once per distinct error.
+    last_failure: Option<String>,
+}
+
 /// How many times a status is derived again when an action changes the desired phase between
 /// reading the row and writing the status.
 const RACE_RETRIES: usize = 3;
 
 impl Tracker {
     /// Runs until the process ends: watch changes and refresh requests are applied in batches
-    /// (everything ready at once), then each touched workload is derived once.
+    /// (everything ready at once); the touched workloads are derived once per
+    /// [`PUBLISH_EVERY`].
     pub async fn run(&self) {
         let client = self.client.clone();
         let mut refresh = Arc::clone(&self.refresh).lock_owned().await;
@@ -108,81 +128,103 @@ impl Tracker {
             ),
             Box::pin(refresh.map(Change::Refresh)),
         ];
-        let mut changes = futures::stream::select_all(streams).ready_chunks(512);
-        let mut listed: BTreeSet<&'static str> = BTreeSet::new();
-        let mut last_failure: Option<String> = None;
-        while let Some(batch) = changes.next().await {
-            let mut touched: BTreeSet<Uuid> = BTreeSet::new();
-            {
-                let mut index = self.shared.index_mut();
-                for change in batch {
-                    match change {
-                        Change::Job(e) => {
-                            if let Some(done) = apply(
-                                &mut index,
-                                Kind::Job,
-                                e,
-                                Index::apply_job,
-                                Index::delete_job,
-                                &mut touched,
-                            ) {
-                                listed.insert(done);
-                            }
-                        }
-                        Change::PodGroup(e) => {
-                            apply(
-                                &mut index,
-                                Kind::PodGroup,
-                                e,
-                                Index::apply_pod_group,
-                                Index::delete_pod_group,
-                                &mut touched,
-                            );
-                        }
-                        Change::Pod(e) => {
-                            if let Some(done) = apply(
-                                &mut index,
-                                Kind::Pod,
-                                *e,
-                                Index::apply_pod,
-                                Index::delete_pod,
-                                &mut touched,
-                            ) {
-                                listed.insert(done);
-                            }
-                        }
-                        Change::Event(e) => match *e {
-                            watcher::Event::Apply(ev) | watcher::Event::InitApply(ev) => {
-                                touched.extend(index.apply_event(&ev));
-                            }
-                            watcher::Event::Delete(_)
-                            | watcher::Event::Init
-                            | watcher::Event::InitDone => {}
-                        },
-                        Change::Refresh(id) => {
-                            touched.insert(id);
-                        }
-                        Change::WatchFailed(what, error) => {
-                            // A watch fails every few seconds while the API server is away; say
-                            // so once per distinct error.
-                            if last_failure.as_deref() != Some(error.as_str()) {
-                                tracing::warn!(watch = what, %error, "watch failed; retrying");
-                                last_failure = Some(error);
-                            }
-                        }
+        let mut changes = futures::stream::select_all(streams).ready_chunks(BATCH);
+        let mut seen = Seen::default();
+        let mut pending: BTreeSet<Uuid> = BTreeSet::new();
+        let mut last_flush = Instant::now() - PUBLISH_EVERY;
+        loop {
+            let flush_at = (!pending.is_empty()).then_some(last_flush + PUBLISH_EVERY);
+            let flush_due = async {
+                match flush_at {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                batch = changes.next() => {
+                    let Some(batch) = batch else { break };
+                    pending.extend(self.apply_batch(batch, &mut seen));
+                    if last_flush.elapsed() < PUBLISH_EVERY {
+                        continue;
                     }
                 }
+                () = flush_due => {}
             }
-            if listed.contains("Job") && listed.contains("Pod") && !*self.synced.borrow() {
-                tracing::info!("watches listed the cluster");
-                self.synced.send_replace(true);
-            }
-            for id in touched {
+            for id in std::mem::take(&mut pending) {
                 if let Err(error) = self.publish(id).await {
                     tracing::error!(workload = %id, %error, "cannot record the workload's status");
                 }
             }
+            last_flush = Instant::now();
         }
+    }
+
+    /// Applies a batch of changes to the index; returns the workloads they touched.
+    fn apply_batch(&self, batch: Vec<Change>, seen: &mut Seen) -> BTreeSet<Uuid> {
+        let mut touched: BTreeSet<Uuid> = BTreeSet::new();
+        {
+            let mut index = self.shared.index_mut();
+            for change in batch {
+                match change {
+                    Change::Job(e) => {
+                        let done = apply(
+                            &mut index,
+                            Kind::Job,
+                            e,
+                            Index::apply_job,
+                            Index::delete_job,
+                            &mut touched,
+                        );
+                        seen.listed.extend(done);
+                    }
+                    Change::PodGroup(e) => {
+                        apply(
+                            &mut index,
+                            Kind::PodGroup,
+                            e,
+                            Index::apply_pod_group,
+                            Index::delete_pod_group,
+                            &mut touched,
+                        );
+                    }
+                    Change::Pod(e) => {
+                        let done = apply(
+                            &mut index,
+                            Kind::Pod,
+                            *e,
+                            Index::apply_pod,
+                            Index::delete_pod,
+                            &mut touched,
+                        );
+                        seen.listed.extend(done);
+                    }
+                    Change::Event(e) => match *e {
+                        watcher::Event::Apply(ev) | watcher::Event::InitApply(ev) => {
+                            touched.extend(index.apply_event(&ev));
+                        }
+                        watcher::Event::Delete(_)
+                        | watcher::Event::Init
+                        | watcher::Event::InitDone => {}
+                    },
+                    Change::Refresh(id) => {
+                        touched.insert(id);
+                    }
+                    Change::WatchFailed(what, error) => {
+                        // A watch fails every few seconds while the API server is away; say
+                        // so once per distinct error.
+                        if seen.last_failure.as_deref() != Some(error.as_str()) {
+                            tracing::warn!(watch = what, %error, "watch failed; retrying");
+                            seen.last_failure = Some(error);
+                        }
+                    }
+                }
+            }
+        }
+        if seen.listed.contains("Job") && seen.listed.contains("Pod") && !*self.synced.borrow() {
+            tracing::info!("watches listed the cluster");
+            self.synced.send_replace(true);
+        }
+        touched
     }
 
     /// Derives one workload's status; writes and broadcasts it when it changed.

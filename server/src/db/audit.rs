@@ -106,4 +106,16 @@ impl Audit<'_> {
         .await)?;
         Ok(rows.into_iter().map(Into::into).collect())
     }
+
+    /// The latest `limit` events, newest first.
+    pub async fn recent(&self, limit: i64) -> DbResult<Vec<AuditEvent>> {
+        let rows: Vec<Row> = on_pool!(self.0, pool => sqlx::query_as(
+            "SELECT id, at, actor_id, action, target_kind, target_id, detail
+               FROM audit_events ORDER BY id DESC LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(pool)
+        .await)?;
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
 }

@@ -381,11 +381,7 @@ impl Workloads<'_> {
             }
             done == 1
         });
-        if won {
-            Ok(Some(self.get(id).await?))
-        } else {
-            Ok(None)
-        }
+        self.reread_if(won, id).await
     }
 
     /// What the cluster reports: the actual phase, its reason in plain words and the live status,
@@ -428,11 +424,7 @@ impl Workloads<'_> {
             tx.commit().await?;
             done == 1
         });
-        if written {
-            Ok(Some(self.get(id).await?))
-        } else {
-            Ok(None)
-        }
+        self.reread_if(written, id).await
     }
 
     /// Marks a workload whose deletion was asked for deleted, with its history entry; the row
@@ -459,7 +451,12 @@ impl Workloads<'_> {
             }
             done == 1
         });
-        if done {
+        self.reread_if(done, id).await
+    }
+
+    /// The row as a conditional write left it; `None` when the write's condition did not hold.
+    async fn reread_if(&self, written: bool, id: Uuid) -> DbResult<Option<Workload>> {
+        if written {
             Ok(Some(self.get(id).await?))
         } else {
             Ok(None)

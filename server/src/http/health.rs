@@ -1,5 +1,6 @@
 //! Probes: `/healthz` says the process serves HTTP; `/readyz` says it can do its work (the database
-//! answers, the reconciler and tracker run, the cluster's API server answers), so a load balancer
+//! answers, the reconciler and tracker run, the cluster's API server answers, the identity
+//! provider has been discovered), so a load balancer
 //! only sends traffic to replicas that can handle it and an operator sees what is wrong.
 
 use super::AppState;
@@ -19,7 +20,8 @@ pub async fn healthz() -> Json<Value> {
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
     match tokio::time::timeout(READY_TIMEOUT, state.control.db.ping()).await {
         Ok(Ok(())) => {
-            let problems = state.control.cluster.shared.problems();
+            let mut problems = state.control.cluster.shared.problems();
+            problems.extend(state.auth.oidc.as_ref().and_then(|o| o.problem()));
             if problems.is_empty() {
                 (StatusCode::OK, Json(json!({ "status": "ready" })))
             } else {

@@ -2,10 +2,14 @@
 //! same router through [`crate::Application`].
 
 pub mod api;
+pub mod cross_site;
 pub mod health;
 pub mod server_fn_status;
+pub mod sign_in;
 pub mod stylesheet;
 
+use crate::auth::Authenticator;
+use crate::auth::sessions::SessionSettings;
 use crate::control::Control;
 use app::app::{App, STYLESHEET_PATH, shell};
 use app::backend::SharedBackend;
@@ -15,7 +19,11 @@ use axum::routing::get;
 use leptos::prelude::{LeptosOptions, provide_context};
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use tower_http::compression::CompressionLayer;
+use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
+
+/// The largest request body any route reads (axum's default for the REST API's extractors).
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -23,6 +31,11 @@ pub struct AppState {
     pub backend: SharedBackend,
     /// The database, the reconciler's trigger and the status broadcast.
     pub control: Control,
+    /// Which origins and hosts may make requests (`cross_site`).
+    pub site: cross_site::SitePolicy,
+    /// Sign-in: sessions, the identity provider, who is an administrator.
+    pub auth: Authenticator,
+    pub sessions: SessionSettings,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -36,12 +49,15 @@ pub fn build_router(state: AppState) -> Router {
     let backend = state.backend.clone();
     let context = move || provide_context(backend.clone());
     let options = state.leptos_options.clone();
+    let site = state.site.clone();
+    let sessions = state.sessions.layer();
 
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route(STYLESHEET_PATH, get(stylesheet::serve))
         .merge(api::router())
+        .merge(sign_in::router())
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             shell(options.clone())
         })
@@ -50,6 +66,17 @@ pub fn build_router(state: AppState) -> Router {
             _,
         >(context, shell))
         .layer(axum::middleware::from_fn(server_fn_status::restore))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            sign_in::require_sign_in,
+        ))
+        .layer(sessions)
+        // Server functions read their bodies themselves: the same limit as the REST API's.
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            site,
+            cross_site::guard,
+        ))
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())
         .with_state(state)

@@ -1,7 +1,8 @@
 //! `GET /api/v1/workloads/events`: Server-Sent Events with every status change of the workloads
 //! the principal may see, optionally only one workload's or one project's.
 //!
-//! Events: `workload` (a [`WorkloadEvent`] as JSON) and `resync` (the client missed changes or
+//! Events: `workload` (a [`WorkloadEvent`] as JSON; its `status` has `pods` and `events` only
+//! when the stream is filtered to that workload) and `resync` (the client missed changes or
 //! just connected: fetch the state again). A stream filtered to one workload starts with its
 //! current state; others start with `resync`, so a client that subscribes first and then fetches
 //! never misses a change.
@@ -121,15 +122,19 @@ pub async fn stream_events(
         }
         None => Event::default().event("resync").data("{}"),
     };
+    // One workload's page shows its pods and events; lists need only the summary.
+    let detailed = query.workload_id.is_some();
     let workload = query.workload_id.clone();
     let matches = move |e: &Published| {
         visible.contains(&e.project_id)
             && project.as_ref().is_none_or(|p| *p == e.project_id)
             && workload.as_ref().is_none_or(|w| *w == e.workload_id)
     };
-    let changes = outgoing(receiver, matches).map(|out| {
+    let changes = outgoing(receiver, matches).map(move |out| {
         Ok(match out {
-            Outgoing::Workload(e) => Event::default().event("workload").data(e.json.as_str()),
+            Outgoing::Workload(e) => Event::default()
+                .event("workload")
+                .data(if detailed { &e.full } else { &e.summary }.as_str()),
             Outgoing::Resync { missed } => Event::default()
                 .event("resync")
                 .data(format!("{{\"missed\":{missed}}}")),
@@ -157,11 +162,7 @@ mod tests {
             deleted: false,
             status: Default::default(),
         };
-        Arc::new(Published {
-            workload_id: event.workload_id.clone(),
-            project_id: event.project_id.clone(),
-            json: serde_json::to_string(&event).unwrap(),
-        })
+        Arc::new(Published::of(&event).unwrap())
     }
 
     #[tokio::test]

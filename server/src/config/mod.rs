@@ -2,6 +2,9 @@
 //! `tephra --help` documents them all. Checks that need more than parsing (e.g. the dev login on a
 //! public address) happen in [`ServeArgs::validate`], so the error names the option to change.
 
+mod auth;
+
+pub use auth::{AuthArgs, OidcSettings, PublicUrl};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -25,8 +28,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the server: the web UI, the API and (later) the reconciler (the default).
-    Serve(ServeArgs),
+    /// Run the server: the web UI, the API and the reconciler (the default).
+    Serve(Box<ServeArgs>),
     /// Print the Volcano Job (and PVCs, Services) a training request becomes, without a cluster.
     Render(RenderArgs),
 }
@@ -96,7 +99,8 @@ fn parse_suffix(s: &str) -> Result<String, String> {
 impl Cli {
     /// The subcommand to run, with `serve` when none was given.
     pub fn into_command(self) -> Command {
-        self.command.unwrap_or(Command::Serve(self.serve))
+        self.command
+            .unwrap_or_else(|| Command::Serve(Box::new(self.serve)))
     }
 }
 
@@ -141,9 +145,9 @@ pub struct ServeArgs {
     )]
     pub site_root: PathBuf,
 
-    /// The development login: everyone who opens the UI acts as one local user, no identity
-    /// provider involved. `auto` turns it on when listening on a loopback address only; `on` is
-    /// refused on any other address.
+    /// The development login: everyone who opens the UI acts as one local user (a system
+    /// administrator), no identity provider involved. `auto` turns it on when listening on a
+    /// loopback address with no --oidc-issuer; `on` is refused on any other address.
     #[arg(long, env = "TEPHRA_DEV_LOGIN", value_enum, default_value_t = DevLogin::Auto)]
     pub dev_login: DevLogin,
 
@@ -219,6 +223,9 @@ pub struct ServeArgs {
         value_name = "PODS"
     )]
     pub max_pods_per_workload: u64,
+
+    #[command(flatten)]
+    pub auth: AuthArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -256,7 +263,7 @@ impl ServeArgs {
     pub fn dev_login_enabled(&self) -> Result<bool, ConfigError> {
         let loopback = self.addr.ip().is_loopback();
         match self.dev_login {
-            DevLogin::Auto => Ok(loopback),
+            DevLogin::Auto => Ok(loopback && self.auth.oidc_issuer.is_none()),
             DevLogin::Off => Ok(false),
             DevLogin::On if loopback => Ok(true),
             DevLogin::On => Err(ConfigError {
@@ -273,6 +280,9 @@ impl ServeArgs {
     /// Checks what parsing cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.dev_login_enabled()?;
+        self.auth.public_url(self.addr)?;
+        self.auth.oidc(self.addr)?;
+        self.auth.check_sessions()?;
         crate::db::Engine::from_url(&self.database_url()).map_err(|e| ConfigError {
             option: "--database-url (TEPHRA_DATABASE_URL)",
             message: e.to_string(),
@@ -331,7 +341,7 @@ mod tests {
         let cli = Cli::try_parse_from(std::iter::once("tephra").chain(args.iter().copied()))
             .expect("parses");
         match cli.into_command() {
-            Command::Serve(args) => args,
+            Command::Serve(args) => *args,
             Command::Render(_) => panic!("expected serve"),
         }
     }
@@ -367,6 +377,67 @@ mod tests {
             .validate()
             .unwrap_err();
         assert!(err.to_string().starts_with("--dev-login"), "{err}");
+    }
+
+    #[test]
+    fn sign_in_settings_that_cannot_work_are_refused_by_name() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["--oidc-issuer", "https://id.example"], "--oidc-client-id"),
+            (&["--oidc-client-id", "tephra"], "--oidc-client-id"),
+            (
+                &[
+                    "--oidc-issuer",
+                    "https://id.example",
+                    "--oidc-client-id",
+                    "t",
+                ],
+                "--public-url",
+            ),
+            (
+                &["--oidc-issuer", "id.example", "--oidc-client-id", "t"],
+                "--oidc-issuer",
+            ),
+            (
+                &[
+                    "--addr",
+                    "0.0.0.0:3000",
+                    "--public-url",
+                    "http://tephra.example",
+                ],
+                "--public-url",
+            ),
+            (&["--session-idle-minutes", "0"], "--session-idle-minutes"),
+            (
+                &["--session-idle-minutes", "120", "--session-max-hours", "1"],
+                "--session-max-hours",
+            ),
+        ];
+        for (args, flag) in cases {
+            let err = serve(args).validate().unwrap_err();
+            assert!(err.to_string().starts_with(flag), "{args:?}: {err}");
+        }
+        let opted_in = serve(&[
+            "--addr",
+            "0.0.0.0:3000",
+            "--public-url",
+            "http://tephra.example",
+            "--allow-insecure-public-url",
+        ]);
+        assert!(opted_in.validate().is_ok());
+    }
+
+    #[test]
+    fn an_identity_provider_turns_the_automatic_dev_login_off() {
+        let args = serve(&[
+            "--oidc-issuer",
+            "https://id.example",
+            "--oidc-client-id",
+            "tephra",
+            "--public-url",
+            "http://127.0.0.1:3000",
+        ]);
+        assert!(args.validate().is_ok());
+        assert!(!args.dev_login_enabled().unwrap());
     }
 
     #[test]

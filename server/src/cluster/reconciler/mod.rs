@@ -20,19 +20,26 @@
 //! whose owner signature verifies are adopted or deleted. Jobs of deleted rows are removed; Jobs
 //! with no row at all are reported, not deleted.
 
+mod error;
+mod rules;
+mod tidy;
+
+pub use error::{Error, Result};
+use rules::{Facts, JobSeen, needs_action, ttl_due};
+
 use super::apply;
 use super::backoff::{Backoffs, Noted};
-use super::{Orphan, Shared, event_of};
+use super::{Shared, event_of};
 use crate::db::workloads::{Change, Intent, Workload, WorkloadKind};
 use crate::db::{Database, DbError, projects::Project};
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::labels;
 use crate::domain::ownership::OwnerKey;
 use crate::domain::request::{Kind, Request};
-use crate::domain::status::stopped_in_cluster;
+use crate::domain::status::{Observed, derive, is_final, stopped_in_cluster};
 use crate::domain::volcano::Job;
 use app::model::phase::Phase;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
 use kube::api::PostParams;
 use kube::{Api, Client};
@@ -50,79 +57,7 @@ const PROJECT_REFRESH: Duration = Duration::from_secs(60);
 const SYNC_WAIT: Duration = Duration::from_secs(5);
 /// The longest one workload may hold the reconciler: an API server that accepts connections but
 /// does not answer must not stall every other workload.
-const ACT_TIMEOUT: Duration = Duration::from_secs(15);
-
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    #[error(transparent)]
-    Db(#[from] DbError),
-    #[error("{0}")]
-    Kube(#[from] kube::Error),
-    /// The stored request no longer renders (e.g. the cluster profile changed).
-    #[error("the stored request cannot be rendered: {0}")]
-    Render(String),
-    #[error(
-        "a {kind} named {name} already exists in {namespace} and is not this workload's; delete or \
-         rename it, and Tephra creates the workload's own at once"
-    )]
-    NameTaken {
-        kind: String,
-        namespace: String,
-        name: String,
-        uid: String,
-    },
-    #[error("the cluster did not answer within {} seconds", ACT_TIMEOUT.as_secs())]
-    Timeout,
-}
-
-impl Error {
-    fn render(errors: Vec<app::model::validation::FieldError>) -> Self {
-        let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        Error::Render(listed.join("; "))
-    }
-
-    /// The reason a user sees beside the phase.
-    fn plain(&self) -> String {
-        match self {
-            Error::Kube(kube::Error::Api(status)) => {
-                format!("the cluster refused it: {}", status.message)
-            }
-            Error::Kube(other) => format!("cluster unreachable: {other}"),
-            other => other.to_string(),
-        }
-    }
-
-    fn is_cluster(&self) -> bool {
-        matches!(self, Error::Kube(_) | Error::Timeout)
-    }
-
-    /// Retrying alone will not fix it: a taken name, a request that does not render, or the
-    /// API server refusing the object itself (not a conflict or throttling).
-    fn is_permanent(&self) -> bool {
-        match self {
-            Error::Render(_) | Error::NameTaken { .. } => true,
-            Error::Kube(kube::Error::Api(status)) => {
-                (400..500).contains(&status.code) && !matches!(status.code, 409 | 429)
-            }
-            _ => false,
-        }
-    }
-
-    /// What a permanent error depends on, checked each pass to retry when it changes.
-    fn cause(&self) -> Option<String> {
-        match self {
-            Error::NameTaken {
-                kind,
-                namespace,
-                name,
-                uid,
-            } => Some(format!("{kind}/{namespace}/{name}/{uid}")),
-            _ => None,
-        }
-    }
-}
-
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub(super) const ACT_TIMEOUT: Duration = Duration::from_secs(15);
 
 pub struct Reconciler {
     pub(super) db: Database,
@@ -139,40 +74,6 @@ pub struct Reconciler {
     /// Pokes: workloads to look at now. Behind a lock so a restarted reconciler takes it over.
     pub(super) trigger: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Uuid>>>,
     pub(super) synced: watch::Receiver<bool>,
-}
-
-/// What the index says of a workload's Job: whether it is being deleted, and whether Volcano
-/// stopped it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct JobSeen {
-    deleting: bool,
-    stopped_by_cluster: bool,
-}
-
-/// Whether the Job of a finished workload has outlived its `autoDeletionTimeAfterCompletionSeconds`.
-fn ttl_due(intent: &Intent, now: DateTime<Utc>) -> bool {
-    match (intent.finished_at, intent.job_ttl_seconds) {
-        (Some(at), Some(ttl)) => now >= at + chrono::Duration::seconds(ttl.max(0)),
-        _ => false,
-    }
-}
-
-/// What a full pass decides from the row and the index alone, before acting.
-fn needs_action(
-    intent: &Intent,
-    desired: Phase,
-    actual: Phase,
-    job: Option<JobSeen>,
-    now: DateTime<Utc>,
-) -> bool {
-    let live_job = job.is_some_and(|j| !j.deleting);
-    match desired {
-        Phase::Running if actual.is_finished() => live_job && ttl_due(intent, now),
-        Phase::Running => job.is_none() || job.is_some_and(|j| j.stopped_by_cluster),
-        Phase::Stopped => live_job,
-        Phase::Deleting => true,
-        _ => false,
-    }
 }
 
 impl Reconciler {
@@ -221,34 +122,57 @@ impl Reconciler {
         self.recheck_causes().await;
         let known: HashSet<Uuid> = intents.iter().map(|i| i.id).collect();
         let now = (Instant::now(), Utc::now());
-        let todo: Vec<Uuid> = {
-            let index = self.shared.index();
-            let backoffs = self.lock_backoffs();
-            intents
-                .iter()
-                .filter(|intent| {
-                    let (Ok(desired), Ok(actual)) = (
-                        intent.desired_phase.parse::<Phase>(),
-                        intent.actual_phase.parse::<Phase>(),
-                    ) else {
-                        return false;
-                    };
-                    let job = index.observed(intent.id).and_then(|e| {
-                        e.observed.job.as_ref().map(|j| JobSeen {
-                            deleting: j.deleting,
-                            stopped_by_cluster: stopped_in_cluster(&e.observed).is_some(),
-                        })
-                    });
-                    needs_action(intent, desired, actual, job, now.1)
-                        && backoffs.due(intent.id, now.0)
-                })
-                .map(|intent| intent.id)
-                .collect()
-        };
+        let (todo, stale) = self.plan(&intents, now);
+        for id in stale {
+            let _ = self.refresh.send(id);
+        }
         for id in todo {
             self.reconcile(id, ensured).await;
         }
         self.tidy(&known).await;
+    }
+
+    /// What a pass acts on, and which stored phases no longer match what the index shows (e.g.
+    /// a suspend accepted just before a crash, for a workload with no Job yet: no watch event will
+    /// ever touch it, so the pass asks the tracker to derive it again).
+    fn plan(
+        &self,
+        intents: &[Intent],
+        now: (Instant, chrono::DateTime<Utc>),
+    ) -> (Vec<Uuid>, Vec<Uuid>) {
+        let index = self.shared.index();
+        let backoffs = self.lock_backoffs();
+        let nothing = Observed::default();
+        let mut todo = Vec::new();
+        let mut stale = Vec::new();
+        for intent in intents {
+            let (Ok(desired), Ok(actual)) = (
+                intent.desired_phase.parse::<Phase>(),
+                intent.actual_phase.parse::<Phase>(),
+            ) else {
+                continue;
+            };
+            let observed = index.observed(intent.id).map_or(&nothing, |e| &e.observed);
+            let job = observed.job.as_ref().map(|j| JobSeen {
+                deleting: j.deleting,
+                stopped_by_cluster: stopped_in_cluster(observed).is_some(),
+            });
+            let facts = Facts {
+                desired,
+                actual,
+                finished_at: intent.finished_at,
+                job_ttl_seconds: intent.job_ttl_seconds,
+                job,
+            };
+            if needs_action(&facts, now.1) && backoffs.due(intent.id, now.0) {
+                todo.push(intent.id);
+            } else if !is_final(actual, observed)
+                && derive(desired, actual, observed).phase != actual
+            {
+                stale.push(intent.id);
+            }
+        }
+        (todo, stale)
     }
 
     /// Retries at once the workloads whose name was taken by an object that is now gone.
@@ -264,76 +188,6 @@ impl Reconciler {
                 self.lock_backoffs().retry_now(id, Instant::now());
             }
         }
-    }
-
-    /// Deletes the Jobs of workloads whose rows are deleted (a delete that finished before the
-    /// Job was seen, in an earlier version) and reports Jobs whose rows do not exist at all.
-    async fn tidy(&self, known: &HashSet<Uuid>) {
-        let namespaces: HashSet<String> = match self.db.projects().list().await {
-            Ok(projects) => projects.into_iter().map(|p| p.project.namespace).collect(),
-            Err(_) => return,
-        };
-        let (unknown, mut orphans) = {
-            let index = self.shared.index();
-            let unknown: Vec<(Uuid, String, String)> = index
-                .jobs()
-                .filter(|(id, ns)| namespaces.contains(*ns) && !known.contains(id))
-                .map(|(id, ns)| {
-                    let name = index
-                        .observed(id)
-                        .and_then(|e| e.observed.job.as_ref())
-                        .map(|j| j.name.clone())
-                        .unwrap_or_default();
-                    (id, ns.to_owned(), name)
-                })
-                .collect();
-            let unsigned: Vec<Orphan> = index
-                .unsigned_jobs()
-                .filter(|(ns, _, _)| namespaces.contains(*ns))
-                .map(|(ns, name, id)| Orphan {
-                    namespace: ns.to_owned(),
-                    name: name.to_owned(),
-                    workload_id: id.to_string(),
-                    signed: false,
-                })
-                .collect();
-            (unknown, unsigned)
-        };
-        for (id, namespace, name) in unknown {
-            match self.db.workloads().get(id).await {
-                Ok(row) if row.deleted_at.is_some() => {
-                    tracing::warn!(workload = %id, job = %row.name, "a deleted workload's Job is still there; deleting it");
-                    if let Err(error) =
-                        apply::delete_job(&self.client, &namespace, &row.name, id, &self.key).await
-                    {
-                        tracing::warn!(workload = %id, %error, "cannot delete a deleted workload's Job");
-                    }
-                }
-                Ok(_) => {}
-                Err(_) => orphans.push(Orphan {
-                    namespace,
-                    name,
-                    workload_id: id.to_string(),
-                    signed: true,
-                }),
-            }
-        }
-        orphans.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-        let mut stored = self
-            .shared
-            .orphans
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        for orphan in orphans.iter().filter(|o| !stored.contains(o)) {
-            tracing::warn!(
-                namespace = %orphan.namespace,
-                workload = %orphan.workload_id,
-                job = %orphan.name,
-                signed = orphan.signed,
-                "a Volcano Job carries Tephra's labels but is no live workload's; leaving it alone"
-            );
-        }
-        *stored = orphans;
     }
 
     /// Acts on one workload and records the outcome for its status.
@@ -398,14 +252,7 @@ impl Reconciler {
         let ns = &project.namespace;
         match row.desired_phase {
             Phase::Running if row.actual_phase.is_finished() => {
-                let intent = Intent {
-                    id,
-                    desired_phase: row.desired_phase.to_string(),
-                    actual_phase: row.actual_phase.to_string(),
-                    finished_at: row.finished_at,
-                    job_ttl_seconds: row.job_ttl_seconds,
-                };
-                if job == Some(false) && ttl_due(&intent, Utc::now()) {
+                if job == Some(false) && ttl_due(row.finished_at, row.job_ttl_seconds, Utc::now()) {
                     apply::delete_job(&self.client, ns, &row.name, id, &self.key).await?;
                 }
                 Ok(())
@@ -522,146 +369,5 @@ impl Reconciler {
         tracing::info!(workload = %row.id, "workload deleted; nothing of it is left in the cluster");
         super::publish(&self.events, &event_of(&deleted, true));
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn intent(finished_at: Option<DateTime<Utc>>, ttl: Option<i64>) -> Intent {
-        Intent {
-            id: Uuid::nil(),
-            desired_phase: "Running".into(),
-            actual_phase: "Running".into(),
-            finished_at,
-            job_ttl_seconds: ttl,
-        }
-    }
-
-    fn seen(deleting: bool, stopped_by_cluster: bool) -> Option<JobSeen> {
-        Some(JobSeen {
-            deleting,
-            stopped_by_cluster,
-        })
-    }
-
-    #[test]
-    fn running_workloads_without_a_job_need_one_unless_finished() {
-        let now = Utc::now();
-        let i = intent(None, None);
-        assert!(needs_action(&i, Phase::Running, Phase::Creating, None, now));
-        assert!(needs_action(&i, Phase::Running, Phase::Resuming, None, now));
-        assert!(!needs_action(
-            &i,
-            Phase::Running,
-            Phase::Running,
-            seen(false, false),
-            now
-        ));
-        assert!(!needs_action(
-            &i,
-            Phase::Running,
-            Phase::Completed,
-            None,
-            now
-        ));
-        assert!(!needs_action(&i, Phase::Running, Phase::Failed, None, now));
-    }
-
-    #[test]
-    fn a_finished_workloads_job_is_deleted_once_its_time_is_up() {
-        let finished = Utc::now();
-        let i = intent(Some(finished), Some(5));
-        let job = seen(false, false);
-        assert!(!needs_action(
-            &i,
-            Phase::Running,
-            Phase::Completed,
-            job,
-            finished
-        ));
-        let later = finished + chrono::Duration::seconds(5);
-        assert!(needs_action(
-            &i,
-            Phase::Running,
-            Phase::Completed,
-            job,
-            later
-        ));
-        assert!(!needs_action(
-            &i,
-            Phase::Running,
-            Phase::Completed,
-            seen(true, false),
-            later
-        ));
-        let keep = intent(Some(finished), None);
-        assert!(!needs_action(
-            &keep,
-            Phase::Running,
-            Phase::Failed,
-            job,
-            later
-        ));
-    }
-
-    #[test]
-    fn a_job_volcano_stopped_needs_the_workload_suspended() {
-        let i = intent(None, None);
-        assert!(needs_action(
-            &i,
-            Phase::Running,
-            Phase::Stopped,
-            seen(false, true),
-            Utc::now()
-        ));
-    }
-
-    #[test]
-    fn stopped_workloads_need_their_job_deleted_once() {
-        let now = Utc::now();
-        let i = intent(None, None);
-        assert!(needs_action(
-            &i,
-            Phase::Stopped,
-            Phase::Running,
-            seen(false, false),
-            now
-        ));
-        assert!(!needs_action(
-            &i,
-            Phase::Stopped,
-            Phase::Stopping,
-            seen(true, false),
-            now
-        ));
-        assert!(!needs_action(&i, Phase::Stopped, Phase::Stopped, None, now));
-    }
-
-    #[test]
-    fn deleting_workloads_are_always_looked_at() {
-        let i = intent(None, None);
-        assert!(needs_action(
-            &i,
-            Phase::Deleting,
-            Phase::Deleting,
-            None,
-            Utc::now()
-        ));
-    }
-
-    #[test]
-    fn errors_that_retrying_cannot_fix_are_permanent() {
-        let taken = Error::NameTaken {
-            kind: "Job".into(),
-            namespace: "ns".into(),
-            name: "train".into(),
-            uid: "u".into(),
-        };
-        assert!(taken.is_permanent());
-        assert_eq!(taken.cause().as_deref(), Some("Job/ns/train/u"));
-        assert!(Error::Render("x".into()).is_permanent());
-        assert!(!Error::Timeout.is_permanent());
     }
 }

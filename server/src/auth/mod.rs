@@ -1,0 +1,245 @@
+//! Who is acting. A request is resolved to a [`Principal`] from, in order: the browser session
+//! (set by sign-in with the organisation's OpenID provider, [`oidc`]), or the development login
+//! (loopback only, acts as a system administrator). Bearer tokens for scripts come next.
+
+pub mod oidc;
+pub mod sessions;
+
+use crate::config::ServeArgs;
+use crate::db::{Database, DbResult, users::Identity as UserIdentity};
+use crate::supervise::{Health, supervise};
+use anyhow::Context;
+use app::error::AppError;
+use app::model::principal::Principal;
+use oidc::{Identity, Oidc};
+use serde::{Deserialize, Serialize};
+use sessions::{SessionSettings, Sessions};
+use std::sync::Arc;
+use tower_sessions::Session;
+use uuid::Uuid;
+
+/// The issuer recorded for the development user, so it never collides with a real provider's.
+pub const DEV_ISSUER: &str = "tephra:dev-login";
+
+/// Session keys.
+pub const SIGNED_IN: &str = "signed_in";
+pub const PENDING_LOGIN: &str = "pending_login";
+
+pub fn dev_identity() -> UserIdentity {
+    UserIdentity {
+        issuer: DEV_ISSUER.to_owned(),
+        subject: "dev".to_owned(),
+        display_name: "Dev User".to_owned(),
+        email: None,
+    }
+}
+
+/// A signed-in user as the session keeps them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedIn {
+    pub user_id: Uuid,
+    pub identity: Identity,
+    /// Unix seconds; the session ends `--session-max-hours` later however active.
+    pub signed_in_at: i64,
+}
+
+/// Who is a system administrator from the start (`--admin-groups`, `--admin-users`).
+#[derive(Debug, Clone, Default)]
+pub struct Admins {
+    pub groups: Vec<String>,
+    /// E-mail addresses or subjects.
+    pub users: Vec<String>,
+}
+
+impl Admins {
+    pub fn includes(&self, identity: &Identity) -> bool {
+        identity.groups.iter().any(|g| self.groups.contains(g))
+            || self
+                .users
+                .iter()
+                .any(|u| *u == identity.subject || identity.email.as_deref() == Some(u.as_str()))
+    }
+}
+
+/// Sign-in as the settings ask: the development user, the identity provider (discovered in the
+/// background, supervised), and the session store with its clean-up.
+pub async fn start(
+    args: &ServeArgs,
+    db: &Database,
+    health: &Health,
+) -> anyhow::Result<(Authenticator, SessionSettings)> {
+    let oidc = match args.auth.oidc(args.addr)? {
+        Some(settings) => {
+            let oidc = Oidc::new(settings)?;
+            let task = Arc::clone(&oidc);
+            supervise("identity provider discovery", health.clone(), move || {
+                Arc::clone(&task).keep_discovered()
+            });
+            Some(oidc)
+        }
+        None => None,
+    };
+    let admins = Admins {
+        groups: args.auth.admin_groups.clone(),
+        users: args.auth.admin_users.clone(),
+    };
+    let max_session_seconds = i64::from(args.auth.session_max_hours) * 3600;
+    let auth = Authenticator::new(
+        db,
+        args.dev_login_enabled()?,
+        oidc,
+        admins,
+        max_session_seconds,
+    )
+    .await
+    .context("cannot record the development user")?;
+    let store = Sessions::open(db)
+        .await
+        .context("cannot create the session table")?;
+    let cleanup = store.clone();
+    supervise("session clean-up", health.clone(), move || {
+        sessions::delete_expired_forever(cleanup.clone())
+    });
+    let public_url = args.auth.public_url(args.addr)?;
+    Ok((
+        auth,
+        SessionSettings {
+            store,
+            secure: public_url.is_some_and(|u| u.https),
+            idle: std::time::Duration::from_secs(u64::from(args.auth.session_idle_minutes) * 60),
+        },
+    ))
+}
+
+/// Resolves requests to principals.
+#[derive(Clone)]
+pub struct Authenticator {
+    db: Database,
+    dev_principal: Option<Principal>,
+    pub oidc: Option<Arc<Oidc>>,
+    admins: Admins,
+    /// The absolute session lifetime, in seconds.
+    max_session_seconds: i64,
+}
+
+impl Authenticator {
+    /// With `dev_login`, records the development user (creating it on first start).
+    pub async fn new(
+        db: &Database,
+        dev_login: bool,
+        oidc: Option<Arc<Oidc>>,
+        admins: Admins,
+        max_session_seconds: i64,
+    ) -> DbResult<Self> {
+        let dev_principal = if dev_login {
+            let user = db.users().upsert(&dev_identity()).await?;
+            Some(Principal {
+                user_id: user.id.to_string(),
+                subject: user.subject,
+                display_name: user.display_name,
+                email: user.email,
+                groups: Vec::new(),
+                admin: true,
+                dev_login: true,
+            })
+        } else {
+            None
+        };
+        Ok(Authenticator {
+            db: db.clone(),
+            dev_principal,
+            oidc,
+            admins,
+            max_session_seconds,
+        })
+    }
+
+    pub async fn authenticate(
+        &self,
+        request: &http::request::Parts,
+    ) -> Result<Principal, AppError> {
+        if let Some(session) = request.extensions.get::<Session>() {
+            match session.get::<SignedIn>(SIGNED_IN).await {
+                Ok(Some(signed_in)) if self.within_lifetime(&signed_in) => {
+                    return Ok(self.principal_of(&signed_in));
+                }
+                Ok(Some(_)) => {
+                    let _ = session.flush().await;
+                    return Err(AppError::Unauthorized(
+                        "your session has ended; sign in again".into(),
+                    ));
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!(%error, "cannot read the session");
+                }
+            }
+        }
+        if let Some(dev) = &self.dev_principal {
+            return Ok(dev.clone());
+        }
+        let why = if request.headers.contains_key(http::header::AUTHORIZATION) {
+            "bearer tokens are not accepted yet; sign in with the browser"
+        } else if self.oidc.is_some() {
+            "not signed in: sign in at /auth/login"
+        } else {
+            "not signed in, and no way to sign in is configured (see --oidc-issuer)"
+        };
+        Err(AppError::Unauthorized(why.into()))
+    }
+
+    fn within_lifetime(&self, signed_in: &SignedIn) -> bool {
+        chrono::Utc::now().timestamp() - signed_in.signed_in_at <= self.max_session_seconds
+    }
+
+    fn principal_of(&self, signed_in: &SignedIn) -> Principal {
+        let identity = &signed_in.identity;
+        Principal {
+            user_id: signed_in.user_id.to_string(),
+            subject: identity.subject.clone(),
+            display_name: identity.name.clone(),
+            email: identity.email.clone(),
+            groups: identity.groups.clone(),
+            admin: self.admins.includes(identity),
+            dev_login: false,
+        }
+    }
+
+    /// Records what happened to a user's session (`auth.sign_out`, `auth.sign_in_failed`).
+    pub async fn audit(&self, user: Option<Uuid>, action: &str, detail: serde_json::Value) {
+        let target = user.unwrap_or(Uuid::nil());
+        if let Err(error) = self
+            .db
+            .audit()
+            .record(user, action, "user", target, detail)
+            .await
+        {
+            tracing::warn!(%error, action, "cannot record an audit event");
+        }
+    }
+
+    /// Records a sign-in the provider vouched for: the user (created on first sight, keyed by
+    /// issuer and subject) and the audit entry.
+    pub async fn signed_in(&self, identity: Identity) -> DbResult<SignedIn> {
+        let user = self
+            .db
+            .users()
+            .upsert(&UserIdentity {
+                issuer: identity.issuer.clone(),
+                subject: identity.subject.clone(),
+                display_name: identity.name.clone(),
+                email: identity.email.clone(),
+            })
+            .await?;
+        let detail = serde_json::json!({ "issuer": identity.issuer, "groups": identity.groups });
+        self.db
+            .audit()
+            .record(Some(user.id), "auth.sign_in", "user", user.id, detail)
+            .await?;
+        Ok(SignedIn {
+            user_id: user.id,
+            identity,
+            signed_in_at: chrono::Utc::now().timestamp(),
+        })
+    }
+}

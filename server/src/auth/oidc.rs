@@ -1,0 +1,461 @@
+//! Sign-in with the organisation's OpenID provider: the authorization-code flow with PKCE (S256),
+//! `state` and `nonce`, and RP-initiated logout. No HTTP types here: the routes in
+//! `http::sign_in` carry values in and out and map [`SignInError`] to answers.
+//!
+//! Discovery runs in the background with backoff, so Tephra starts while the provider is down
+//! (`/readyz` names it until it answers), and again every [`REDISCOVER`] to pick up rotated keys.
+
+use crate::config::OidcSettings;
+use openidconnect::core::{
+    CoreAuthDisplay, CoreAuthPrompt, CoreAuthenticationFlow, CoreErrorResponseType,
+    CoreGenderClaim, CoreIdToken, CoreJsonWebKey, CoreJweContentEncryptionAlgorithm,
+    CoreJwsSigningAlgorithm, CoreRevocableToken, CoreRevocationErrorResponse,
+    CoreTokenIntrospectionResponse, CoreTokenType,
+};
+use openidconnect::{
+    AdditionalClaims, AuthorizationCode, Client, ClientId, ClientSecret, CsrfToken,
+    EmptyExtraTokenFields, EndSessionUrl, EndpointMaybeSet, EndpointNotSet, EndpointSet,
+    IdTokenFields, IssuerUrl, LogoutRequest, Nonce, PkceCodeChallenge, PkceCodeVerifier,
+    PostLogoutRedirectUrl, ProviderMetadataWithLogout, RedirectUrl, Scope, StandardErrorResponse,
+    StandardTokenResponse,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+/// Keys are refreshed this often (discovery fetches the JWKS again).
+const REDISCOVER: Duration = Duration::from_secs(3600);
+/// How long a started sign-in may take at the provider.
+const LOGIN_TIMEOUT_SECONDS: i64 = 600;
+
+/// Claims beyond the standard ones (groups, uid, gid under configurable names).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Extra {
+    #[serde(flatten)]
+    claims: HashMap<String, serde_json::Value>,
+}
+impl AdditionalClaims for Extra {}
+
+type TokenResponse = StandardTokenResponse<
+    IdTokenFields<
+        Extra,
+        EmptyExtraTokenFields,
+        CoreGenderClaim,
+        CoreJweContentEncryptionAlgorithm,
+        CoreJwsSigningAlgorithm,
+    >,
+    CoreTokenType,
+>;
+
+type IdToken = openidconnect::IdToken<
+    Extra,
+    CoreGenderClaim,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJwsSigningAlgorithm,
+>;
+
+/// The client as discovery configures it: authorization endpoint set, token and userinfo
+/// endpoints as the provider advertises them.
+type OidcClient = Client<
+    Extra,
+    CoreAuthDisplay,
+    CoreGenderClaim,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJsonWebKey,
+    CoreAuthPrompt,
+    StandardErrorResponse<CoreErrorResponseType>,
+    TokenResponse,
+    CoreTokenIntrospectionResponse,
+    CoreRevocableToken,
+    CoreRevocationErrorResponse,
+    EndpointSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointMaybeSet,
+    EndpointMaybeSet,
+>;
+
+struct Discovered {
+    client: OidcClient,
+    end_session: Option<EndSessionUrl>,
+    /// The provider's advertised ID token algorithms, `none` removed.
+    algs: Vec<CoreJwsSigningAlgorithm>,
+}
+
+/// A sign-in on its way through the provider, kept in the browser's session.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PendingLogin {
+    state: String,
+    nonce: String,
+    verifier: String,
+    /// Where to go afterwards: a path on Tephra, checked by [`safe_next`].
+    pub next: String,
+    started_at: i64,
+}
+
+/// Who signed in, as the provider vouched for them. Kept in the session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    pub issuer: String,
+    pub subject: String,
+    pub name: String,
+    pub email: Option<String>,
+    pub groups: Vec<String>,
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+    /// The ID token, for `id_token_hint` at sign-out.
+    pub id_token: String,
+}
+
+/// Why a sign-in failed. Messages are safe to show: they never include secrets or tokens.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignInError {
+    #[error("the identity provider {0} has not answered yet; try again in a moment")]
+    NotDiscovered(String),
+    #[error("no sign-in was started in this browser, or it took longer than 10 minutes")]
+    NoPendingLogin,
+    #[error("the sign-in answer does not belong to the sign-in this browser started (state)")]
+    StateMismatch,
+    #[error("the identity provider refused the sign-in: {0}")]
+    Refused(String),
+    #[error("the identity provider could not be reached: {0}")]
+    Unreachable(String),
+    #[error("the identity provider's ID token was not accepted: {0}")]
+    BadIdToken(String),
+}
+
+pub struct Oidc {
+    settings: OidcSettings,
+    http: openidconnect::reqwest::Client,
+    discovered: RwLock<Option<Arc<Discovered>>>,
+    last_error: Mutex<Option<String>>,
+}
+
+impl Oidc {
+    pub fn new(settings: OidcSettings) -> anyhow::Result<Arc<Self>> {
+        let http = openidconnect::reqwest::ClientBuilder::new()
+            // Following redirects from the token endpoint would be an SSRF vector.
+            .redirect(openidconnect::reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(10))
+            .build()?;
+        Ok(Arc::new(Oidc {
+            settings,
+            http,
+            discovered: RwLock::new(None),
+            last_error: Mutex::new(Some("discovery has not finished yet".into())),
+        }))
+    }
+
+    pub fn issuer(&self) -> &str {
+        &self.settings.issuer
+    }
+
+    /// Why sign-in cannot work right now, for `/readyz`.
+    pub fn problem(&self) -> Option<String> {
+        if self.current().is_some() {
+            return None;
+        }
+        let why = self.last_error.lock().unwrap_or_else(|e| e.into_inner());
+        Some(format!(
+            "identity provider {} not discovered: {}",
+            self.settings.issuer,
+            why.as_deref().unwrap_or("not tried yet")
+        ))
+    }
+
+    fn current(&self) -> Option<Arc<Discovered>> {
+        self.discovered
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn ready(&self) -> Result<Arc<Discovered>, SignInError> {
+        self.current()
+            .ok_or_else(|| SignInError::NotDiscovered(self.settings.issuer.clone()))
+    }
+
+    /// Fetches the provider's metadata and keys once.
+    pub async fn discover(&self) -> Result<(), String> {
+        let outcome = self.fetch_metadata().await;
+        match &outcome {
+            Ok(discovered) => {
+                *self.discovered.write().unwrap_or_else(|e| e.into_inner()) =
+                    Some(Arc::clone(discovered));
+                *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            }
+            Err(error) => {
+                *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error.clone());
+            }
+        }
+        outcome.map(|_| ())
+    }
+
+    async fn fetch_metadata(&self) -> Result<Arc<Discovered>, String> {
+        let issuer = IssuerUrl::new(self.settings.issuer.clone()).map_err(|e| e.to_string())?;
+        let metadata = ProviderMetadataWithLogout::discover_async(issuer, &self.http)
+            .await
+            .map_err(|e| error_chain(&e))?;
+        let end_session = metadata.additional_metadata().end_session_endpoint.clone();
+        let algs: Vec<CoreJwsSigningAlgorithm> = metadata
+            .id_token_signing_alg_values_supported()
+            .iter()
+            .filter(|a| **a != CoreJwsSigningAlgorithm::None)
+            .cloned()
+            .collect();
+        let redirect =
+            RedirectUrl::new(self.settings.public_url.redirect_uri()).map_err(|e| e.to_string())?;
+        let client = OidcClient::from_provider_metadata(
+            metadata,
+            ClientId::new(self.settings.client_id.clone()),
+            self.settings.client_secret.clone().map(ClientSecret::new),
+        )
+        .set_redirect_uri(redirect);
+        Ok(Arc::new(Discovered {
+            client,
+            end_session,
+            algs,
+        }))
+    }
+
+    /// Discovers until it succeeds (1 s doubling to 60 s between tries), then again every
+    /// [`REDISCOVER`]. Runs for the life of the process.
+    pub async fn keep_discovered(self: Arc<Self>) {
+        let mut wait = Duration::from_secs(1);
+        loop {
+            match self.discover().await {
+                Ok(()) => {
+                    tracing::info!(issuer = %self.settings.issuer, "identity provider discovered");
+                    wait = Duration::from_secs(1);
+                    tokio::time::sleep(REDISCOVER).await;
+                }
+                Err(error) => {
+                    tracing::warn!(issuer = %self.settings.issuer, %error, retry_in = ?wait, "cannot discover the identity provider");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(60));
+                }
+            }
+        }
+    }
+
+    /// Starts a sign-in: the provider URL to send the browser to, and what the session keeps.
+    pub fn begin(&self, next: &str, now: i64) -> Result<(String, PendingLogin), SignInError> {
+        let discovered = self.ready()?;
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let mut request = discovered.client.authorize_url(
+            CoreAuthenticationFlow::AuthorizationCode,
+            CsrfToken::new_random,
+            Nonce::new_random,
+        );
+        for scope in &self.settings.scopes {
+            request = request.add_scope(Scope::new(scope.clone()));
+        }
+        let (url, state, nonce) = request.set_pkce_challenge(challenge).url();
+        Ok((
+            url.to_string(),
+            PendingLogin {
+                state: state.secret().clone(),
+                nonce: nonce.secret().clone(),
+                verifier: verifier.secret().clone(),
+                next: safe_next(next),
+                started_at: now,
+            },
+        ))
+    }
+
+    /// Finishes a sign-in: checks `state`, redeems the code with the PKCE verifier, and verifies
+    /// the ID token (signature by the provider's keys, issuer, audience, expiry, nonce, and an
+    /// algorithm the provider advertises).
+    pub async fn finish(
+        &self,
+        pending: Option<PendingLogin>,
+        code: &str,
+        state: &str,
+        now: i64,
+    ) -> Result<Identity, SignInError> {
+        let pending = pending
+            .filter(|p| now - p.started_at <= LOGIN_TIMEOUT_SECONDS)
+            .ok_or(SignInError::NoPendingLogin)?;
+        if !constant_time_eq(pending.state.as_bytes(), state.as_bytes()) {
+            return Err(SignInError::StateMismatch);
+        }
+        let discovered = self.ready()?;
+        let exchange = discovered
+            .client
+            .exchange_code(AuthorizationCode::new(code.to_owned()))
+            .map_err(|e| SignInError::Refused(e.to_string()))?
+            .set_pkce_verifier(PkceCodeVerifier::new(pending.verifier));
+        let tokens = exchange.request_async(&self.http).await.map_err(|e| {
+            use openidconnect::RequestTokenError;
+            match e {
+                RequestTokenError::ServerResponse(r) => SignInError::Refused(
+                    r.error_description()
+                        .cloned()
+                        .unwrap_or_else(|| r.error().to_string()),
+                ),
+                other => SignInError::Unreachable(error_chain(&other)),
+            }
+        })?;
+        let id_token = tokens
+            .extra_fields()
+            .id_token()
+            .ok_or_else(|| SignInError::BadIdToken("the answer has no ID token".into()))?;
+        self.identity_of(&discovered, id_token, &pending.nonce)
+    }
+
+    /// Verifies an ID token as [`Self::finish`] does, for tokens that arrive some other way (and
+    /// for tests that forge bad ones with the provider's own key).
+    pub fn verify_id_token(&self, raw: &str, nonce: &str) -> Result<Identity, SignInError> {
+        let discovered = self.ready()?;
+        let token: IdToken = raw
+            .parse()
+            .map_err(|e| SignInError::BadIdToken(format!("not a signed JWT: {e}")))?;
+        self.identity_of(&discovered, &token, nonce)
+    }
+
+    fn identity_of(
+        &self,
+        discovered: &Discovered,
+        id_token: &IdToken,
+        nonce: &str,
+    ) -> Result<Identity, SignInError> {
+        let verifier = discovered
+            .client
+            .id_token_verifier()
+            .set_allowed_algs(discovered.algs.clone());
+        let claims = id_token
+            .claims(&verifier, &Nonce::new(nonce.to_owned()))
+            .map_err(|e| SignInError::BadIdToken(e.to_string()))?;
+        let extra = &claims.additional_claims().claims;
+        let name = claims
+            .name()
+            .and_then(|n| n.get(None))
+            .map(|n| n.as_str().to_owned())
+            .or_else(|| claims.preferred_username().map(|u| u.as_str().to_owned()));
+        let email = claims.email().map(|e| e.as_str().to_owned());
+        Ok(Identity {
+            issuer: claims.issuer().as_str().to_owned(),
+            subject: claims.subject().as_str().to_owned(),
+            name: name
+                .or_else(|| email.clone())
+                .unwrap_or_else(|| claims.subject().as_str().to_owned()),
+            email,
+            groups: strings(extra.get(&self.settings.groups_claim)),
+            uid: number(extra, self.settings.uid_claim.as_deref()),
+            gid: number(extra, self.settings.gid_claim.as_deref()),
+            id_token: id_token.to_string(),
+        })
+    }
+
+    /// Where to send the browser after Tephra's own sign-out: the provider's end-session
+    /// endpoint, when it advertises one, coming back to Tephra's home page.
+    pub fn logout_url(&self, id_token: Option<&str>) -> Option<String> {
+        let discovered = self.current()?;
+        let endpoint = discovered.end_session.clone()?;
+        let mut request = LogoutRequest::from(endpoint)
+            .set_client_id(ClientId::new(self.settings.client_id.clone()));
+        if let Ok(home) =
+            PostLogoutRedirectUrl::new(format!("{}/", self.settings.public_url.origin))
+        {
+            request = request.set_post_logout_redirect_uri(home);
+        }
+        if let Some(token) = id_token.and_then(|t| t.parse::<CoreIdToken>().ok()) {
+            request = request.set_id_token_hint(&token);
+        }
+        Some(request.http_get_url().to_string())
+    }
+}
+
+/// A claim that lists strings (a JSON array of strings, or one string).
+fn strings(value: Option<&serde_json::Value>) -> Vec<String> {
+    match value {
+        Some(serde_json::Value::Array(items)) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        Some(serde_json::Value::String(one)) => vec![one.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// A numeric claim (a JSON number or a string of digits) that fits a Linux id.
+fn number(extra: &HashMap<String, serde_json::Value>, claim: Option<&str>) -> Option<u32> {
+    match extra.get(claim?)? {
+        serde_json::Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+        serde_json::Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+/// The return target after sign-in: a path on Tephra itself, never another origin. Anything else
+/// (`https://evil.example`, `//evil.example`, `/\evil.example`) becomes `/`.
+pub fn safe_next(next: &str) -> String {
+    let local = next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.contains('\\')
+        && !next.chars().any(char::is_control)
+        && !next.starts_with("/auth/");
+    if local { next.to_owned() } else { "/".into() }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// An error and its causes on one line (reqwest's own message hides the cause).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_local_paths_are_return_targets() {
+        for ok in ["/", "/trainings", "/trainings/abc?project=x#top"] {
+            assert_eq!(safe_next(ok), ok);
+        }
+        for bad in [
+            "https://evil.example/",
+            "//evil.example",
+            "/\\evil.example",
+            "evil",
+            "",
+            "/auth/callback",
+            "/tr\nainings",
+        ] {
+            assert_eq!(safe_next(bad), "/", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn group_and_id_claims_are_read_leniently() {
+        let extra: HashMap<String, serde_json::Value> = serde_json::from_value(
+            serde_json::json!({ "groups": ["ml", 7, "ops"], "uid": 1000, "gid": "2000", "neg": -1 }),
+        )
+        .unwrap();
+        assert_eq!(strings(extra.get("groups")), ["ml", "ops"]);
+        assert_eq!(strings(Some(&serde_json::json!("solo"))), ["solo"]);
+        assert_eq!(number(&extra, Some("uid")), Some(1000));
+        assert_eq!(number(&extra, Some("gid")), Some(2000));
+        assert_eq!(number(&extra, Some("neg")), None);
+        assert_eq!(number(&extra, None), None);
+    }
+
+    #[test]
+    fn state_comparison_needs_every_byte() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
+    }
+}

@@ -1,0 +1,119 @@
+//! Browser sessions in the same database as everything else, through tower-sessions' sqlx stores,
+//! so sign-ins survive restarts and every Tephra process behind a load balancer sees them.
+
+use crate::db::Database;
+use async_trait::async_trait;
+use std::time::Duration;
+use tower_sessions::session::{Id, Record};
+use tower_sessions::session_store::{self, ExpiredDeletion, SessionStore};
+use tower_sessions::{Expiry, SessionManagerLayer, cookie::SameSite};
+use tower_sessions_sqlx_store::{PostgresStore, SqliteStore};
+
+/// The session table: `tephra_sessions` on SQLite, `public.tephra_sessions` on PostgreSQL (beside
+/// Tephra's own tables rather than in a schema of its own).
+const TABLE: &str = "tephra_sessions";
+
+/// Where sessions live and how their cookie is set.
+#[derive(Clone)]
+pub struct SessionSettings {
+    pub store: Sessions,
+    /// `Secure` cookies (the public URL is https).
+    pub secure: bool,
+    /// A session ends after this long without a request.
+    pub idle: Duration,
+}
+
+impl SessionSettings {
+    pub fn layer(&self) -> SessionManagerLayer<Sessions> {
+        let idle = tower_sessions::cookie::time::Duration::seconds(
+            i64::try_from(self.idle.as_secs()).unwrap_or(i64::MAX),
+        );
+        SessionManagerLayer::new(self.store.clone())
+            .with_name("tephra_session")
+            .with_http_only(true)
+            .with_same_site(SameSite::Lax)
+            .with_secure(self.secure)
+            .with_expiry(Expiry::OnInactivity(idle))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Sessions {
+    Sqlite(SqliteStore),
+    Postgres(PostgresStore),
+}
+
+impl Sessions {
+    /// The store over `db`, with its table created when missing.
+    pub async fn open(db: &Database) -> anyhow::Result<Self> {
+        let store = match db {
+            Database::Sqlite(pool) => Sessions::Sqlite(
+                SqliteStore::new(pool.clone())
+                    .with_table_name(TABLE)
+                    .map_err(anyhow::Error::msg)?,
+            ),
+            Database::Postgres(pool) => Sessions::Postgres(
+                PostgresStore::new(pool.clone())
+                    .with_schema_name("public")
+                    .and_then(|s| s.with_table_name(TABLE))
+                    .map_err(anyhow::Error::msg)?,
+            ),
+        };
+        match &store {
+            Sessions::Sqlite(s) => s.migrate().await?,
+            Sessions::Postgres(s) => s.migrate().await?,
+        }
+        Ok(store)
+    }
+}
+
+#[async_trait]
+impl SessionStore for Sessions {
+    async fn create(&self, record: &mut Record) -> session_store::Result<()> {
+        match self {
+            Sessions::Sqlite(s) => s.create(record).await,
+            Sessions::Postgres(s) => s.create(record).await,
+        }
+    }
+
+    async fn save(&self, record: &Record) -> session_store::Result<()> {
+        match self {
+            Sessions::Sqlite(s) => s.save(record).await,
+            Sessions::Postgres(s) => s.save(record).await,
+        }
+    }
+
+    async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
+        match self {
+            Sessions::Sqlite(s) => s.load(id).await,
+            Sessions::Postgres(s) => s.load(id).await,
+        }
+    }
+
+    async fn delete(&self, id: &Id) -> session_store::Result<()> {
+        match self {
+            Sessions::Sqlite(s) => s.delete(id).await,
+            Sessions::Postgres(s) => s.delete(id).await,
+        }
+    }
+}
+
+#[async_trait]
+impl ExpiredDeletion for Sessions {
+    async fn delete_expired(&self) -> session_store::Result<()> {
+        match self {
+            Sessions::Sqlite(s) => s.delete_expired().await,
+            Sessions::Postgres(s) => s.delete_expired().await,
+        }
+    }
+}
+
+/// Deletes expired sessions now and then; runs for the life of the process.
+pub async fn delete_expired_forever(store: Sessions) {
+    loop {
+        if let Err(error) = store.delete_expired().await {
+            tracing::warn!(%error, "cannot delete expired sessions");
+        }
+        tokio::time::sleep(Duration::from_secs(15 * 60)).await;
+    }
+}

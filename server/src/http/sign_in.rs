@@ -1,0 +1,284 @@
+//! `/auth/login`, `/auth/callback` and `/auth/logout`: the browser's way through the OpenID
+//! provider (`auth::oidc`), and the redirect of page requests that nobody is signed in for.
+//! [`SignInError`]s become answers here, and only here.
+
+use super::AppState;
+use crate::auth::oidc::{PendingLogin, SignInError, safe_next};
+use crate::auth::{PENDING_LOGIN, SIGNED_IN, SignedIn};
+use axum::Router;
+use axum::extract::{Query, Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use tower_sessions::Session;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/auth/login", get(login))
+        .route("/auth/callback", get(callback))
+        .route("/auth/logout", post(logout))
+}
+
+fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+#[derive(Debug, Deserialize)]
+struct LoginQuery {
+    next: Option<String>,
+}
+
+/// Starts a sign-in: remembers state, nonce and PKCE verifier in the session, then sends the
+/// browser to the provider.
+async fn login(
+    State(state): State<AppState>,
+    session: Session,
+    Query(query): Query<LoginQuery>,
+) -> Response {
+    let Some(oidc) = &state.auth.oidc else {
+        return page(
+            StatusCode::NOT_FOUND,
+            "Sign-in is not configured",
+            "This Tephra has no identity provider (--oidc-issuer).",
+            None,
+        );
+    };
+    match oidc.begin(query.next.as_deref().unwrap_or("/"), now()) {
+        Ok((url, pending)) => match session.insert(PENDING_LOGIN, pending).await {
+            Ok(()) => Redirect::to(&url).into_response(),
+            Err(error) => session_failed(&error),
+        },
+        Err(error) => failed(&error, "/"),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// Finishes a sign-in: verifies the provider's answer, records the user, replaces the session id
+/// (so an id planted before sign-in is worthless after it) and returns to the page asked for.
+async fn callback(
+    State(state): State<AppState>,
+    session: Session,
+    Query(query): Query<CallbackQuery>,
+) -> Response {
+    let Some(oidc) = &state.auth.oidc else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let pending: Option<PendingLogin> = session.remove(PENDING_LOGIN).await.ok().flatten();
+    let next = pending
+        .as_ref()
+        .map_or_else(|| "/".to_owned(), |p| p.next.clone());
+    let outcome = match (&query.error, &query.code, &query.state) {
+        (Some(error), _, _) => Err(SignInError::Refused(
+            query
+                .error_description
+                .clone()
+                .unwrap_or_else(|| error.clone()),
+        )),
+        (None, Some(code), Some(returned_state)) => {
+            oidc.finish(pending, code, returned_state, now()).await
+        }
+        _ => Err(SignInError::Refused(
+            "the answer has no authorization code or state".into(),
+        )),
+    };
+    let identity = match outcome {
+        Ok(identity) => identity,
+        Err(error) => {
+            let detail = serde_json::json!({ "reason": error.to_string() });
+            state.auth.audit(None, "auth.sign_in_failed", detail).await;
+            tracing::warn!(%error, "sign-in failed");
+            return failed(&error, &next);
+        }
+    };
+    let signed_in = match state.auth.signed_in(identity).await {
+        Ok(signed_in) => signed_in,
+        Err(error) => {
+            tracing::error!(%error, "cannot record a sign-in");
+            return page(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Sign-in could not be recorded",
+                "The database did not answer. Try again in a moment.",
+                Some(&next),
+            );
+        }
+    };
+    if let Err(error) = session.cycle_id().await {
+        return session_failed(&error);
+    }
+    if let Err(error) = session.insert(SIGNED_IN, &signed_in).await {
+        return session_failed(&error);
+    }
+    Redirect::to(&safe_next(&next)).into_response()
+}
+
+/// Ends the session here and, where the provider supports it, there too.
+async fn logout(State(state): State<AppState>, session: Session) -> Response {
+    let signed_in: Option<SignedIn> = session.get(SIGNED_IN).await.ok().flatten();
+    if let Err(error) = session.flush().await {
+        return session_failed(&error);
+    }
+    let Some(signed_in) = signed_in else {
+        return Redirect::to("/").into_response();
+    };
+    state
+        .auth
+        .audit(
+            Some(signed_in.user_id),
+            "auth.sign_out",
+            serde_json::json!({}),
+        )
+        .await;
+    let provider = state
+        .auth
+        .oidc
+        .as_ref()
+        .and_then(|o| o.logout_url(Some(&signed_in.identity.id_token)));
+    Redirect::to(provider.as_deref().unwrap_or("/")).into_response()
+}
+
+/// Sends page requests nobody is signed in for to the provider, coming back to the same page.
+/// API requests are left to answer 401 themselves.
+pub async fn require_sign_in(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if state.auth.oidc.is_none() || !is_page_request(&request) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    if state.backend.authenticate(&parts).await.is_ok() {
+        return next.run(Request::from_parts(parts, body)).await;
+    }
+    let target = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    let query = next_query(&target);
+    Redirect::to(&format!("/auth/login?{query}")).into_response()
+}
+
+fn next_query(target: &str) -> String {
+    let mut out = String::from("next=");
+    for byte in target.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
+                out.push(byte as char)
+            }
+            other => out.push_str(&format!("%{other:02X}")),
+        }
+    }
+    out
+}
+
+/// A browser navigating to one of Tephra's pages (not the API, sign-in, files or probes).
+fn is_page_request(request: &Request) -> bool {
+    let path = request.uri().path();
+    let accepts_html = request
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/html"));
+    request.method() == Method::GET
+        && accepts_html
+        && !["/api/", "/auth/", "/pkg/"]
+            .iter()
+            .any(|prefix| path.starts_with(prefix))
+        && !matches!(path, "/healthz" | "/readyz")
+        && !path.rsplit('/').next().unwrap_or("").contains('.')
+}
+
+fn failed(error: &SignInError, next: &str) -> Response {
+    let status = match error {
+        SignInError::NotDiscovered(_) | SignInError::Unreachable(_) => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+        SignInError::NoPendingLogin | SignInError::StateMismatch => StatusCode::BAD_REQUEST,
+        SignInError::Refused(_) | SignInError::BadIdToken(_) => StatusCode::UNAUTHORIZED,
+    };
+    page(status, "Sign-in failed", &error.to_string(), Some(next))
+}
+
+fn session_failed(error: &tower_sessions::session::Error) -> Response {
+    tracing::error!(%error, "cannot store the session");
+    page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Sign-in could not be stored",
+        "The session store did not answer. Try again in a moment.",
+        None,
+    )
+}
+
+/// A small page for what happens outside the app's own pages.
+fn page(status: StatusCode, title: &str, message: &str, retry_next: Option<&str>) -> Response {
+    let retry = retry_next.map_or_else(String::new, |next| {
+        format!(
+            r#"<p><a href="/auth/login?{}">Sign in again</a></p>"#,
+            next_query(&safe_next(next))
+        )
+    });
+    let body = format!(
+        r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} · Tephra</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; padding: 0 1rem">
+<main><h1>{title}</h1><p>{message}</p>{retry}<p><a href="/">Tephra home</a></p></main></body></html>"#,
+        title = escape(title),
+        message = escape(message),
+    );
+    (status, Html(body)).into_response()
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get(path: &str, accept: &str) -> Request {
+        Request::builder()
+            .uri(path)
+            .header(header::ACCEPT, accept)
+            .body(axum::body::Body::empty())
+            .unwrap()
+    }
+
+    #[test]
+    fn only_page_navigations_are_sent_to_sign_in() {
+        let html = "text/html,application/xhtml+xml";
+        assert!(is_page_request(&get("/trainings?project=x", html)));
+        assert!(is_page_request(&get("/", html)));
+        for path in [
+            "/api/v1/workloads/trainings",
+            "/auth/callback",
+            "/pkg/tephra.wasm",
+            "/readyz",
+            "/favicon.ico",
+        ] {
+            assert!(!is_page_request(&get(path, html)), "{path}");
+        }
+        assert!(!is_page_request(&get("/trainings", "application/json")));
+    }
+
+    #[test]
+    fn the_return_target_is_encoded_into_the_login_link() {
+        assert_eq!(
+            next_query("/trainings?project=a&phase=Running"),
+            "next=/trainings%3Fproject%3Da%26phase%3DRunning"
+        );
+    }
+}
