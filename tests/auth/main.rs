@@ -64,29 +64,50 @@ impl Setup {
             &[ada(), grace()],
             API_AUDIENCE,
         )?;
-        let mut args = vec![
-            "--public-url",
-            base.as_str(),
-            "--oidc-issuer",
-            provider.issuer.as_str(),
-            "--oidc-client-id",
-            CLIENT_ID,
-            "--oidc-client-secret",
-            CLIENT_SECRET,
-            "--oidc-scopes",
-            "profile,email,groups,posix",
-            "--oidc-uid-claim",
-            "uid",
-            "--oidc-gid-claim",
-            "gid",
-            "--admin-groups",
-            "tephra-admins",
-        ];
-        args.extend_from_slice(extra);
-        let tephra = InProcess::start_on(&format!("127.0.0.1:{port}"), &args).await?;
-        wait_ready(&tephra).await?;
+        let tephra = start_tephra(&base, &provider.issuer, extra).await?;
         Ok(Setup { provider, tephra })
     }
+
+    /// A browser with `login` signed in.
+    async fn sign_in(&self, login: &str) -> anyhow::Result<Browser> {
+        let browser = Browser::default();
+        let callback = browser
+            .through_provider(&self.tephra, "/auth/login?next=/", login)
+            .await?;
+        let back = browser.get(&callback).await?;
+        ensure!(
+            back.status().is_redirection(),
+            "the callback answered {}",
+            back.status()
+        );
+        Ok(browser)
+    }
+}
+
+/// Tephra at `base` (`http://127.0.0.1:PORT`) signing in with `issuer`, once it is ready.
+async fn start_tephra(base: &str, issuer: &str, extra: &[&str]) -> anyhow::Result<InProcess> {
+    let mut args = vec![
+        "--public-url",
+        base,
+        "--oidc-issuer",
+        issuer,
+        "--oidc-client-id",
+        CLIENT_ID,
+        "--oidc-client-secret",
+        CLIENT_SECRET,
+        "--oidc-scopes",
+        "profile,email,groups,posix",
+        "--oidc-uid-claim",
+        "uid",
+        "--oidc-gid-claim",
+        "gid",
+        "--admin-groups",
+        "tephra-admins",
+    ];
+    args.extend_from_slice(extra);
+    let tephra = InProcess::start_on(base.trim_start_matches("http://"), &args).await?;
+    wait_ready(&tephra).await?;
+    Ok(tephra)
 }
 
 /// `/readyz` turns ready once the provider has been discovered.
@@ -437,15 +458,9 @@ async fn only_paths_on_tephra_are_return_targets() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn a_cross_origin_post_with_the_session_cookie_is_refused() -> anyhow::Result<()> {
-    let Setup {
-        provider: _provider,
-        tephra,
-    } = Setup::start().await?;
-    let browser = Browser::default();
-    let callback = browser
-        .through_provider(&tephra, "/auth/login?next=/", "ada")
-        .await?;
-    browser.get(&callback).await?;
+    let setup = Setup::start().await?;
+    let browser = setup.sign_in("ada").await?;
+    let tephra = setup.tephra;
     let body = r#"{"name": "csrf", "projectId": "default", "spec": {"image": "busybox"}}"#;
     let cross = browser
         .http
@@ -522,28 +537,12 @@ async fn an_unreachable_provider_leaves_tephra_running_and_not_ready() -> anyhow
 async fn sessions_survive_a_restart_on_postgresql() -> anyhow::Result<()> {
     let pg = tephra_tests::postgres::TempPostgres::start()?;
     let url = pg.url();
-    let Setup { provider, tephra } = Setup::start_with(&["--database-url", &url]).await?;
-    let browser = Browser::default();
-    let callback = browser
-        .through_provider(&tephra, "/auth/login?next=/", "ada")
-        .await?;
-    browser.get(&callback).await?;
-    me(&browser, &tephra).await?;
-    let addr = tephra.base.trim_start_matches("http://").to_owned();
-    tephra.stop().await?;
-    let args = [
-        "--public-url",
-        &format!("http://{addr}"),
-        "--oidc-issuer",
-        &provider.issuer,
-        "--oidc-client-id",
-        CLIENT_ID,
-        "--oidc-client-secret",
-        CLIENT_SECRET,
-        "--database-url",
-        &url,
-    ];
-    let again = InProcess::start_on(&addr, &args).await?;
+    let setup = Setup::start_with(&["--database-url", &url]).await?;
+    let browser = setup.sign_in("ada").await?;
+    me(&browser, &setup.tephra).await?;
+    let base = setup.tephra.base.clone();
+    setup.tephra.stop().await?;
+    let again = start_tephra(&base, &setup.provider.issuer, &["--database-url", &url]).await?;
     let principal = me(&browser, &again).await?;
     ensure!(principal["subject"] == "ada-0001", "{principal}");
     again.stop().await

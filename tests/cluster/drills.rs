@@ -265,13 +265,18 @@ async fn crash(tb: &Testbed, ns: &str, submissions: usize) -> anyhow::Result<()>
     }
     let t = Tephra::start_with(tb, launch, prefix).await?;
     let result = converged(&t, &ledger, Duration::from_secs(120)).await;
+    let outcome = match &result {
+        Ok(took) => format!(
+            "0 lost, 0 duplicate Jobs, converged in {:.1} s after the last restart",
+            took.as_secs_f64()
+        ),
+        Err(why) => format!("NOT converged: {why:#}"),
+    };
     eprintln!(
-        "crash drill: {} submissions sent, {} accepted, {kills} SIGKILLs, {} actions without an \
-         answer, 0 lost, 0 duplicate Jobs, converged in {:.1} s after the last restart",
-        n,
+        "crash drill: {n} submissions sent, {} accepted, {kills} SIGKILLs, {} actions without an \
+         answer; {outcome}",
         ledger.accepted,
         ledger.uncertain.len(),
-        result.as_ref().map_or(f64::NAN, Duration::as_secs_f64)
     );
     t.cleanup().await;
     result.map(|_| ())
