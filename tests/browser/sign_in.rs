@@ -81,24 +81,11 @@ async fn a_user_signs_in_at_the_provider_and_out_again() -> anyhow::Result<()> {
     browser.screenshot("signed-in").await?;
 
     browser.click("form[action='/auth/logout'] button").await?;
-    // The provider asks to confirm its own sign-out; after it, Tephra's pages ask to sign in again.
-    browser.wait_for("form", WAIT).await?;
-    if browser
-        .client
-        .current_url()
-        .await?
-        .as_str()
-        .starts_with(&provider.issuer)
-        && browser
-            .client
-            .find(fantoccini::Locator::Css("#login"))
-            .await
-            .is_err()
-    {
-        browser
-            .click("form button, form input[type=submit]")
-            .await?;
-    }
+    // The provider asks to confirm its own sign-out (its button sits outside its form); after it,
+    // Tephra's pages ask to sign in again.
+    browser.wait_for("button[name=logout]", WAIT).await?;
+    browser.click("button[name=logout]").await?;
+    browser.wait_for("#login", WAIT).await?;
     browser.client.goto(&format!("{base}/trainings")).await?;
     browser.wait_for("#login", WAIT).await?;
     browser.close().await?;
