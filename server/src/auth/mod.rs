@@ -2,6 +2,7 @@
 //! (set by sign-in with the organisation's OpenID provider, [`oidc`]), or the development login
 //! (loopback only, acts as a system administrator). Bearer tokens for scripts come next.
 
+pub mod claims;
 pub mod oidc;
 pub mod sessions;
 

@@ -5,6 +5,7 @@
 //! Discovery runs in the background with backoff, so Tephra starts while the provider is down
 //! (`/readyz` names it until it answers), and again every [`REDISCOVER`] to pick up rotated keys.
 
+use super::claims::{constant_time_eq, number, safe_next, strings};
 use crate::config::OidcSettings;
 use openidconnect::core::{
     CoreAuthDisplay, CoreAuthPrompt, CoreAuthenticationFlow, CoreErrorResponseType,
@@ -368,42 +369,6 @@ impl Oidc {
     }
 }
 
-/// A claim that lists strings (a JSON array of strings, or one string).
-fn strings(value: Option<&serde_json::Value>) -> Vec<String> {
-    match value {
-        Some(serde_json::Value::Array(items)) => items
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_owned))
-            .collect(),
-        Some(serde_json::Value::String(one)) => vec![one.clone()],
-        _ => Vec::new(),
-    }
-}
-
-/// A numeric claim (a JSON number or a string of digits) that fits a Linux id.
-fn number(extra: &HashMap<String, serde_json::Value>, claim: Option<&str>) -> Option<u32> {
-    match extra.get(claim?)? {
-        serde_json::Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
-        serde_json::Value::String(s) => s.parse().ok(),
-        _ => None,
-    }
-}
-
-/// The return target after sign-in: a path on Tephra itself, never another origin. Anything else
-/// (`https://evil.example`, `//evil.example`, `/\evil.example`) becomes `/`.
-pub fn safe_next(next: &str) -> String {
-    let local = next.starts_with('/')
-        && !next.starts_with("//")
-        && !next.contains('\\')
-        && !next.chars().any(char::is_control)
-        && !next.starts_with("/auth/");
-    if local { next.to_owned() } else { "/".into() }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 /// An error and its causes on one line (reqwest's own message hides the cause).
 fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
@@ -414,48 +379,4 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_local_paths_are_return_targets() {
-        for ok in ["/", "/trainings", "/trainings/abc?project=x#top"] {
-            assert_eq!(safe_next(ok), ok);
-        }
-        for bad in [
-            "https://evil.example/",
-            "//evil.example",
-            "/\\evil.example",
-            "evil",
-            "",
-            "/auth/callback",
-            "/tr\nainings",
-        ] {
-            assert_eq!(safe_next(bad), "/", "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn group_and_id_claims_are_read_leniently() {
-        let extra: HashMap<String, serde_json::Value> = serde_json::from_value(
-            serde_json::json!({ "groups": ["ml", 7, "ops"], "uid": 1000, "gid": "2000", "neg": -1 }),
-        )
-        .unwrap();
-        assert_eq!(strings(extra.get("groups")), ["ml", "ops"]);
-        assert_eq!(strings(Some(&serde_json::json!("solo"))), ["solo"]);
-        assert_eq!(number(&extra, Some("uid")), Some(1000));
-        assert_eq!(number(&extra, Some("gid")), Some(2000));
-        assert_eq!(number(&extra, Some("neg")), None);
-        assert_eq!(number(&extra, None), None);
-    }
-
-    #[test]
-    fn state_comparison_needs_every_byte() {
-        assert!(constant_time_eq(b"abc", b"abc"));
-        assert!(!constant_time_eq(b"abc", b"abd"));
-        assert!(!constant_time_eq(b"abc", b"ab"));
-    }
 }

@@ -39,8 +39,7 @@ impl Refusal {
         match self {
             Refusal::CrossSite(from) => format!(
                 "cross-site request refused: a request that changes something must come from \
-                 Tephra's own pages (it came from {from}); scripts authenticate with \
-                 `Authorization: Bearer <token>`"
+                 Tephra's own pages (it came from {from})"
             ),
             Refusal::NotLoopback(host) => format!(
                 "the development login serves only requests addressed to this machine \

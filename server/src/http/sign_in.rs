@@ -3,7 +3,8 @@
 //! [`SignInError`]s become answers here, and only here.
 
 use super::AppState;
-use crate::auth::oidc::{PendingLogin, SignInError, safe_next};
+use crate::auth::claims::safe_next;
+use crate::auth::oidc::{PendingLogin, SignInError};
 use crate::auth::{PENDING_LOGIN, SIGNED_IN, SignedIn};
 use axum::Router;
 use axum::extract::{Query, Request, State};
