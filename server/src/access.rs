@@ -1,70 +1,179 @@
-//! Who may act in which project. Every handler that touches a project's workloads calls
-//! [`require_member`] with the principal it acts for, so membership, roles and quotas land here
-//! without changing the handlers.
-//!
-//! Until projects have members, the development login (loopback only) is a member of every
-//! project and no one else is a member of any: there is no other way to sign in yet.
+//! The one authorization point. Every handler, server function, the no-JavaScript form and the
+//! event stream ask here whether their principal may act, with the permission the action needs;
+//! a refusal is a 403 naming the missing permission. The principal carries its grants, worked
+//! out from the access rules when the request was authenticated (`crate::auth`).
 
 use crate::db::projects::Project;
+use crate::domain::authz::{self, Grant, Permission, Reach, Role, Scope, Target};
 use app::error::AppError;
-use app::model::principal::Principal;
+use app::model::principal::{self, Principal};
 
-/// Whether `principal` may see every project's workloads at once.
-pub fn sees_every_project(principal: &Principal) -> bool {
-    principal.admin || principal.dev_login
+/// The principal's grants in the domain's terms. Grants the server did not write (an unknown
+/// role id) are ignored rather than trusted.
+pub fn grants(principal: &Principal) -> Vec<Grant> {
+    principal
+        .grants
+        .iter()
+        .filter_map(|g| {
+            let role = Role::from_id(g.role_id)?;
+            let scope = match g.scope_type.as_str() {
+                "system" => Scope::System,
+                "department" => Scope::Department(g.scope_id.clone()),
+                "project" => Scope::Project(g.scope_id.clone()),
+                _ => return None,
+            };
+            Some((role, scope))
+        })
+        .collect()
 }
 
-/// Fails with 403 unless `principal` may see and change workloads in `project`.
-pub fn require_member(principal: &Principal, project: &Project) -> Result<(), AppError> {
-    // Until access rules exist, system administrators (and the development login, which acts as
-    // one) are members of every project.
-    if sees_every_project(principal) {
-        Ok(())
-    } else {
-        Err(AppError::Forbidden(format!(
-            "{} is not a member of project {:?}",
-            principal.display_name, project.name
-        )))
+/// The grants as the principal carries them, with the scopes' names for people.
+pub fn described(grants: &[Grant], scope_name: impl Fn(&Scope) -> String) -> Vec<principal::Grant> {
+    grants
+        .iter()
+        .map(|(role, scope)| principal::Grant {
+            role_id: role.id(),
+            role: role.name().to_owned(),
+            scope_type: scope.kind().to_owned(),
+            scope_id: scope.id().to_owned(),
+            scope_name: scope_name(scope),
+        })
+        .collect()
+}
+
+pub fn project_target(project: &Project) -> Target {
+    Target::Project {
+        id: project.id.to_string(),
+        department: None,
     }
+}
+
+/// Fails with 403 unless `principal` holds `permission` in `project`. The refusal names the
+/// project only to someone who may see it, so it never tells a stranger a project's name.
+pub fn require(
+    principal: &Principal,
+    permission: Permission,
+    project: &Project,
+) -> Result<(), AppError> {
+    let grants = grants(principal);
+    let target = project_target(project);
+    authz::check(&grants, permission, &target, || {
+        if authz::allows(&grants, Permission::ReadProject, &target) {
+            format!("project {:?}", project.name)
+        } else {
+            format!("project {}", project.id)
+        }
+    })
+    .map_err(|denied| AppError::Forbidden(denied.to_string()))
+}
+
+/// Fails with 403 unless `principal` holds `permission` on the whole system.
+pub fn require_system(principal: &Principal, permission: Permission) -> Result<(), AppError> {
+    authz::check(&grants(principal), permission, &Target::System, || {
+        "the system".into()
+    })
+    .map_err(|denied| AppError::Forbidden(denied.to_string()))
+}
+
+/// Fails with 403 unless `principal` holds `permission` on `scope`.
+pub fn require_on(
+    principal: &Principal,
+    permission: Permission,
+    scope: &Scope,
+) -> Result<(), AppError> {
+    authz::check(&grants(principal), permission, &scope.target(), || {
+        authz::describe(scope)
+    })
+    .map_err(|denied| AppError::Forbidden(denied.to_string()))
+}
+
+/// Where `principal` holds `permission`, to filter lists and the event stream.
+pub fn reach(principal: &Principal, permission: Permission) -> Reach {
+    Reach::of(&grants(principal), permission)
+}
+
+/// Whether `principal` holds `permission` in `project`.
+pub fn may(principal: &Principal, permission: Permission, project: &Project) -> bool {
+    authz::allows(&grants(principal), permission, &project_target(project))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn principal(dev_login: bool) -> Principal {
+    fn principal(grants: &[Grant]) -> Principal {
         Principal {
             user_id: "u".into(),
             subject: "s".into(),
             display_name: "Ada".into(),
             email: None,
             groups: Vec::new(),
-            admin: dev_login,
-            dev_login,
+            admin: false,
+            dev_login: false,
+            application: None,
+            uid: None,
+            gid: None,
+            grants: described(grants, |s| s.id().to_owned()),
         }
     }
 
-    fn project() -> Project {
+    fn project(name: &str) -> Project {
         let at = chrono::Utc::now();
         Project {
             id: uuid::Uuid::new_v4(),
-            name: "vision".into(),
-            namespace: "tephra-vision".into(),
-            queue: "tephra-vision".into(),
+            name: name.into(),
+            namespace: format!("tephra-{name}"),
+            queue: format!("tephra-{name}"),
             created_at: at,
             updated_at: at,
         }
     }
 
     #[test]
-    fn the_development_user_is_a_member_of_every_project() {
-        assert!(require_member(&principal(true), &project()).is_ok());
+    fn a_system_administrator_may_act_in_every_project() {
+        let admin = principal(&[(Role::SystemAdministrator, Scope::System)]);
+        assert!(require(&admin, Permission::ManageWorkloads, &project("vision")).is_ok());
+        assert!(require_system(&admin, Permission::ReadAudit).is_ok());
+        assert!(reach(&admin, Permission::ReadWorkloads).everything);
     }
 
     #[test]
-    fn anyone_else_is_refused_with_the_project_named() {
-        let err = require_member(&principal(false), &project()).unwrap_err();
+    fn a_viewer_reads_but_is_refused_changes_with_the_permission_and_project_named() {
+        let vision = project("vision");
+        let viewer = principal(&[(Role::Viewer, Scope::Project(vision.id.to_string()))]);
+        assert!(require(&viewer, Permission::ReadWorkloads, &vision).is_ok());
+        let err = require(&viewer, Permission::ManageWorkloads, &vision).unwrap_err();
         assert_eq!(err.status_code(), 403);
-        assert!(err.to_string().contains("\"vision\""), "{err}");
+        assert!(
+            err.to_string()
+                .ends_with("missing permission workloads:manage on project \"vision\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_stranger_is_refused_without_learning_the_projects_name() {
+        let (vision, speech) = (project("vision"), project("speech"));
+        let member = principal(&[(Role::Researcher, Scope::Project(speech.id.to_string()))]);
+        let err = require(&member, Permission::ReadWorkloads, &vision).unwrap_err();
+        assert!(!err.to_string().contains("vision"), "{err}");
+        assert!(err.to_string().contains("workloads:read"), "{err}");
+        assert!(require_system(&member, Permission::ReadAudit).is_err());
+        let reach = reach(&member, Permission::ReadWorkloads);
+        assert!(reach.includes(&speech.id.to_string(), None));
+        assert!(!reach.includes(&vision.id.to_string(), None));
+    }
+
+    #[test]
+    fn grants_the_server_did_not_write_are_ignored() {
+        let mut forged = principal(&[]);
+        forged.grants.push(principal::Grant {
+            role_id: 99,
+            role: "Owner".into(),
+            scope_type: "system".into(),
+            scope_id: String::new(),
+            scope_name: String::new(),
+        });
+        assert!(grants(&forged).is_empty());
     }
 }

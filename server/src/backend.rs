@@ -1,9 +1,11 @@
 //! The server side of the UI's port ([`app::backend::Backend`]): answers server functions from the
 //! database on behalf of the authenticated principal.
 
+use crate::access;
 use crate::auth::Authenticator;
 use crate::control::Control;
 use crate::db::DbError;
+use crate::domain::authz::Permission;
 use crate::domain::request::Kind;
 use crate::http::api::{ApiError, workload_response};
 use app::backend::Backend;
@@ -86,13 +88,25 @@ impl Backend for Services {
         self.auth.authenticate(request).await
     }
 
-    // Every principal sees everything until projects have members; the principal is already
-    // threaded through so that membership checks land here, not in the callers.
-    async fn overview(&self, _principal: &Principal) -> Result<Overview, AppError> {
+    /// Counts of what the principal may see only.
+    async fn overview(&self, principal: &Principal) -> Result<Overview, AppError> {
+        let among = self
+            .control
+            .projects_among(principal, Permission::ReadWorkloads)
+            .await?;
+        let projects = match &among {
+            Some(names) => names.len() as i64,
+            None => self.control.db.projects().count().await?,
+        };
         Ok(Overview {
-            projects: self.control.db.projects().count().await?,
+            projects,
             users: self.control.db.users().count().await?,
-            trainings_by_phase: self.control.db.workloads().count_by_phase().await?,
+            trainings_by_phase: self
+                .control
+                .db
+                .workloads()
+                .count_by_phase(among.as_deref())
+                .await?,
         })
     }
 
@@ -161,10 +175,12 @@ impl Backend for Services {
         Ok(workload_response(&listing))
     }
 
-    async fn list_projects(&self, _principal: &Principal) -> Result<Vec<ProjectSummary>, AppError> {
+    async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError> {
         let projects = self.control.db.projects().list().await?;
+        let reach = access::reach(principal, Permission::ReadProject);
         Ok(projects
             .into_iter()
+            .filter(|p| reach.includes(&p.project.id.to_string(), None))
             .map(|p| ProjectSummary {
                 id: p.project.id.to_string(),
                 name: p.project.name,
@@ -176,7 +192,8 @@ impl Backend for Services {
             .collect())
     }
 
-    async fn system_info(&self, _principal: &Principal) -> Result<SystemInfo, AppError> {
+    async fn system_info(&self, principal: &Principal) -> Result<SystemInfo, AppError> {
+        access::require_system(principal, Permission::ManageSystem)?;
         let users = self.control.db.users().list().await?;
         Ok(SystemInfo {
             version: env!("CARGO_PKG_VERSION").to_owned(),

@@ -3,13 +3,14 @@
 //! can never disagree on a rule or a message. Each operation writes the row (and its history)
 //! and pokes the reconciler; none waits for the cluster.
 
-use crate::access::require_member;
+use crate::access;
 use crate::cluster::ClusterHandle;
 use crate::db::projects::Project;
 use crate::db::workloads::{
     Change, NewWorkload, SortKey, WorkloadFilter, WorkloadKind, WorkloadListing,
 };
 use crate::db::{Database, DbError};
+use crate::domain::authz::Permission;
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::labels::{self, job_name};
 use crate::domain::render::Rendered;
@@ -104,6 +105,8 @@ fn creator_of(principal: &Principal) -> String {
 struct Checked {
     request: Request,
     project: Project,
+    /// The principal's uid and gid from the provider's token, for `fromIdpToken`.
+    token_uid_gid: Option<(i64, i64)>,
 }
 
 impl Control {
@@ -120,7 +123,7 @@ impl Control {
             .within_pod_limit(self.max_pods)
             .map_err(|e| ApiError::invalid(vec![e]))?;
         let project = resolve_project(&self.db, &request.project_id(), "projectId").await?;
-        require_member(principal, &project)?;
+        access::require(principal, Permission::ManageWorkloads, &project)?;
         if let Some(cluster) = request.cluster_id()
             && cluster != self.cluster.id
         {
@@ -132,7 +135,14 @@ impl Control {
                 ),
             ));
         }
-        Ok(Checked { request, project })
+        Ok(Checked {
+            request,
+            project,
+            token_uid_gid: principal
+                .uid
+                .zip(principal.gid)
+                .map(|(u, g)| (i64::from(u), i64::from(g))),
+        })
     }
 
     fn render(
@@ -151,7 +161,7 @@ impl Control {
             queue: checked.project.queue.clone(),
             created_by,
             kind: checked.request.kind().as_str().to_owned(),
-            token_uid_gid: None,
+            token_uid_gid: checked.token_uid_gid,
         };
         checked.request.render(&workload, &self.profile)
     }
@@ -271,7 +281,17 @@ impl Control {
             .get(w.project_id)
             .await
             .map_err(|e| e.to_string())?;
-        let checked = Checked { request, project };
+        let creator = self
+            .db
+            .users()
+            .get(w.created_by)
+            .await
+            .map_err(|e| e.to_string())?;
+        let checked = Checked {
+            request,
+            project,
+            token_uid_gid: creator.uid.zip(creator.gid),
+        };
         let rendered = self
             .render(
                 &checked,
@@ -294,6 +314,18 @@ impl Control {
         principal: &Principal,
         id: &str,
     ) -> Result<WorkloadListing, ApiError> {
+        self.find_for(kind, principal, id, Permission::ReadWorkloads)
+            .await
+    }
+
+    /// [`Self::find`], checking `permission` in the workload's project.
+    async fn find_for(
+        &self,
+        kind: Option<Kind>,
+        principal: &Principal,
+        id: &str,
+        permission: Permission,
+    ) -> Result<WorkloadListing, ApiError> {
         let listing = listing_by_id(&self.db, id, noun(kind)).await?;
         let wrong_kind = kind.is_some_and(|k| listing.workload.kind != kind_of(k));
         if listing.workload.deleted_at.is_some() || wrong_kind {
@@ -303,7 +335,7 @@ impl Control {
             ));
         }
         let project = self.db.projects().get(listing.workload.project_id).await?;
-        require_member(principal, &project)?;
+        access::require(principal, permission, &project)?;
         Ok(listing)
     }
 
@@ -315,7 +347,9 @@ impl Control {
         principal: &Principal,
         id: &str,
     ) -> Result<WorkloadListing, ApiError> {
-        let listing = self.find(kind, principal, id).await?;
+        let listing = self
+            .find_for(kind, principal, id, Permission::ManageWorkloads)
+            .await?;
         let w = &listing.workload;
         let refused = |desired: Phase, actual: Phase, why: String| {
             ApiError::new(
@@ -375,13 +409,13 @@ impl Control {
         };
         if let Some(key) = query.project_id.as_deref().filter(|k| !k.is_empty()) {
             let project = resolve_project(&self.db, key, "projectId").await?;
-            require_member(principal, &project)?;
+            access::require(principal, Permission::ReadWorkloads, &project)?;
             filter.project_id = Some(project.id);
-        } else if !crate::access::sees_every_project(principal) {
-            // Without a project filter a list covers every project; only members of all may ask.
-            return Err(
-                AppError::Forbidden("name a projectId to list its workloads".into()).into(),
-            );
+        } else {
+            // Without a project filter a list covers every project the principal may read.
+            filter.projects_among = self
+                .projects_among(principal, Permission::ReadWorkloads)
+                .await?;
         }
         if let Some(phase) = query.phase.as_deref().filter(|p| !p.is_empty()) {
             filter.actual_phase = Some(phase.parse().map_err(
@@ -442,6 +476,26 @@ impl Control {
         })
     }
 
+    /// The names of the projects where `principal` holds `permission`, or `None` for all of them.
+    pub async fn projects_among(
+        &self,
+        principal: &Principal,
+        permission: Permission,
+    ) -> Result<Option<Vec<String>>, DbError> {
+        let reach = access::reach(principal, permission);
+        if reach.everything {
+            return Ok(None);
+        }
+        let projects = self.db.projects().list().await?;
+        Ok(Some(
+            projects
+                .into_iter()
+                .filter(|p| reach.includes(&p.project.id.to_string(), None))
+                .map(|p| p.project.name)
+                .collect(),
+        ))
+    }
+
     /// Who submitted, suspended, resumed or deleted the workload, and every phase it went
     /// through, oldest first. Deleted workloads keep their history.
     pub async fn history(
@@ -451,7 +505,7 @@ impl Control {
     ) -> Result<Vec<HistoryEntry>, ApiError> {
         let workload = listing_by_id(&self.db, id, "workload").await?.workload;
         let project = self.db.projects().get(workload.project_id).await?;
-        require_member(principal, &project)?;
+        access::require(principal, Permission::ReadWorkloads, &project)?;
         let users = self.db.users().list().await?;
         let events = self.db.audit().for_target("workload", workload.id).await?;
         Ok(events

@@ -11,6 +11,7 @@ pub mod config;
 pub mod control;
 pub mod db;
 pub mod domain;
+pub mod governance;
 pub mod http;
 pub mod render_cli;
 pub mod supervise;

@@ -32,6 +32,7 @@ async fn discovered() -> anyhow::Result<(OidcProvider, Arc<Oidc>)> {
         groups_claim: "groups".into(),
         uid_claim: Some("uid".into()),
         gid_claim: Some("gid".into()),
+        audience: "urn:tephra:api".into(),
         public_url: PublicUrl {
             origin: "http://127.0.0.1:9".into(),
             host: "127.0.0.1:9".into(),

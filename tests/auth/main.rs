@@ -282,7 +282,7 @@ async fn a_page_without_a_session_signs_in_at_the_provider_and_comes_back() -> a
     ensure!(page.status() == 200, "{}", page.status());
     let html = page.text().await?;
     ensure!(html.contains("Ada Lovelace"), "the header names the user");
-    ensure!(html.contains("system administrator"), "and their role");
+    ensure!(html.contains("System administrator"), "and their role");
     ensure!(
         !html.contains("dev-login-banner"),
         "no development login banner"

@@ -202,6 +202,8 @@ async fn user(db: &Database, subject: &str) -> Uuid {
         subject: subject.into(),
         display_name: format!("User {subject}"),
         email: Some(format!("{subject}@example.com")),
+        uid: None,
+        gid: None,
     };
     db.users().upsert(&identity).await.expect("user stored").id
 }
@@ -322,6 +324,8 @@ async fn users_are_recorded_once_per_identity(db: &Database, _: &str) {
         subject: "u-1".into(),
         display_name: "Ada".into(),
         email: None,
+        uid: Some(1000),
+        gid: None,
     };
     let first = db.users().upsert(&identity).await.unwrap();
     identity.display_name = "Ada Lovelace".into();
@@ -424,7 +428,7 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
     assert_eq!(stopping.actual_phase, Phase::Running);
 
     assert_eq!(
-        db.workloads().count_by_phase().await.unwrap(),
+        db.workloads().count_by_phase(None).await.unwrap(),
         vec![(Phase::Running, 1)]
     );
     assert!(matches!(
@@ -518,7 +522,7 @@ async fn deleted_workloads_free_their_name_and_leave_lists(db: &Database, _: &st
         .unwrap();
     assert_eq!(all.len(), 2);
     assert_eq!(
-        db.workloads().count_by_phase().await.unwrap(),
+        db.workloads().count_by_phase(None).await.unwrap(),
         vec![(Phase::Creating, 1)]
     );
     let counts = db.projects().list().await.unwrap();
@@ -769,6 +773,16 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
         groups: Vec::new(),
         admin: true,
         dev_login: true,
+        application: None,
+        uid: None,
+        gid: None,
+        grants: vec![app::model::principal::Grant {
+            role_id: 1,
+            role: "System administrator".into(),
+            scope_type: "system".into(),
+            scope_id: String::new(),
+            scope_name: String::new(),
+        }],
     };
     let nul = "must not contain a NUL character (\\u0000)";
     let training = |spec: serde_json::Value| {

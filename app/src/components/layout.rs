@@ -76,11 +76,14 @@ const CHIP_CLASS: &str = "rounded-full border px-2 py-0.5 text-xs font-semibold"
 /// The signed-in user's name and roles, and the way out.
 #[component]
 fn Who(principal: Principal) -> impl IntoView {
-    let role = if principal.admin {
-        "system administrator"
-    } else {
-        "member"
+    // The widest role first; the rest in the chip's tooltip.
+    let labels: Vec<String> = principal.grants.iter().map(|g| g.label()).collect();
+    let role = match labels.as_slice() {
+        [] => "no role yet".to_owned(),
+        [one] => one.clone(),
+        [first, rest @ ..] => format!("{first} +{}", rest.len()),
     };
+    let all_roles = labels.join(", ");
     let sign_out = (!principal.dev_login).then(|| {
         view! {
             <form method="post" action="/auth/logout">
@@ -101,6 +104,7 @@ fn Who(principal: Principal) -> impl IntoView {
             <span
                 class=format!("{CHIP_CLASS} border-slate-300 text-slate-700 dark:border-slate-600 dark:text-slate-200")
                 data-testid="role"
+                title=all_roles
             >
                 {role}
             </span>

@@ -1,5 +1,6 @@
 //! Wire types shared by the browser and the server: plain serde, no I/O.
 
+pub mod access;
 pub mod action;
 pub mod overview;
 pub mod phase;

@@ -18,4 +18,41 @@ pub struct Principal {
     pub admin: bool,
     /// Signed in with the loopback-only development login rather than an identity provider.
     pub dev_login: bool,
+    /// Set when an application acts (with a token from `POST /api/v1/token`): its name.
+    #[serde(default)]
+    pub application: Option<String>,
+    /// The Linux uid and gid from the identity provider's token, for
+    /// `security.uidGidSource: fromIdpToken`.
+    #[serde(default)]
+    pub uid: Option<u32>,
+    #[serde(default)]
+    pub gid: Option<u32>,
+    /// The roles they hold and where, worked out from the access rules for this request.
+    #[serde(default)]
+    pub grants: Vec<Grant>,
+}
+
+/// One role held on one scope, as the header and the API show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grant {
+    /// Run:ai's `roleId`.
+    pub role_id: i64,
+    pub role: String,
+    /// `system`, `department` or `project`.
+    pub scope_type: String,
+    /// The project's or department's id; empty for the system.
+    pub scope_id: String,
+    /// The project's or department's name, for people.
+    pub scope_name: String,
+}
+
+impl Grant {
+    /// "Researcher in vision", "System administrator".
+    pub fn label(&self) -> String {
+        if self.scope_type == "system" {
+            self.role.clone()
+        } else {
+            format!("{} in {}", self.role, self.scope_name)
+        }
+    }
 }

@@ -1,13 +1,18 @@
-//! Who is acting. A request is resolved to a [`Principal`] from, in order: the browser session
-//! (set by sign-in with the organisation's OpenID provider, [`oidc`]), or the development login
-//! (loopback only, acts as a system administrator). Bearer tokens for scripts come next.
+//! Who is acting. A request is resolved to a [`Principal`] from, in order: a bearer token
+//! ([`bearer`]: an application's token or the provider's access token; when one is sent nothing
+//! else is tried), the browser session (set by sign-in with the organisation's OpenID provider,
+//! [`oidc`]), or the development login (loopback only, acts as a system administrator). The
+//! principal then gets its grants from the access rules, which `crate::access` decides on.
 
+pub mod bearer;
 pub mod claims;
 pub mod oidc;
 pub mod sessions;
+pub mod tokens;
 
 use crate::config::ServeArgs;
 use crate::db::{Database, DbResult, users::Identity as UserIdentity};
+use crate::domain::authz::{self, Caller, Role, Scope};
 use crate::supervise::{Health, supervise};
 use anyhow::Context;
 use app::error::AppError;
@@ -32,6 +37,8 @@ pub fn dev_identity() -> UserIdentity {
         subject: "dev".to_owned(),
         display_name: "Dev User".to_owned(),
         email: None,
+        uid: None,
+        gid: None,
     }
 }
 
@@ -93,7 +100,7 @@ pub async fn start(
         max_session_seconds,
     )
     .await
-    .context("cannot record the development user")?;
+    .context("cannot record the development user or the token key")?;
     let store = Sessions::open(db)
         .await
         .context("cannot create the session table")?;
@@ -121,6 +128,7 @@ pub struct Authenticator {
     admins: Admins,
     /// The absolute session lifetime, in seconds.
     max_session_seconds: i64,
+    app_tokens: tokens::AppTokens,
 }
 
 impl Authenticator {
@@ -142,27 +150,61 @@ impl Authenticator {
                 groups: Vec::new(),
                 admin: true,
                 dev_login: true,
+                application: None,
+                uid: None,
+                gid: None,
+                grants: Vec::new(),
             })
         } else {
             None
         };
+        let key = db
+            .settings()
+            .get_or_create(tokens::SETTING, tokens::new_key)
+            .await?;
+        let app_tokens = tokens::AppTokens::new(&key)
+            .map_err(|e| crate::db::DbError::Corrupt(format!("the token key: {e}")))?;
         Ok(Authenticator {
             db: db.clone(),
             dev_principal,
             oidc,
             admins,
             max_session_seconds,
+            app_tokens,
         })
     }
 
+    /// The principal a request acts for, with its grants.
     pub async fn authenticate(
         &self,
         request: &http::request::Parts,
     ) -> Result<Principal, AppError> {
+        let principal = self.identify(request).await?;
+        self.with_grants(principal).await
+    }
+
+    async fn identify(&self, request: &http::request::Parts) -> Result<Principal, AppError> {
+        if let Some(value) = request.headers.get(http::header::AUTHORIZATION) {
+            let token = value
+                .to_str()
+                .ok()
+                .and_then(|v| {
+                    v.strip_prefix("Bearer ")
+                        .or_else(|| v.strip_prefix("bearer "))
+                })
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| {
+                    AppError::Unauthorized(
+                        "the Authorization header must be `Bearer <token>`".into(),
+                    )
+                })?;
+            return self.bearer(token).await;
+        }
         if let Some(session) = request.extensions.get::<Session>() {
             match session.get::<SignedIn>(SIGNED_IN).await {
                 Ok(Some(signed_in)) if self.within_lifetime(&signed_in) => {
-                    return Ok(self.principal_of(&signed_in));
+                    return Ok(self.principal_for(signed_in.user_id, &signed_in.identity));
                 }
                 Ok(Some(_)) => {
                     let _ = session.flush().await;
@@ -179,30 +221,75 @@ impl Authenticator {
         if let Some(dev) = &self.dev_principal {
             return Ok(dev.clone());
         }
-        let why = if request.headers.contains_key(http::header::AUTHORIZATION) {
-            "bearer tokens are not accepted yet; sign in with the browser"
-        } else if self.oidc.is_some() {
-            "not signed in: sign in at /auth/login"
+        let why = if self.oidc.is_some() {
+            "not signed in: sign in at /auth/login, or send `Authorization: Bearer <token>` \
+             (POST /api/v1/token gives applications one)"
         } else {
-            "not signed in, and no way to sign in is configured (see --oidc-issuer)"
+            "not signed in: send `Authorization: Bearer <token>` (POST /api/v1/token gives \
+             applications one); no identity provider is configured for people (--oidc-issuer)"
         };
         Err(AppError::Unauthorized(why.into()))
+    }
+
+    /// Adds the roles the access rules give the principal, and the system administrator role
+    /// to administrators named in the settings and the development user.
+    async fn with_grants(&self, mut principal: Principal) -> Result<Principal, AppError> {
+        let rules: Vec<_> = self
+            .db
+            .access_rules()
+            .all()
+            .await?
+            .into_iter()
+            .map(|stored| stored.rule)
+            .collect();
+        let caller = match &principal.application {
+            Some(app) => Caller {
+                app: Some(app.clone()),
+                ..Caller::default()
+            },
+            None => Caller {
+                subject: Some(principal.subject.clone()),
+                email: principal.email.clone(),
+                groups: principal.groups.clone(),
+                app: None,
+            },
+        };
+        let mut grants = authz::grants_of(&rules, &caller);
+        if principal.admin {
+            grants.insert(0, (Role::SystemAdministrator, Scope::System));
+            grants.dedup();
+        }
+        let names = if grants.iter().any(|(_, s)| matches!(s, Scope::Project(_))) {
+            self.db.projects().list().await?
+        } else {
+            Vec::new()
+        };
+        principal.grants = crate::access::described(&grants, |scope| {
+            names
+                .iter()
+                .find(|p| p.project.id.to_string() == scope.id())
+                .map_or_else(|| scope.id().to_owned(), |p| p.project.name.clone())
+        });
+        Ok(principal)
     }
 
     fn within_lifetime(&self, signed_in: &SignedIn) -> bool {
         chrono::Utc::now().timestamp() - signed_in.signed_in_at <= self.max_session_seconds
     }
 
-    fn principal_of(&self, signed_in: &SignedIn) -> Principal {
-        let identity = &signed_in.identity;
+    fn principal_for(&self, user_id: Uuid, identity: &Identity) -> Principal {
         Principal {
-            user_id: signed_in.user_id.to_string(),
+            user_id: user_id.to_string(),
             subject: identity.subject.clone(),
             display_name: identity.name.clone(),
             email: identity.email.clone(),
             groups: identity.groups.clone(),
             admin: self.admins.includes(identity),
             dev_login: false,
+            application: None,
+            uid: identity.uid,
+            gid: identity.gid,
+            grants: Vec::new(),
         }
     }
 
@@ -222,16 +309,7 @@ impl Authenticator {
     /// Records a sign-in the provider vouched for: the user (created on first sight, keyed by
     /// issuer and subject) and the audit entry.
     pub async fn signed_in(&self, identity: Identity) -> DbResult<SignedIn> {
-        let user = self
-            .db
-            .users()
-            .upsert(&UserIdentity {
-                issuer: identity.issuer.clone(),
-                subject: identity.subject.clone(),
-                display_name: identity.name.clone(),
-                email: identity.email.clone(),
-            })
-            .await?;
+        let user = self.db.users().upsert(&identity.as_user()).await?;
         let detail = serde_json::json!({ "issuer": identity.issuer, "groups": identity.groups });
         self.db
             .audit()

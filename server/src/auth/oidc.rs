@@ -5,6 +5,8 @@
 //! Discovery runs in the background with backoff, so Tephra starts while the provider is down
 //! (`/readyz` names it until it answers), and again every [`REDISCOVER`] to pick up rotated keys.
 
+mod access_token;
+
 use super::claims::{constant_time_eq, number, safe_next, strings};
 use crate::config::OidcSettings;
 use openidconnect::core::{
@@ -49,6 +51,8 @@ type TokenResponse = StandardTokenResponse<
     CoreTokenType,
 >;
 
+type IdTokenClaims = openidconnect::IdTokenClaims<Extra, CoreGenderClaim>;
+
 type IdToken = openidconnect::IdToken<
     Extra,
     CoreGenderClaim,
@@ -80,6 +84,8 @@ type OidcClient = Client<
 
 struct Discovered {
     client: OidcClient,
+    issuer: IssuerUrl,
+    jwks: openidconnect::core::CoreJsonWebKeySet,
     end_session: Option<EndSessionUrl>,
     /// The provider's advertised ID token algorithms, `none` removed.
     algs: Vec<CoreJwsSigningAlgorithm>,
@@ -108,6 +114,20 @@ pub struct Identity {
     pub gid: Option<u32>,
     /// The ID token, for `id_token_hint` at sign-out.
     pub id_token: String,
+}
+
+impl Identity {
+    /// The user record this identity signs in as.
+    pub fn as_user(&self) -> crate::db::users::Identity {
+        crate::db::users::Identity {
+            issuer: self.issuer.clone(),
+            subject: self.subject.clone(),
+            display_name: self.name.clone(),
+            email: self.email.clone(),
+            uid: self.uid.map(i64::from),
+            gid: self.gid.map(i64::from),
+        }
+    }
 }
 
 /// Why a sign-in failed. Messages are safe to show: they never include secrets or tokens.
@@ -208,6 +228,7 @@ impl Oidc {
             .collect();
         let redirect =
             RedirectUrl::new(self.settings.public_url.redirect_uri()).map_err(|e| e.to_string())?;
+        let (issuer, jwks) = (metadata.issuer().clone(), metadata.jwks().clone());
         let client = OidcClient::from_provider_metadata(
             metadata,
             ClientId::new(self.settings.client_id.clone()),
@@ -216,6 +237,8 @@ impl Oidc {
         .set_redirect_uri(redirect);
         Ok(Arc::new(Discovered {
             client,
+            issuer,
+            jwks,
             end_session,
             algs,
         }))
@@ -329,6 +352,11 @@ impl Oidc {
         let claims = id_token
             .claims(&verifier, &Nonce::new(nonce.to_owned()))
             .map_err(|e| SignInError::BadIdToken(e.to_string()))?;
+        Ok(self.identity_from(claims, id_token.to_string()))
+    }
+
+    /// Who the verified claims name; `raw` is the token they came from.
+    fn identity_from(&self, claims: &IdTokenClaims, raw: String) -> Identity {
         let extra = &claims.additional_claims().claims;
         let name = claims
             .name()
@@ -336,7 +364,7 @@ impl Oidc {
             .map(|n| n.as_str().to_owned())
             .or_else(|| claims.preferred_username().map(|u| u.as_str().to_owned()));
         let email = claims.email().map(|e| e.as_str().to_owned());
-        Ok(Identity {
+        Identity {
             issuer: claims.issuer().as_str().to_owned(),
             subject: claims.subject().as_str().to_owned(),
             name: name
@@ -346,8 +374,8 @@ impl Oidc {
             groups: strings(extra.get(&self.settings.groups_claim)),
             uid: number(extra, self.settings.uid_claim.as_deref()),
             gid: number(extra, self.settings.gid_claim.as_deref()),
-            id_token: id_token.to_string(),
-        })
+            id_token: raw,
+        }
     }
 
     /// Where to send the browser after Tephra's own sign-out: the provider's end-session

@@ -65,6 +65,11 @@ pub struct AuthArgs {
     #[arg(long, env = "TEPHRA_OIDC_GID_CLAIM", value_name = "CLAIM")]
     pub oidc_gid_claim: Option<String>,
 
+    /// The audience (`aud`) the provider's access tokens must name to be accepted as
+    /// `Authorization: Bearer` tokens; defaults to the client id.
+    #[arg(long, env = "TEPHRA_OIDC_AUDIENCE", value_name = "AUDIENCE")]
+    pub oidc_audience: Option<String>,
+
     /// Groups (from the groups claim) whose members are system administrators, comma-separated.
     #[arg(
         long,
@@ -167,6 +172,8 @@ pub struct OidcSettings {
     pub groups_claim: String,
     pub uid_claim: Option<String>,
     pub gid_claim: Option<String>,
+    /// The audience the provider's access tokens must name to be accepted as bearer tokens.
+    pub audience: String,
     pub public_url: PublicUrl,
 }
 
@@ -234,7 +241,7 @@ impl AuthArgs {
         }
         Ok(Some(OidcSettings {
             issuer: issuer.trim_end_matches('/').to_owned(),
-            client_id,
+            client_id: client_id.clone(),
             client_secret,
             scopes: self
                 .oidc_scopes
@@ -245,6 +252,11 @@ impl AuthArgs {
             groups_claim: self.oidc_groups_claim.clone(),
             uid_claim: self.oidc_uid_claim.clone(),
             gid_claim: self.oidc_gid_claim.clone(),
+            audience: self
+                .oidc_audience
+                .clone()
+                .filter(|a| !a.trim().is_empty())
+                .unwrap_or_else(|| client_id.clone()),
             public_url,
         }))
     }

@@ -119,3 +119,92 @@ impl Audit<'_> {
         Ok(rows.into_iter().map(Into::into).collect())
     }
 }
+
+/// Which events [`Audit::search`] returns, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditFilter {
+    /// The actor's e-mail or display name (an application's name).
+    pub actor: Option<String>,
+    /// An action, or its first part (`workload` matches `workload.submit`).
+    pub action: Option<String>,
+    pub target_kind: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// An event with who acted, as people know them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditListing {
+    pub event: AuditEvent,
+    /// The actor's e-mail, else their display name.
+    pub actor_name: Option<String>,
+    /// The actor's issuer: an application's is `applications::APP_ISSUER`.
+    pub actor_issuer: Option<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct ListingRow {
+    #[sqlx(flatten)]
+    event: Row,
+    actor_name: Option<String>,
+    actor_issuer: Option<String>,
+}
+
+const SEARCH: &str = "FROM audit_events a LEFT JOIN users u ON u.id = a.actor_id
+    WHERE (CAST($1 AS TEXT) IS NULL OR u.email = $1 OR u.display_name = $1)
+      AND (CAST($2 AS TEXT) IS NULL OR a.action = $2 OR a.action LIKE $3 ESCAPE '\\')
+      AND (CAST($4 AS TEXT) IS NULL OR a.target_kind = $4)
+      AND ($5 IS NULL OR a.at >= $5)";
+
+/// `action.%`, with LIKE's wildcards in `action` escaped.
+fn prefix_pattern(action: &str) -> String {
+    let mut pattern = String::new();
+    for c in action.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern + ".%"
+}
+
+impl Audit<'_> {
+    /// The events `filter` selects (a page of them), and how many it selects in all.
+    pub async fn search(&self, filter: &AuditFilter) -> DbResult<(i64, Vec<AuditListing>)> {
+        let pattern = filter.action.as_deref().map(prefix_pattern);
+        macro_rules! bind {
+            ($query:expr) => {
+                $query
+                    .bind(filter.actor.as_deref())
+                    .bind(filter.action.as_deref())
+                    .bind(pattern.as_deref())
+                    .bind(filter.target_kind.as_deref())
+                    .bind(filter.since)
+            };
+        }
+        let count = format!("SELECT COUNT(*) {SEARCH}");
+        let total: i64 =
+            on_pool!(self.0, pool => bind!(sqlx::query_scalar(&count)).fetch_one(pool).await)?;
+        let page = format!(
+            "SELECT a.id, a.at, a.actor_id, a.action, a.target_kind, a.target_id, a.detail,
+                    COALESCE(u.email, u.display_name) AS actor_name, u.issuer AS actor_issuer
+             {SEARCH} ORDER BY a.id DESC LIMIT $6 OFFSET $7"
+        );
+        let rows: Vec<ListingRow> = on_pool!(self.0, pool => bind!(sqlx::query_as(&page))
+            .bind(filter.limit)
+            .bind(filter.offset)
+            .fetch_all(pool)
+            .await)?;
+        Ok((
+            total,
+            rows.into_iter()
+                .map(|r| AuditListing {
+                    event: r.event.into(),
+                    actor_name: r.actor_name,
+                    actor_issuer: r.actor_issuer,
+                })
+                .collect(),
+        ))
+    }
+}

@@ -11,6 +11,8 @@
 //! may be retried, unlike an internal error. The pool reconnects by itself once the database is
 //! back, so an outage needs no restart.
 
+pub mod access_rules;
+pub mod applications;
 pub mod audit;
 pub mod projects;
 pub mod settings;
@@ -240,6 +242,14 @@ impl Database {
 
     pub fn settings(&self) -> settings::Settings<'_> {
         settings::Settings(self)
+    }
+
+    pub fn access_rules(&self) -> access_rules::AccessRules<'_> {
+        access_rules::AccessRules(self)
+    }
+
+    pub fn applications(&self) -> applications::Applications<'_> {
+        applications::Applications(self)
     }
 }
 

@@ -13,6 +13,9 @@ pub struct User {
     pub email: Option<String>,
     pub created_at: DateTime<Utc>,
     pub last_seen_at: DateTime<Utc>,
+    /// The Linux uid and gid from the provider's token at the last sign-in.
+    pub uid: Option<i64>,
+    pub gid: Option<i64>,
 }
 
 /// What an identity provider says about someone at sign-in.
@@ -22,11 +25,14 @@ pub struct Identity {
     pub subject: String,
     pub display_name: String,
     pub email: Option<String>,
+    pub uid: Option<i64>,
+    pub gid: Option<i64>,
 }
 
 pub struct Users<'a>(pub(super) &'a super::Database);
 
-const COLUMNS: &str = "id, issuer, subject, display_name, email, created_at, last_seen_at";
+const COLUMNS: &str =
+    "id, issuer, subject, display_name, email, created_at, last_seen_at, uid, gid";
 
 impl Users<'_> {
     /// Records a sign-in: creates the user on first sight, otherwise refreshes the name and email
@@ -34,12 +40,15 @@ impl Users<'_> {
     pub async fn upsert(&self, identity: &Identity) -> DbResult<User> {
         let at = now();
         let sql = format!(
-            "INSERT INTO users (id, issuer, subject, display_name, email, created_at, last_seen_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $6)
+            "INSERT INTO users (id, issuer, subject, display_name, email, created_at, last_seen_at,
+                                uid, gid)
+             VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8)
              ON CONFLICT (issuer, subject) DO UPDATE
                 SET display_name = excluded.display_name,
                     email = excluded.email,
-                    last_seen_at = excluded.last_seen_at
+                    last_seen_at = excluded.last_seen_at,
+                    uid = excluded.uid,
+                    gid = excluded.gid
              RETURNING {COLUMNS}"
         );
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
@@ -49,6 +58,8 @@ impl Users<'_> {
             .bind(&identity.display_name)
             .bind(&identity.email)
             .bind(at)
+            .bind(identity.uid)
+            .bind(identity.gid)
             .fetch_one(pool)
             .await)?)
     }

@@ -102,6 +102,8 @@ pub struct WorkloadFilter {
     pub creator: Option<String>,
     /// Part of the name, ignoring case.
     pub name_contains: Option<String>,
+    /// Only these projects (by name); `None` for every project.
+    pub projects_among: Option<Vec<String>>,
     pub include_deleted: bool,
     pub sort: SortKey,
     /// Oldest (or A to Z) first; the default is newest first.
@@ -206,7 +208,7 @@ const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_i
                        w.desired_phase, w.actual_phase, w.phase_reason, w.status, w.created_by, \
                        w.created_at, w.updated_at, w.deleted_at, w.finished_at, w.job_ttl_seconds";
 
-/// Binds [`FILTER`]'s parameters `$1`..`$6` in order.
+/// Binds [`FILTER`]'s parameters `$1`..`$7` in order.
 macro_rules! bind_filter {
     ($query:expr, $filter:expr) => {{
         let filter: &WorkloadFilter = $filter;
@@ -217,6 +219,7 @@ macro_rules! bind_filter {
             .bind(filter.actual_phase.map(Phase::as_str))
             .bind(filter.creator.as_deref())
             .bind(filter.name_contains.as_deref().map(like_pattern))
+            .bind(filter.projects_among.as_ref().map(|names| names.join(",")))
     }};
 }
 
@@ -295,7 +298,7 @@ impl Workloads<'_> {
             "SELECT {COLUMNS}, {NAMES} {JOINED}
               WHERE {FILTER}
               ORDER BY {column} {direction}, w.id {direction}
-              LIMIT $7 OFFSET $8",
+              LIMIT $8 OFFSET $9",
             column = filter.sort.column(),
         );
         let limit = filter.limit.unwrap_or(i64::MAX);
@@ -333,7 +336,10 @@ impl Workloads<'_> {
     /// How many workloads match `filter`, ignoring its order and page.
     pub async fn count(&self, filter: &WorkloadFilter) -> DbResult<i64> {
         let sql = format!(
-            "SELECT COUNT(*) FROM workloads w JOIN users u ON u.id = w.created_by WHERE {FILTER}"
+            "SELECT COUNT(*) FROM workloads w
+               JOIN projects p ON p.id = w.project_id
+               JOIN users u ON u.id = w.created_by
+              WHERE {FILTER}"
         );
         Ok(
             on_pool!(self.0, pool => bind_filter!(sqlx::query_scalar(&sql), filter)
@@ -464,11 +470,20 @@ impl Workloads<'_> {
     }
 
     /// Live workloads by actual phase; phases without any are left out.
-    pub async fn count_by_phase(&self) -> DbResult<Vec<(Phase, i64)>> {
-        let sql = "SELECT actual_phase, COUNT(*) FROM workloads WHERE deleted_at IS NULL
-                    GROUP BY actual_phase ORDER BY actual_phase";
+    pub async fn count_by_phase(
+        &self,
+        projects_among: Option<&[String]>,
+    ) -> DbResult<Vec<(Phase, i64)>> {
+        let sql = "SELECT w.actual_phase, COUNT(*) FROM workloads w
+                     JOIN projects p ON p.id = w.project_id
+                    WHERE w.deleted_at IS NULL
+                      AND (CAST($1 AS TEXT) IS NULL
+                           OR LENGTH(REPLACE(',' || $1 || ',', ',' || p.name || ',', ''))
+                              < LENGTH(',' || $1 || ','))
+                    GROUP BY w.actual_phase ORDER BY w.actual_phase";
+        let among = projects_among.map(|names| names.join(","));
         let rows: Vec<(String, i64)> =
-            on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?;
+            on_pool!(self.0, pool => sqlx::query_as(sql).bind(&among).fetch_all(pool).await)?;
         rows.into_iter()
             .map(|(phase, n)| Ok((parse_phase(&phase)?, n)))
             .collect()
@@ -483,13 +498,17 @@ const JOINED: &str = "FROM workloads w
 /// The project's name and the creator as the API shows them (their email, else their name).
 const NAMES: &str = "p.name AS project_name, COALESCE(u.email, u.display_name) AS creator_name";
 
-/// The `WHERE` clause of lists and counts; its parameters are bound by [`bind_filter`].
+/// The `WHERE` clause of lists and counts; its parameters are bound by [`bind_filter`]. `$7` is
+/// a comma-separated list of project names (which cannot contain commas); a name is in it when
+/// removing `,name,` shortens it (LIKE would read `_` in a name as a wildcard).
 const FILTER: &str = "($1 OR w.deleted_at IS NULL)
     AND ($2 IS NULL OR w.project_id = $2)
     AND (CAST($3 AS TEXT) IS NULL OR w.kind = $3)
     AND (CAST($4 AS TEXT) IS NULL OR w.actual_phase = $4)
     AND (CAST($5 AS TEXT) IS NULL OR u.email = $5 OR u.display_name = $5)
-    AND (CAST($6 AS TEXT) IS NULL OR LOWER(w.name) LIKE $6 ESCAPE '\\')";
+    AND (CAST($6 AS TEXT) IS NULL OR LOWER(w.name) LIKE $6 ESCAPE '\\')
+    AND (CAST($7 AS TEXT) IS NULL
+         OR LENGTH(REPLACE(',' || $7 || ',', ',' || p.name || ',', '')) < LENGTH(',' || $7 || ','))";
 
 /// `%part%`, lower-cased, with LIKE's wildcards in `part` escaped so they match literally.
 fn like_pattern(part: &str) -> String {

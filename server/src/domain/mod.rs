@@ -1,6 +1,8 @@
-//! Pure translation from training requests to Kubernetes objects: no I/O, no clock, no randomness
-//! (a name suffix is passed in). `tephra render`, the API and the tests share it.
+//! The pure core: translation from training requests to Kubernetes objects, and who may do what
+//! ([`authz`]). No I/O, no clock, no randomness (a name suffix is passed in). `tephra render`, the
+//! API and the tests share it.
 
+pub mod authz;
 pub mod cluster;
 pub mod labels;
 pub mod ownership;

@@ -5,6 +5,9 @@
 //! Errors are `{code, message}` with the HTTP status as `code`; a 400 adds `details`, one entry per
 //! offending field path. Internal errors are logged and answered with a generic message.
 
+pub mod applications;
+pub mod audit;
+pub mod authorization;
 pub mod events;
 pub mod openapi;
 pub mod projects;
@@ -19,7 +22,7 @@ use app::model::validation::FieldError;
 use app::model::workload::Workload;
 use axum::Json;
 use axum::Router;
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
@@ -31,6 +34,9 @@ pub fn router() -> Router<AppState> {
         .merge(trainings::router())
         .merge(events::router())
         .merge(projects::router())
+        .merge(authorization::router())
+        .merge(applications::router())
+        .merge(audit::router())
         .merge(openapi::router())
 }
 
@@ -220,5 +226,47 @@ pub fn workload_response(listing: &WorkloadListing) -> Workload {
             .cloned()
             .unwrap_or_else(|| serde_json::json!({})),
         status: w.status.clone(),
+    }
+}
+
+/// A JSON body of `T`; a body that is not JSON or not a `T` gets 400 saying why (serde names
+/// the field: "unknown field `x`", "missing field `name`").
+pub struct JsonBody<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(
+        request: axum::extract::Request,
+        state: &AppState,
+    ) -> Result<Self, ApiError> {
+        let body = axum::body::Bytes::from_request(request, state)
+            .await
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
+        serde_json::from_slice(&body).map(JsonBody).map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("the body is not valid: {e}"),
+            )
+        })
+    }
+}
+
+/// Query parameters of `T`; unknown or malformed ones get 400 naming them.
+pub struct QueryParams<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned> FromRequestParts<AppState> for QueryParams<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| QueryParams(q.0))
+            .map_err(|e| {
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    format!("bad query: {}", e.body_text()),
+                )
+            })
     }
 }

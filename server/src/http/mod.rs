@@ -38,6 +38,13 @@ pub struct AppState {
     pub sessions: SessionSettings,
 }
 
+impl AppState {
+    /// Access rules, applications and the audit trail.
+    pub fn governance(&self) -> crate::governance::Governance {
+        crate::governance::Governance::new(&self.control.db)
+    }
+}
+
 impl FromRef<AppState> for LeptosOptions {
     fn from_ref(state: &AppState) -> Self {
         state.leptos_options.clone()

@@ -316,9 +316,9 @@ impl Reconciler {
             project: project.name.clone(),
             namespace: project.namespace.clone(),
             queue: project.queue.clone(),
-            created_by: creator.email.unwrap_or(creator.display_name),
             kind: row.kind.as_str().to_owned(),
-            token_uid_gid: None,
+            token_uid_gid: creator.uid.zip(creator.gid),
+            created_by: creator.email.unwrap_or(creator.display_name),
         };
         let mut rendered = request
             .render(&workload, &self.profile)

@@ -8,9 +8,10 @@
 //! never misses a change.
 
 use super::{Acting, ApiError, ErrorBody, listing_by_id};
-use crate::access::require_member;
+use crate::access;
 use crate::cluster::{Published, event_of};
 use crate::control::resolve_project;
+use crate::domain::authz::Permission;
 use crate::http::AppState;
 use app::model::workload::WorkloadEvent;
 use axum::Router;
@@ -90,6 +91,9 @@ pub async fn stream_events(
     })?;
     // Subscribe before reading anything, so nothing that happens in between is lost.
     let receiver = state.control.cluster.events.subscribe();
+    // What the principal may see is fixed when the stream opens; a rule removed later takes
+    // effect when the client reconnects.
+    let reach = access::reach(&principal, Permission::ReadWorkloads);
     let visible: HashSet<String> = state
         .control
         .db
@@ -97,13 +101,13 @@ pub async fn stream_events(
         .list()
         .await?
         .into_iter()
-        .filter(|p| require_member(&principal, &p.project).is_ok())
         .map(|p| p.project.id.to_string())
+        .filter(|id| reach.includes(id, None))
         .collect();
     let project = match &query.project_id {
         Some(key) => {
             let project = resolve_project(&state.control.db, key, "projectId").await?;
-            require_member(&principal, &project)?;
+            access::require(&principal, Permission::ReadWorkloads, &project)?;
             Some(project.id.to_string())
         }
         None => None,

@@ -1,7 +1,10 @@
 //! `GET /api/openapi.json`: the OpenAPI 3 document of the REST API, generated from the handlers'
 //! and types' annotations (utoipa), so it cannot drift from the code.
 
-use super::{Accepted, ErrorBody, ErrorDetail, events, projects, trainings};
+use super::{
+    Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, events, projects,
+    trainings,
+};
 use crate::http::AppState;
 use axum::Json;
 use axum::Router;
@@ -31,6 +34,17 @@ use utoipa::OpenApi;
         projects::list_projects,
         projects::history,
         projects::cluster_state,
+        authorization::list_roles,
+        authorization::list_rules,
+        authorization::add_rule,
+        authorization::get_rule,
+        authorization::remove_rule,
+        applications::list_apps,
+        applications::create_app,
+        applications::get_app,
+        applications::revoke_app,
+        applications::token,
+        audit::list_audit,
     ),
     components(schemas(ErrorBody, ErrorDetail, Accepted))
 )]

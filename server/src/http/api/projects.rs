@@ -2,8 +2,9 @@
 //! as the reconciler sees it (reachability, orphaned Jobs).
 
 use super::{Acting, ApiError, ErrorBody};
-use crate::access::require_member;
+use crate::access;
 use crate::cluster::Orphan;
+use crate::domain::authz::Permission;
 use crate::http::AppState;
 use app::model::workload::HistoryEntry;
 use axum::Json;
@@ -49,10 +50,11 @@ pub async fn list_projects(
     Acting(principal): Acting,
 ) -> Result<Json<ProjectList>, ApiError> {
     let projects = state.control.db.projects().list().await?;
+    let reach = access::reach(&principal, Permission::ReadProject);
     Ok(Json(ProjectList {
         projects: projects
             .into_iter()
-            .filter(|p| require_member(&principal, &p.project).is_ok())
+            .filter(|p| reach.includes(&p.project.id.to_string(), None))
             .map(|p| ProjectEntry {
                 id: p.project.id.to_string(),
                 name: p.project.name,

@@ -1,0 +1,174 @@
+//! Applications: API clients people create for their scripts, after Run:ai's `/api/v1/apps`.
+//! The secret is shown once, at creation; only its hash is kept.
+
+use super::rules::no_wider;
+use super::{Governance, actor, invalid, name_of, rfc3339};
+use crate::access;
+use crate::auth::tokens::{hash_secret, new_secret};
+use crate::db::DbError;
+use crate::db::applications::Application;
+use crate::domain::authz::{AccessRule, Permission, Subject};
+use app::error::AppError;
+use app::model::access::{ApplicationView, CreatedApplication, NewApplication};
+use app::model::principal::Principal;
+use uuid::Uuid;
+
+/// Lowercase letters, digits and `-`, starting and ending with a letter or digit, at most 63.
+fn check_name(name: &str) -> Result<(), AppError> {
+    let ok = (1..=63).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !name.starts_with('-')
+        && !name.ends_with('-');
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            "name",
+            format!(
+                "{name:?} is not allowed: 1 to 63 lowercase letters, digits and '-', starting \
+                 and ending with a letter or digit"
+            ),
+        ))
+    }
+}
+
+impl Governance {
+    pub async fn create_app(
+        &self,
+        principal: &Principal,
+        new: &NewApplication,
+    ) -> Result<CreatedApplication, AppError> {
+        if principal.application.is_some() {
+            return Err(AppError::Forbidden(
+                "applications cannot create applications; a person must".into(),
+            ));
+        }
+        let owner = actor(principal)
+            .ok_or_else(|| AppError::Forbidden("only a signed-in user may create one".into()))?;
+        check_name(&new.name)?;
+        let mut rules = Vec::new();
+        for (i, role) in new.roles.iter().enumerate() {
+            let prefix = format!("roles[{i}].");
+            let (role_kind, scope) = self
+                .role_on_scope(role.role_id, &role.scope_type, &role.scope_id, &prefix)
+                .await?;
+            no_wider(principal, role_kind, &scope, &format!("{prefix}roleId"))?;
+            rules.push(AccessRule {
+                subject: Subject::App(new.name.clone()),
+                role: role_kind,
+                scope,
+            });
+        }
+        let secret = new_secret();
+        let app = self
+            .db
+            .applications()
+            .create(&new.name, owner, &hash_secret(&secret))
+            .await?;
+        for rule in &rules {
+            self.db.access_rules().add(rule, Some(owner)).await?;
+        }
+        tracing::info!(application = %app.name, "application created");
+        Ok(CreatedApplication {
+            application: self.app_view(&app).await?,
+            client_secret: secret,
+        })
+    }
+
+    /// The principal's own applications; a system administrator's list has everyone's.
+    pub async fn list_apps(&self, principal: &Principal) -> Result<Vec<ApplicationView>, AppError> {
+        let everyone = access::require_system(principal, Permission::ManageSystem).is_ok();
+        let owner = if everyone { None } else { actor(principal) };
+        if owner.is_none() && !everyone {
+            return Ok(Vec::new());
+        }
+        let mut views = Vec::new();
+        for app in self.db.applications().list(owner).await? {
+            views.push(self.app_view(&app).await?);
+        }
+        Ok(views)
+    }
+
+    pub async fn get_app(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<ApplicationView, AppError> {
+        let app = self.own_app(principal, id).await?;
+        self.app_view(&app).await
+    }
+
+    /// Revokes the application: its tokens stop working at once and it can get no new one.
+    pub async fn revoke_app(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<ApplicationView, AppError> {
+        let app = self.own_app(principal, id).await?;
+        let by = actor(principal).unwrap_or(app.owner_id);
+        match self.db.applications().revoke(app.id, by).await? {
+            Some(revoked) => {
+                tracing::info!(application = %revoked.name, "application revoked");
+                self.app_view(&revoked).await
+            }
+            None => Err(AppError::Conflict(format!(
+                "application {:?} is revoked already",
+                app.name
+            ))),
+        }
+    }
+
+    /// The application with this id (or name) if the principal owns it or administers the
+    /// system; others get 404, so ids cannot be probed.
+    async fn own_app(&self, principal: &Principal, key: &str) -> Result<Application, AppError> {
+        let found = match key.parse::<Uuid>() {
+            Ok(id) => self.db.applications().get(id).await,
+            Err(_) => self.db.applications().by_name(key).await,
+        };
+        let not_found = || AppError::NotFound(format!("application {key:?}"));
+        let app = match found {
+            Ok(app) => app,
+            Err(DbError::NotFound) => return Err(not_found()),
+            Err(e) => return Err(e.into()),
+        };
+        let admin = access::require_system(principal, Permission::ManageSystem).is_ok();
+        if admin || Some(app.owner_id) == actor(principal) {
+            Ok(app)
+        } else {
+            Err(not_found())
+        }
+    }
+
+    async fn app_view(&self, app: &Application) -> Result<ApplicationView, AppError> {
+        let users = self.names().await?;
+        Ok(ApplicationView {
+            id: app.id.to_string(),
+            name: app.name.clone(),
+            client_id: app.name.clone(),
+            created_by: name_of(&users, Some(app.owner_id)).unwrap_or_default(),
+            created_at: rfc3339(app.created_at),
+            last_used_at: app.last_used_at.map(rfc3339),
+            revoked_at: app.revoked_at.map(rfc3339),
+            enabled: app.revoked_at.is_none(),
+            roles: self.role_labels(&Subject::App(app.name.clone())).await?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_dns_labels() {
+        for ok in ["ci", "ci-bot-2", "a"] {
+            assert!(check_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "-ci", "ci-", "CI", "ci_bot", "ci.bot", &"a".repeat(64)] {
+            let err = check_name(bad).unwrap_err();
+            assert!(err.to_string().starts_with("name: "), "{err}");
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! `/api/v1/apps` (applications for scripts) and `POST /api/v1/token` (an application's
+//! credentials for a short-lived access token), in Run:ai's shapes.
+
+use super::{Acting, ApiError, ErrorBody, JsonBody};
+use crate::auth::bearer::{Credentials, IssuedToken};
+use crate::http::AppState;
+use app::model::access::{ApplicationView, CreatedApplication, NewApplication};
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/apps", get(list_apps).post(create_app))
+        .route("/api/v1/apps/{id}", get(get_app).delete(revoke_app))
+        .route("/api/v1/token", post(token))
+}
+
+/// The caller's applications (everyone's for a system administrator).
+#[utoipa::path(get, path = "/api/v1/apps", tag = "applications",
+    responses((status = 200, body = Vec<ApplicationView>), (status = 401, body = ErrorBody)))]
+pub async fn list_apps(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+) -> Result<Json<Vec<ApplicationView>>, ApiError> {
+    Ok(Json(state.governance().list_apps(&principal).await?))
+}
+
+/// Creates an application; the answer is the only time its `clientSecret` is shown.
+#[utoipa::path(post, path = "/api/v1/apps", tag = "applications", request_body = NewApplication,
+    responses((status = 201, body = CreatedApplication), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn create_app(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    JsonBody(new): JsonBody<NewApplication>,
+) -> Result<(StatusCode, Json<CreatedApplication>), ApiError> {
+    let created = state.governance().create_app(&principal, &new).await?;
+    Ok((StatusCode::CREATED, Json(created)))
+}
+
+#[utoipa::path(get, path = "/api/v1/apps/{id}", tag = "applications",
+    responses((status = 200, body = ApplicationView), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn get_app(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    Path(id): Path<String>,
+) -> Result<Json<ApplicationView>, ApiError> {
+    Ok(Json(state.governance().get_app(&principal, &id).await?))
+}
+
+/// Revokes an application: its tokens stop working at once.
+#[utoipa::path(delete, path = "/api/v1/apps/{id}", tag = "applications",
+    responses((status = 200, body = ApplicationView), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn revoke_app(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    Path(id): Path<String>,
+) -> Result<Json<ApplicationView>, ApiError> {
+    Ok(Json(state.governance().revoke_app(&principal, &id).await?))
+}
+
+/// An access token for an application: `{"grantType": "client_credentials", "clientId",
+/// "clientSecret"}`, or `{"grantType": "app_token", "AppId", "AppSecret"}` as Run:ai's SDK sends
+/// (`appID`/`appSecret` too). Use it as `Authorization: Bearer <accessToken>`.
+#[utoipa::path(post, path = "/api/v1/token", tag = "applications",
+    request_body(content = serde_json::Value, description = "grantType and the application's credentials"),
+    responses((status = 200, body = IssuedToken), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody)))]
+pub async fn token(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<serde_json::Value>,
+) -> Result<Json<IssuedToken>, ApiError> {
+    let credentials = Credentials::parse(&body)?;
+    Ok(Json(state.auth.issue_token(&credentials).await?))
+}

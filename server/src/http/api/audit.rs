@@ -1,0 +1,26 @@
+//! `GET /api/v1/audit`: the audit trail, for system administrators.
+
+use super::{Acting, ApiError, ErrorBody, QueryParams};
+use crate::http::AppState;
+use app::model::access::{AuditPage, AuditQuery};
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::routing::get;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/v1/audit", get(list_audit))
+}
+
+/// Sign-ins, sign-outs, failed sign-ins, applications created and revoked, access rules added
+/// and removed, and every submit, suspend, resume and delete; newest first.
+#[utoipa::path(get, path = "/api/v1/audit", tag = "audit", params(AuditQuery),
+    responses((status = 200, body = AuditPage), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub async fn list_audit(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    QueryParams(query): QueryParams<AuditQuery>,
+) -> Result<Json<AuditPage>, ApiError> {
+    Ok(Json(state.governance().audit(&principal, &query).await?))
+}

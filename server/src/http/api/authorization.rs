@@ -1,0 +1,104 @@
+//! `/api/v1/authorization`: the roles and the access rules that bind people, groups and
+//! applications to them, in Run:ai's shapes.
+
+use super::{Acting, ApiError, ErrorBody, JsonBody, QueryParams};
+use crate::governance::rules::{RuleQuery, roles};
+use crate::http::AppState;
+use app::model::access::{AccessRuleList, AccessRuleView, NewAccessRule, RoleView};
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::get;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/authorization/roles", get(list_roles))
+        .route(
+            "/api/v1/authorization/access-rules",
+            get(list_rules).post(add_rule),
+        )
+        .route(
+            "/api/v1/authorization/access-rules/{id}",
+            get(get_rule).delete(remove_rule),
+        )
+}
+
+fn rule_id(id: &str) -> Result<i64, ApiError> {
+    id.parse().map_err(|_| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("access rule {id:?} was not found"),
+        )
+    })
+}
+
+/// The predefined roles.
+#[utoipa::path(get, path = "/api/v1/authorization/roles", tag = "authorization",
+    responses((status = 200, body = Vec<RoleView>), (status = 401, body = ErrorBody)))]
+pub async fn list_roles(Acting(_): Acting) -> Json<Vec<RoleView>> {
+    Json(roles())
+}
+
+/// The access rules on scopes the caller may see.
+#[utoipa::path(get, path = "/api/v1/authorization/access-rules", tag = "authorization",
+    params(RuleQuery),
+    responses((status = 200, body = AccessRuleList), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody)))]
+pub async fn list_rules(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    QueryParams(query): QueryParams<RuleQuery>,
+) -> Result<Json<AccessRuleList>, ApiError> {
+    Ok(Json(
+        state.governance().list_rules(&principal, &query).await?,
+    ))
+}
+
+/// Gives a subject a role on a scope. Needs `project-members:manage` there (`system:manage` on
+/// the system), and the role may be no wider than the caller's own there.
+#[utoipa::path(post, path = "/api/v1/authorization/access-rules", tag = "authorization",
+    request_body = NewAccessRule,
+    responses((status = 201, body = AccessRuleView), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn add_rule(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    JsonBody(new): JsonBody<NewAccessRule>,
+) -> Result<(StatusCode, Json<AccessRuleView>), ApiError> {
+    let rule = state.governance().add_rule(&principal, &new).await?;
+    Ok((StatusCode::CREATED, Json(rule)))
+}
+
+#[utoipa::path(get, path = "/api/v1/authorization/access-rules/{id}", tag = "authorization",
+    responses((status = 200, body = AccessRuleView), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn get_rule(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    Path(id): Path<String>,
+) -> Result<Json<AccessRuleView>, ApiError> {
+    Ok(Json(
+        state
+            .governance()
+            .get_rule(&principal, rule_id(&id)?)
+            .await?,
+    ))
+}
+
+/// Removes an access rule.
+#[utoipa::path(delete, path = "/api/v1/authorization/access-rules/{id}", tag = "authorization",
+    responses((status = 204, description = "Removed"), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn remove_rule(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state
+        .governance()
+        .remove_rule(&principal, rule_id(&id)?)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
