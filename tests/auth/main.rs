@@ -3,7 +3,9 @@
 //! must refuse. Tokens are forged only where a test must show a bad one is refused, and then with
 //! the provider's own key (`/__test/sign`).
 
+mod applications;
 mod forged;
+mod matrix;
 
 use anyhow::{Context, bail, ensure};
 use reqwest::StatusCode;
@@ -13,7 +15,7 @@ use tephra_tests::oidc::{OidcClient, OidcProvider, OidcUser};
 
 pub const CLIENT_ID: &str = "tephra";
 pub const CLIENT_SECRET: &str = "tephra-test-secret";
-const API_AUDIENCE: &str = "urn:tephra:api";
+pub const API_AUDIENCE: &str = "urn:tephra:api";
 
 pub fn ada() -> OidcUser {
     OidcUser {
@@ -27,7 +29,20 @@ pub fn ada() -> OidcUser {
     }
 }
 
-fn grace() -> OidcUser {
+/// Someone known only by login and groups: subject `<login>-sub`, e-mail `<login>@example.org`.
+pub fn user(login: &str, groups: &[&str]) -> OidcUser {
+    OidcUser {
+        login: login.into(),
+        sub: format!("{login}-sub"),
+        name: format!("User {login}"),
+        email: format!("{login}@example.org"),
+        groups: groups.iter().map(|g| (*g).to_owned()).collect(),
+        uid: None,
+        gid: None,
+    }
+}
+
+pub fn grace() -> OidcUser {
     OidcUser {
         login: "grace".into(),
         sub: "grace-0002".into(),
@@ -40,9 +55,9 @@ fn grace() -> OidcUser {
 }
 
 /// A provider and a Tephra that signs in with it.
-struct Setup {
-    provider: OidcProvider,
-    tephra: InProcess,
+pub struct Setup {
+    pub provider: OidcProvider,
+    pub tephra: InProcess,
 }
 
 impl Setup {
@@ -51,6 +66,11 @@ impl Setup {
     }
 
     async fn start_with(extra: &[&str]) -> anyhow::Result<Self> {
+        Self::start_for(&[ada(), grace()], extra).await
+    }
+
+    /// A provider that knows `users`, and Tephra with `extra` settings.
+    pub async fn start_for(users: &[OidcUser], extra: &[&str]) -> anyhow::Result<Self> {
         let port = tephra_tests::free_port();
         let base = format!("http://127.0.0.1:{port}");
         let provider = OidcProvider::start(
@@ -61,7 +81,7 @@ impl Setup {
                 post_logout_redirect_uris: vec![format!("{base}/")],
                 client_credentials: false,
             }],
-            &[ada(), grace()],
+            users,
             API_AUDIENCE,
         )?;
         let tephra = start_tephra(&base, &provider.issuer, extra).await?;
@@ -69,7 +89,7 @@ impl Setup {
     }
 
     /// A browser with `login` signed in.
-    async fn sign_in(&self, login: &str) -> anyhow::Result<Browser> {
+    pub async fn sign_in(&self, login: &str) -> anyhow::Result<Browser> {
         let browser = Browser::default();
         let callback = browser
             .through_provider(&self.tephra, "/auth/login?next=/", login)
@@ -85,7 +105,7 @@ impl Setup {
 }
 
 /// Tephra at `base` (`http://127.0.0.1:PORT`) signing in with `issuer`, once it is ready.
-async fn start_tephra(base: &str, issuer: &str, extra: &[&str]) -> anyhow::Result<InProcess> {
+pub async fn start_tephra(base: &str, issuer: &str, extra: &[&str]) -> anyhow::Result<InProcess> {
     let mut args = vec![
         "--public-url",
         base,

@@ -1,0 +1,470 @@
+//! The authorization matrix: every route of the REST API (read from its OpenAPI document, so a
+//! new route without an entry here fails) against every kind of caller, on a training in project
+//! A, with the status each must get. Callers sign in with the real provider (sessions) or use an
+//! application's token, as people and scripts do.
+
+use super::{Browser, Setup, ada, user};
+use anyhow::{Context, bail, ensure};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The callers, in the order of each row's statuses.
+const CALLERS: [&str; 7] = [
+    "system admin",
+    "project admin of A",
+    "researcher of A",
+    "viewer of A",
+    "member of B only",
+    "application of A",
+    "anonymous",
+];
+
+/// Expected statuses per route, in [`CALLERS`] order.
+fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
+    let read_a = [200, 200, 200, 200, 403, 200, 401];
+    let change_a = [202, 202, 202, 403, 403, 202, 401];
+    let anyone = [200, 200, 200, 200, 200, 200, 401];
+    let admin_only = [200, 404, 404, 404, 404, 404, 401];
+    BTreeMap::from([
+        ("GET /api/v1/workloads/trainings", anyone),
+        ("POST /api/v1/workloads/trainings", change_a),
+        ("GET /api/v1/workloads/trainings/{id}", read_a),
+        ("DELETE /api/v1/workloads/trainings/{id}", change_a),
+        ("POST /api/v1/workloads/trainings/{id}/suspend", change_a),
+        ("POST /api/v1/workloads/trainings/{id}/resume", change_a),
+        ("GET /api/v1/workloads/distributed", anyone),
+        ("POST /api/v1/workloads/distributed", change_a),
+        ("GET /api/v1/workloads/distributed/{id}", read_a),
+        ("DELETE /api/v1/workloads/distributed/{id}", change_a),
+        ("POST /api/v1/workloads/distributed/{id}/suspend", change_a),
+        ("POST /api/v1/workloads/distributed/{id}/resume", change_a),
+        ("GET /api/v1/workloads/{id}/history", read_a),
+        // A member of B cannot tell a workload of A from one that does not exist.
+        (
+            "GET /api/v1/workloads/events",
+            [200, 200, 200, 200, 404, 200, 401],
+        ),
+        ("GET /api/v1/org-unit/projects", anyone),
+        ("GET /api/v1/cluster", anyone),
+        ("GET /api/v1/authorization/roles", anyone),
+        ("GET /api/v1/authorization/access-rules", anyone),
+        (
+            "POST /api/v1/authorization/access-rules",
+            [201, 201, 403, 403, 403, 403, 401],
+        ),
+        (
+            "GET /api/v1/authorization/access-rules/{id}",
+            [200, 200, 200, 200, 404, 200, 401],
+        ),
+        (
+            "DELETE /api/v1/authorization/access-rules/{id}",
+            [204, 204, 403, 403, 403, 403, 401],
+        ),
+        ("GET /api/v1/apps", anyone),
+        ("POST /api/v1/apps", [201, 201, 201, 201, 201, 403, 401]),
+        ("GET /api/v1/apps/{id}", admin_only),
+        ("DELETE /api/v1/apps/{id}", admin_only),
+        // Public: the credentials in the body decide.
+        ("POST /api/v1/token", [200; 7]),
+        ("GET /api/v1/audit", [200, 403, 403, 403, 403, 403, 401]),
+    ])
+}
+
+/// How a caller authenticates.
+enum Caller {
+    Session(Browser),
+    Bearer(String),
+    Anonymous,
+}
+
+struct World {
+    setup: Setup,
+    callers: Vec<Caller>,
+    admin: reqwest::Client,
+    app_secret: String,
+    app_id: String,
+    viewer_rule: i64,
+    training: String,
+    distributed: String,
+    counter: AtomicUsize,
+}
+
+impl World {
+    fn next(&self) -> usize {
+        self.counter.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn url(&self, path: &str) -> String {
+        self.setup.tephra.url(path)
+    }
+
+    async fn send(
+        &self,
+        caller: &Caller,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> anyhow::Result<reqwest::Response> {
+        let plain = reqwest::Client::new();
+        let mut request = match caller {
+            Caller::Session(browser) => browser.http.request(method, self.url(path)),
+            Caller::Bearer(token) => plain.request(method, self.url(path)).bearer_auth(token),
+            Caller::Anonymous => plain.request(method, self.url(path)),
+        }
+        .header("accept", "application/json");
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        Ok(request.send().await?)
+    }
+
+    /// As the system administrator; fails unless the answer is `expected`.
+    async fn as_admin(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        expected: u16,
+    ) -> anyhow::Result<Value> {
+        let mut request = self.admin.request(method.clone(), self.url(path));
+        if let Some(body) = &body {
+            request = request.json(body);
+        }
+        let answer = request.send().await?;
+        let status = answer.status();
+        let text = answer.text().await?;
+        ensure!(
+            status.as_u16() == expected,
+            "{method} {path} as admin: {status} {text}"
+        );
+        Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    fn training_body(&self, distributed: bool) -> Value {
+        let name = format!("m{}", self.next());
+        if distributed {
+            json!({"name": name, "projectId": "alpha", "spec": {"image": "busybox",
+                   "distributedFramework": "PyTorch", "numWorkers": 1}})
+        } else {
+            json!({"name": name, "projectId": "alpha", "spec": {"image": "busybox",
+                   "command": "sleep 60"}})
+        }
+    }
+
+    /// A fresh workload in A, suspended when `suspended`.
+    async fn workload(&self, distributed: bool, suspended: bool) -> anyhow::Result<String> {
+        let kind = if distributed {
+            "distributed"
+        } else {
+            "trainings"
+        };
+        let body = self.training_body(distributed);
+        let created = self
+            .as_admin(
+                Method::POST,
+                &format!("/api/v1/workloads/{kind}"),
+                Some(body),
+                202,
+            )
+            .await?;
+        let id = created["workloadId"]
+            .as_str()
+            .context("workloadId")?
+            .to_owned();
+        if suspended {
+            let path = format!("/api/v1/workloads/{kind}/{id}/suspend");
+            self.as_admin(Method::POST, &path, None, 202).await?;
+        }
+        Ok(id)
+    }
+
+    /// The concrete request for a route: its path with ids filled in, and its body.
+    async fn request_for(
+        &self,
+        method: &Method,
+        route: &str,
+    ) -> anyhow::Result<(String, Option<Value>)> {
+        let distributed = route.contains("/distributed");
+        let fill = |id: &str| route.replace("{id}", id);
+        Ok(match (method.as_str(), route) {
+            ("POST", "/api/v1/workloads/trainings" | "/api/v1/workloads/distributed") => {
+                (route.to_owned(), Some(self.training_body(distributed)))
+            }
+            ("POST", r) if r.ends_with("/resume") => {
+                (fill(&self.workload(distributed, true).await?), None)
+            }
+            ("POST" | "DELETE", r) if r.starts_with("/api/v1/workloads/") => {
+                (fill(&self.workload(distributed, false).await?), None)
+            }
+            ("GET", "/api/v1/workloads/events") => {
+                (format!("{route}?workloadId={}", self.training), None)
+            }
+            ("GET", r) if r.starts_with("/api/v1/workloads/distributed/") => {
+                (fill(&self.distributed), None)
+            }
+            ("GET", r) if r.starts_with("/api/v1/workloads/") => (fill(&self.training), None),
+            ("POST", "/api/v1/authorization/access-rules") => (
+                route.to_owned(),
+                Some(
+                    json!({"subjectId": format!("new{}@example.org", self.next()),
+                            "subjectType": "user", "roleId": 5, "scopeType": "project",
+                            "scopeId": "alpha"}),
+                ),
+            ),
+            ("GET", "/api/v1/authorization/access-rules/{id}") => {
+                (fill(&self.viewer_rule.to_string()), None)
+            }
+            ("DELETE", "/api/v1/authorization/access-rules/{id}") => {
+                let body = json!({"subjectId": format!("gone{}@example.org", self.next()),
+                                  "subjectType": "user", "roleId": 5, "scopeType": "project",
+                                  "scopeId": "alpha"});
+                let rule = self
+                    .as_admin(
+                        Method::POST,
+                        "/api/v1/authorization/access-rules",
+                        Some(body),
+                        201,
+                    )
+                    .await?;
+                (fill(&rule["id"].to_string()), None)
+            }
+            ("POST", "/api/v1/apps") => (
+                route.to_owned(),
+                Some(json!({"name": format!("app{}", self.next())})),
+            ),
+            ("GET", "/api/v1/apps/{id}") => (fill(&self.app_id), None),
+            ("DELETE", "/api/v1/apps/{id}") => {
+                let body = json!({"name": format!("doomed{}", self.next())});
+                let app = self
+                    .as_admin(Method::POST, "/api/v1/apps", Some(body), 201)
+                    .await?;
+                (fill(app["id"].as_str().context("app id")?), None)
+            }
+            ("POST", "/api/v1/token") => (
+                route.to_owned(),
+                Some(json!({"grantType": "app_token", "AppId": "alpha-bot",
+                            "AppSecret": self.app_secret})),
+            ),
+            ("GET", _) => (route.to_owned(), None),
+            _ => bail!("no request is defined for {method} {route}"),
+        })
+    }
+}
+
+fn routes(document: &Value) -> anyhow::Result<Vec<(Method, String)>> {
+    let mut routes = Vec::new();
+    for (path, item) in document["paths"].as_object().context("paths")? {
+        for method in item.as_object().context("a path item")?.keys() {
+            routes.push((method.to_uppercase().parse()?, path.clone()));
+        }
+    }
+    Ok(routes)
+}
+
+async fn world() -> anyhow::Result<World> {
+    let people = [
+        ada(),
+        user("pat", &[]),
+        user("rae", &["alpha-researchers"]),
+        user("vic", &[]),
+        user("bea", &[]),
+    ];
+    let setup = Setup::start_for(&people, &[]).await?;
+    for name in ["alpha", "beta"] {
+        setup
+            .tephra
+            .db
+            .projects()
+            .create(&server::db::projects::NewProject::named(name))
+            .await?;
+    }
+    let mut browsers = Vec::new();
+    for person in &people {
+        browsers.push(setup.sign_in(&person.login).await?);
+    }
+    let admin = browsers[0].http.clone();
+    let mut world = World {
+        setup,
+        callers: Vec::new(),
+        admin,
+        app_secret: String::new(),
+        app_id: String::new(),
+        viewer_rule: 0,
+        training: String::new(),
+        distributed: String::new(),
+        counter: AtomicUsize::new(0),
+    };
+    // Rules by e-mail, by group and by the provider's subject: each way a subject is named.
+    let rules = [
+        ("user", "pat@example.org", 3, "alpha"),
+        ("group", "alpha-researchers", 4, "alpha"),
+        ("user", "vic-sub", 5, "alpha"),
+        ("user", "bea@example.org", 4, "beta"),
+    ];
+    for (kind, subject, role, project) in rules {
+        let body = json!({"subjectType": kind, "subjectId": subject, "roleId": role,
+                          "scopeType": "project", "scopeId": project});
+        let rule = world
+            .as_admin(
+                Method::POST,
+                "/api/v1/authorization/access-rules",
+                Some(body),
+                201,
+            )
+            .await?;
+        if subject == "vic-sub" {
+            world.viewer_rule = rule["id"].as_i64().context("rule id")?;
+        }
+    }
+    let app = world
+        .as_admin(
+            Method::POST,
+            "/api/v1/apps",
+            Some(json!({"name": "alpha-bot", "roles": [{"roleId": 4, "scopeType": "project", "scopeId": "alpha"}]})),
+            201,
+        )
+        .await?;
+    world.app_id = app["id"].as_str().context("app id")?.to_owned();
+    world.app_secret = app["clientSecret"].as_str().context("secret")?.to_owned();
+    let token = world
+        .as_admin(
+            Method::POST,
+            "/api/v1/token",
+            Some(
+                json!({"grantType": "client_credentials", "clientId": "alpha-bot",
+                        "clientSecret": world.app_secret}),
+            ),
+            200,
+        )
+        .await?;
+    let token = token["accessToken"]
+        .as_str()
+        .context("accessToken")?
+        .to_owned();
+    world.training = world.workload(false, false).await?;
+    world.distributed = world.workload(true, false).await?;
+    world.callers = browsers
+        .into_iter()
+        .map(Caller::Session)
+        .chain([Caller::Bearer(token), Caller::Anonymous])
+        .collect();
+    Ok(world)
+}
+
+#[tokio::test]
+async fn every_route_answers_every_caller_as_the_matrix_says() -> anyhow::Result<()> {
+    let world = world().await?;
+    let document: Value = reqwest::get(world.url("/api/openapi.json"))
+        .await?
+        .json()
+        .await?;
+    let expected = expectations();
+    let mut failures = Vec::new();
+    let mut covered = 0;
+    for (method, route) in routes(&document)? {
+        let key = format!("{method} {route}");
+        let Some(statuses) = expected.get(key.as_str()) else {
+            failures.push(format!(
+                "{key}: a route with no entry in the authorization matrix"
+            ));
+            continue;
+        };
+        covered += 1;
+        for (who, (caller, want)) in CALLERS.iter().zip(world.callers.iter().zip(statuses)) {
+            let (path, body) = world.request_for(&method, &route).await?;
+            let answer = world
+                .send(caller, method.clone(), &path, body.as_ref())
+                .await?;
+            let got = answer.status();
+            if got != StatusCode::from_u16(*want)? {
+                // An event stream never ends; read the body only of what is not one.
+                let text = if got == StatusCode::OK {
+                    String::new()
+                } else {
+                    answer.text().await?
+                };
+                failures.push(format!("{key} as {who}: {got}, expected {want} {text}"));
+            }
+        }
+    }
+    ensure!(
+        covered == expected.len(),
+        "{} matrix entries name no route of the API",
+        expected.len() - covered
+    );
+    ensure!(failures.is_empty(), "{}", failures.join("\n"));
+    world.setup.tephra.stop().await
+}
+
+#[tokio::test]
+async fn a_member_of_b_sees_no_name_or_count_of_a() -> anyhow::Result<()> {
+    let world = world().await?;
+    let bea = &world.callers[4];
+    // Something of B's, so the lists are not empty for want of anything.
+    let body = json!({"name": "b1", "projectId": "beta", "spec": {"image": "busybox"}});
+    let mine = world
+        .send(
+            bea,
+            Method::POST,
+            "/api/v1/workloads/trainings",
+            Some(&body),
+        )
+        .await?;
+    ensure!(mine.status() == 202, "{}", mine.status());
+    for path in [
+        "/api/v1/workloads/trainings",
+        "/api/v1/org-unit/projects",
+        "/api/v1/authorization/access-rules",
+    ] {
+        let text = world
+            .send(bea, Method::GET, path, None)
+            .await?
+            .text()
+            .await?;
+        ensure!(
+            !text.contains("alpha"),
+            "{path} shows project A to a member of B: {text}"
+        );
+        ensure!(
+            text.contains("beta") || path.contains("access-rules"),
+            "{path}: {text}"
+        );
+    }
+    let list: Value = world
+        .send(bea, Method::GET, "/api/v1/workloads/trainings", None)
+        .await?
+        .json()
+        .await?;
+    ensure!(list["total"] == 1, "{list}");
+    // The server functions behind the pages answer the same.
+    let Caller::Session(browser) = bea else {
+        bail!("bea signs in")
+    };
+    let overview: Value = browser
+        .http
+        .post(world.url("/api/fn/get_overview"))
+        .header("accept", "application/json")
+        .send()
+        .await?
+        .json()
+        .await?;
+    ensure!(overview["projects"] == 1, "{overview}");
+    // Naming project A's workload in a filter is refused with the permission, not its name.
+    let refused = world
+        .send(
+            bea,
+            Method::GET,
+            "/api/v1/workloads/trainings?projectId=alpha",
+            None,
+        )
+        .await?;
+    ensure!(refused.status() == 403, "{}", refused.status());
+    let text = refused.text().await?;
+    ensure!(
+        text.contains("workloads:read") && !text.contains("\"alpha\""),
+        "{text}"
+    );
+    world.setup.tephra.stop().await
+}
