@@ -1,5 +1,12 @@
 //! Repository stories, each run against SQLite and against a real PostgreSQL cluster.
 
+mod access;
+
+use access::{
+    access_rules_are_unique_and_their_changes_audited,
+    applications_act_as_their_own_user_and_revoke_once,
+    lists_limited_to_some_projects_show_only_theirs,
+};
 use app::model::phase::Phase;
 use app::model::principal::Principal;
 use serde_json::json;
@@ -78,6 +85,9 @@ on_both_engines!(
     a_finish_is_stamped_once,
     settings_are_created_once,
     bad_input_gets_the_same_400_on_both_engines_and_stores_nothing,
+    access_rules_are_unique_and_their_changes_audited,
+    applications_act_as_their_own_user_and_revoke_once,
+    lists_limited_to_some_projects_show_only_theirs,
 );
 
 async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {
