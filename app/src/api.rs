@@ -3,6 +3,7 @@
 //! their URLs (`/api/fn/<name>`) stay stable across builds.
 
 use crate::error::AppError;
+use crate::model::access::{ApplicationView, AuditPage, AuditQuery, CreatedApplication};
 use crate::model::action::Action;
 use crate::model::training::draft::TrainingDraft;
 use crate::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
@@ -106,4 +107,46 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
 pub async fn get_system_info() -> Result<SystemInfo, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.system_info(&principal).await
+}
+
+#[server(prefix = "/api/fn", endpoint = "list_applications")]
+pub async fn list_applications() -> Result<Vec<ApplicationView>, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend.list_applications(&principal).await
+}
+
+/// Creates an application with at most one role, `role_id` on `project` (none when `project` is
+/// empty), as the Applications page's form sends it.
+#[server(prefix = "/api/fn", endpoint = "create_application")]
+pub async fn create_application(
+    name: String,
+    role_id: i64,
+    project: String,
+) -> Result<CreatedApplication, AppError> {
+    use crate::model::access::{AppRole, NewApplication};
+    let (backend, principal) = crate::backend::acting().await?;
+    let roles = if project.is_empty() {
+        Vec::new()
+    } else {
+        vec![AppRole {
+            role_id,
+            scope_type: "project".into(),
+            scope_id: project,
+        }]
+    };
+    backend
+        .create_application(&principal, &NewApplication { name, roles })
+        .await
+}
+
+#[server(prefix = "/api/fn", endpoint = "revoke_application")]
+pub async fn revoke_application(id: String) -> Result<ApplicationView, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend.revoke_application(&principal, &id).await
+}
+
+#[server(prefix = "/api/fn", endpoint = "get_audit", input = Json)]
+pub async fn get_audit(query: AuditQuery) -> Result<AuditPage, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend.audit(&principal, &query).await
 }

@@ -3,8 +3,9 @@
 use crate::components::layout::Layout;
 use crate::components::toast::{ToastRegion, provide_toasts};
 use crate::pages::{
-    admin::AdminPage, home::HomePage, new_training::NewTrainingPage, not_found::NotFoundPage,
-    projects::ProjectsPage, training_detail::TrainingDetailPage, trainings::TrainingsPage,
+    admin::AdminPage, applications::ApplicationsPage, home::HomePage,
+    new_training::NewTrainingPage, not_found::NotFoundPage, projects::ProjectsPage,
+    training_detail::TrainingDetailPage, trainings::TrainingsPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -62,6 +63,7 @@ pub fn App() -> impl IntoView {
                         view=TrainingDetailPage
                     />
                     <Route path=StaticSegment("projects") view=ProjectsPage />
+                    <Route path=StaticSegment("applications") view=ApplicationsPage />
                     <Route path=StaticSegment("admin") view=AdminPage />
                 </Routes>
             </Layout>

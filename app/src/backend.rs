@@ -3,6 +3,9 @@
 //! dependency cycle between `app` and `server`.
 
 use crate::error::AppError;
+use crate::model::access::{
+    ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewApplication,
+};
 use crate::model::action::Action;
 use crate::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
 use crate::model::{
@@ -60,6 +63,29 @@ pub trait Backend: Send + Sync + 'static {
     async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError>;
 
     async fn system_info(&self, principal: &Principal) -> Result<SystemInfo, AppError>;
+
+    /// The principal's applications (everyone's for a system administrator).
+    async fn list_applications(
+        &self,
+        principal: &Principal,
+    ) -> Result<Vec<ApplicationView>, AppError>;
+
+    /// Creates an application; the answer carries its secret, the only time it is shown.
+    async fn create_application(
+        &self,
+        principal: &Principal,
+        new: &NewApplication,
+    ) -> Result<CreatedApplication, AppError>;
+
+    async fn revoke_application(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<ApplicationView, AppError>;
+
+    /// The audit trail, for system administrators.
+    async fn audit(&self, principal: &Principal, query: &AuditQuery)
+    -> Result<AuditPage, AppError>;
 }
 
 /// How the backend is provided to server functions as Leptos context.

@@ -10,6 +10,9 @@ use crate::domain::request::Kind;
 use crate::http::api::{ApiError, workload_response};
 use app::backend::Backend;
 use app::error::AppError;
+use app::model::access::{
+    ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewApplication,
+};
 use app::model::action::Action;
 use app::model::validation::FieldError;
 use app::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow};
@@ -25,6 +28,12 @@ pub struct Services {
     pub control: Control,
     pub auth: Authenticator,
     pub started_at: DateTime<Utc>,
+}
+
+impl Services {
+    fn governance(&self) -> crate::governance::Governance {
+        crate::governance::Governance::new(&self.control.db)
+    }
 }
 
 impl From<ApiError> for AppError {
@@ -208,5 +217,36 @@ impl Backend for Services {
                 })
                 .collect(),
         })
+    }
+
+    async fn list_applications(
+        &self,
+        principal: &Principal,
+    ) -> Result<Vec<ApplicationView>, AppError> {
+        self.governance().list_apps(principal).await
+    }
+
+    async fn create_application(
+        &self,
+        principal: &Principal,
+        new: &NewApplication,
+    ) -> Result<CreatedApplication, AppError> {
+        self.governance().create_app(principal, new).await
+    }
+
+    async fn revoke_application(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<ApplicationView, AppError> {
+        self.governance().revoke_app(principal, id).await
+    }
+
+    async fn audit(
+        &self,
+        principal: &Principal,
+        query: &AuditQuery,
+    ) -> Result<AuditPage, AppError> {
+        self.governance().audit(principal, query).await
     }
 }

@@ -6,10 +6,11 @@ use crate::model::principal::Principal;
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-const NAV: [(&str, &str); 4] = [
+const NAV: [(&str, &str); 5] = [
     ("/", "Overview"),
     ("/trainings", "Trainings"),
     ("/projects", "Projects"),
+    ("/applications", "Applications"),
     ("/admin", "Admin"),
 ];
 

@@ -3,6 +3,7 @@
 use crate::api::get_system_info;
 use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
 use crate::model::system::SystemInfo;
+use crate::pages::audit::AuditTrail;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -20,6 +21,7 @@ pub fn AdminPage() -> impl IntoView {
                 }
             })}
         </Transition>
+        <AuditTrail />
     }
 }
 

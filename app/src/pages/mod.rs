@@ -1,6 +1,8 @@
 //! One module per route.
 
 pub mod admin;
+pub mod applications;
+pub mod audit;
 pub mod home;
 pub mod new_training;
 pub mod not_found;

@@ -1,0 +1,161 @@
+//! Applications: credentials for scripts. A user creates one with a role no wider than their
+//! own, copies its secret (shown once), and revokes it when it is no longer needed.
+
+use crate::api::{CreateApplication, RevokeApplication, list_applications, list_projects};
+use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
+use crate::model::access::{ApplicationView, CreatedApplication};
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
+const BUTTON: &str = "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500";
+
+#[component]
+pub fn ApplicationsPage() -> impl IntoView {
+    let create = ServerAction::<CreateApplication>::new();
+    let revoke = ServerAction::<RevokeApplication>::new();
+    let apps = Resource::new(
+        move || (create.version().get(), revoke.version().get()),
+        |_| list_applications(),
+    );
+    let projects = Resource::new(|| (), |_| list_projects());
+    view! {
+        <Title text="Applications" />
+        <h1 class="mb-2 text-2xl font-semibold tracking-tight">"Applications"</h1>
+        <p class="mb-6 max-w-3xl text-sm text-slate-600 dark:text-slate-400">
+            "Credentials for scripts. "
+            <code>"POST /api/v1/token"</code>
+            " with an application's client id and secret answers an access token to send as "
+            <code>"Authorization: Bearer …"</code>
+            "; it lasts an hour. An application acts with the role you give it here, which can be no wider than yours."
+        </p>
+        <section class="mb-6 rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+            <h2 class="mb-3 font-semibold">"New application"</h2>
+            <ActionForm action=create attr:class="grid gap-3 sm:grid-cols-4 sm:items-end">
+                <label class="text-sm font-medium">
+                    "Name"
+                    <input name="name" required maxlength="63" pattern="[a-z0-9]([\\-a-z0-9]*[a-z0-9])?" placeholder="nightly-eval" class=FIELD />
+                </label>
+                <label class="text-sm font-medium">
+                    "Role"
+                    <select name="role_id" class=FIELD>
+                        <option value="4">"Researcher"</option>
+                        <option value="5">"Viewer"</option>
+                        <option value="3">"Project administrator"</option>
+                    </select>
+                </label>
+                <label class="text-sm font-medium">
+                    "In project"
+                    <select name="project" class=FIELD>
+                        <option value="">"No role yet"</option>
+                        <Transition fallback=|| ()>
+                            {move || Suspend::new(async move {
+                                projects
+                                    .await
+                                    .unwrap_or_default()
+                                    .into_iter()
+                                    .map(|p| view! { <option value=p.name.clone()>{p.name.clone()}</option> })
+                                    .collect_view()
+                            })}
+                        </Transition>
+                    </select>
+                </label>
+                <button type="submit" class=BUTTON>"Create"</button>
+            </ActionForm>
+            {move || {
+                create
+                    .value()
+                    .get()
+                    .map(|outcome| match outcome {
+                        Ok(created) => view! { <Secret created /> }.into_any(),
+                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                    })
+            }}
+        </section>
+        <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match apps.await {
+                    Ok(list) => view! { <AppTable list revoke /> }.into_any(),
+                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// The new application's credentials: the only time the secret is on screen.
+#[component]
+fn Secret(created: CreatedApplication) -> impl IntoView {
+    view! {
+        <div role="status" class="mt-4 rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm dark:border-emerald-800 dark:bg-emerald-950" data-testid="new-secret">
+            <p class="font-semibold">"Copy the secret now: it is not shown again."</p>
+            <dl class="mt-2 grid grid-cols-[8rem_1fr] gap-1">
+                <dt>"Client id"</dt>
+                <dd class="font-mono">{created.application.client_id}</dd>
+                <dt>"Client secret"</dt>
+                <dd class="font-mono break-all">{created.client_secret}</dd>
+            </dl>
+        </div>
+    }
+}
+
+#[component]
+fn AppTable(list: Vec<ApplicationView>, revoke: ServerAction<RevokeApplication>) -> impl IntoView {
+    if list.is_empty() {
+        return view! { <p class="text-sm text-slate-500">"No applications yet."</p> }.into_any();
+    }
+    view! {
+        <div class="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+            <table class="w-full text-left text-sm" data-testid="applications-table">
+                <thead class="border-b border-slate-200 text-slate-500 dark:border-slate-800 dark:text-slate-400">
+                    <tr>
+                        <th scope="col" class="px-4 py-2 font-medium">"Name (client id)"</th>
+                        <th scope="col" class="px-4 py-2 font-medium">"Roles"</th>
+                        <th scope="col" class="px-4 py-2 font-medium">"Created"</th>
+                        <th scope="col" class="px-4 py-2 font-medium">"Last used"</th>
+                        <th scope="col" class="px-4 py-2 font-medium">"Status"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {list
+                        .into_iter()
+                        .map(|app| {
+                            let id = app.id.clone();
+                            view! {
+                                <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
+                                    <td class="px-4 py-2 font-mono">{app.name}</td>
+                                    <td class="px-4 py-2">{app.roles.join(", ")}</td>
+                                    <td class="px-4 py-2">
+                                        <Timestamp rfc3339=app.created_at />" by "{app.created_by}
+                                    </td>
+                                    <td class="px-4 py-2">
+                                        {match app.last_used_at {
+                                            Some(at) => view! { <Timestamp rfc3339=at /> }.into_any(),
+                                            None => "never".into_any(),
+                                        }}
+                                    </td>
+                                    <td class="px-4 py-2">
+                                        {if app.enabled {
+                                            view! {
+                                                <ActionForm action=revoke>
+                                                    <input type="hidden" name="id" value=id />
+                                                    <button type="submit" class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
+                                                        "Revoke"
+                                                    </button>
+                                                </ActionForm>
+                                            }
+                                                .into_any()
+                                        } else {
+                                            "revoked".into_any()
+                                        }}
+                                    </td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}

@@ -1,0 +1,95 @@
+//! The audit trail on the Admin page: who did what, when, to which object, filtered by actor
+//! and action through the page's query (a plain GET form, so it works without JavaScript).
+
+use crate::api::get_audit;
+use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
+use crate::model::access::{AuditPage, AuditQuery};
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
+
+#[component]
+pub fn AuditTrail() -> impl IntoView {
+    let params = use_query_map();
+    let filters = move || {
+        params.with(|q| AuditQuery {
+            actor: q.get("actor").filter(|v| !v.is_empty()),
+            action: q.get("action").filter(|v| !v.is_empty()),
+            limit: Some(100),
+            ..AuditQuery::default()
+        })
+    };
+    let events = Resource::new(filters, get_audit);
+    view! {
+        <section class="mt-6 rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+            <h2 class="mb-3 font-semibold">"Audit trail"</h2>
+            <form method="get" action="/admin" class="mb-4 grid gap-3 sm:grid-cols-3 sm:items-end">
+                <label class="text-sm font-medium">
+                    "Actor"
+                    <input name="actor" placeholder="e-mail or application" class=FIELD
+                        prop:value=move || params.with(|q| q.get("actor").unwrap_or_default()) />
+                </label>
+                <label class="text-sm font-medium">
+                    "Action"
+                    <input name="action" placeholder="workload, auth, application.revoke" class=FIELD
+                        prop:value=move || params.with(|q| q.get("action").unwrap_or_default()) />
+                </label>
+                <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-semibold dark:border-slate-700">
+                    "Filter"
+                </button>
+            </form>
+            <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match events.await {
+                        Ok(page) => view! { <Events page /> }.into_any(),
+                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn Events(page: AuditPage) -> impl IntoView {
+    let shown = page.events.len();
+    view! {
+        <p class="mb-2 text-xs text-slate-500">{format!("{shown} of {} events, newest first", page.total)}</p>
+        <div class="overflow-x-auto">
+            <table class="w-full text-left text-sm" data-testid="audit-table">
+                <thead class="border-b border-slate-200 text-slate-500 dark:border-slate-800 dark:text-slate-400">
+                    <tr>
+                        <th scope="col" class="px-2 py-2 font-medium">"When"</th>
+                        <th scope="col" class="px-2 py-2 font-medium">"Who"</th>
+                        <th scope="col" class="px-2 py-2 font-medium">"Action"</th>
+                        <th scope="col" class="px-2 py-2 font-medium">"Target"</th>
+                        <th scope="col" class="px-2 py-2 font-medium">"Detail"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {page
+                        .events
+                        .into_iter()
+                        .map(|e| {
+                            let who = match e.actor {
+                                Some(name) if e.actor_type == "application" => format!("{name} (application)"),
+                                Some(name) => name,
+                                None => "Tephra".to_owned(),
+                            };
+                            view! {
+                                <tr class="border-b border-slate-100 align-top last:border-0 dark:border-slate-800">
+                                    <td class="px-2 py-1 whitespace-nowrap"><Timestamp rfc3339=e.at /></td>
+                                    <td class="px-2 py-1">{who}</td>
+                                    <td class="px-2 py-1 font-mono text-xs">{e.action}</td>
+                                    <td class="px-2 py-1 font-mono text-xs">{format!("{} {}", e.target_type, e.target_id)}</td>
+                                    <td class="px-2 py-1 font-mono text-xs break-all">{e.detail.to_string()}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
