@@ -4,6 +4,7 @@
 //! the provider's own key (`/__test/sign`).
 
 mod applications;
+mod expiry;
 mod forged;
 mod matrix;
 

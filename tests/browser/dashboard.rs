@@ -144,6 +144,7 @@ async fn every_page_passes_axe_in_light_and_dark_mode() {
         ("clone", format!("/trainings/new?from={id}")),
         ("training", format!("/trainings/{id}")),
         ("projects", "/projects".to_owned()),
+        ("applications", "/applications".to_owned()),
         ("admin", "/admin".to_owned()),
     ];
     let mut failures = Vec::new();

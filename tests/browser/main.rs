@@ -1,6 +1,7 @@
 //! A real browser against the real release server: headless Chromium loads the page, waits for the
 //! WebAssembly app to hydrate it, and uses something that only works after hydration.
 
+mod applications;
 mod dashboard;
 mod sign_in;
 

@@ -34,11 +34,11 @@ pub fn ApplicationsPage() -> impl IntoView {
             <ActionForm action=create attr:class="grid gap-3 sm:grid-cols-4 sm:items-end">
                 <label class="text-sm font-medium">
                     "Name"
-                    <input name="name" required maxlength="63" pattern="[a-z0-9]([\\-a-z0-9]*[a-z0-9])?" placeholder="nightly-eval" class=FIELD />
+                    <input id="app-name" name="name" required maxlength="63" pattern="[a-z0-9]([\\-a-z0-9]*[a-z0-9])?" placeholder="nightly-eval" class=FIELD />
                 </label>
                 <label class="text-sm font-medium">
                     "Role"
-                    <select name="role_id" class=FIELD>
+                    <select id="app-role" name="role_id" class=FIELD>
                         <option value="4">"Researcher"</option>
                         <option value="5">"Viewer"</option>
                         <option value="3">"Project administrator"</option>
@@ -46,7 +46,7 @@ pub fn ApplicationsPage() -> impl IntoView {
                 </label>
                 <label class="text-sm font-medium">
                     "In project"
-                    <select name="project" class=FIELD>
+                    <select id="app-project" name="project" class=FIELD>
                         <option value="">"No role yet"</option>
                         <Transition fallback=|| ()>
                             {move || Suspend::new(async move {
@@ -60,7 +60,7 @@ pub fn ApplicationsPage() -> impl IntoView {
                         </Transition>
                     </select>
                 </label>
-                <button type="submit" class=BUTTON>"Create"</button>
+                <button type="submit" class=BUTTON data-testid="create-app">"Create"</button>
             </ActionForm>
             {move || {
                 create
@@ -102,7 +102,7 @@ fn Secret(created: CreatedApplication) -> impl IntoView {
 #[component]
 fn AppTable(list: Vec<ApplicationView>, revoke: ServerAction<RevokeApplication>) -> impl IntoView {
     if list.is_empty() {
-        return view! { <p class="text-sm text-slate-500">"No applications yet."</p> }.into_any();
+        return view! { <p class="text-sm text-slate-600 dark:text-slate-400">"No applications yet."</p> }.into_any();
     }
     view! {
         <div class="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
@@ -121,6 +121,7 @@ fn AppTable(list: Vec<ApplicationView>, revoke: ServerAction<RevokeApplication>)
                         .into_iter()
                         .map(|app| {
                             let id = app.id.clone();
+                            let name = app.name.clone();
                             view! {
                                 <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
                                     <td class="px-4 py-2 font-mono">{app.name}</td>
@@ -139,7 +140,7 @@ fn AppTable(list: Vec<ApplicationView>, revoke: ServerAction<RevokeApplication>)
                                             view! {
                                                 <ActionForm action=revoke>
                                                     <input type="hidden" name="id" value=id />
-                                                    <button type="submit" class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
+                                                    <button type="submit" data-testid=format!("revoke-{}", name) class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
                                                         "Revoke"
                                                     </button>
                                                 </ActionForm>

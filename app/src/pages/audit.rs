@@ -55,7 +55,7 @@ pub fn AuditTrail() -> impl IntoView {
 fn Events(page: AuditPage) -> impl IntoView {
     let shown = page.events.len();
     view! {
-        <p class="mb-2 text-xs text-slate-500">{format!("{shown} of {} events, newest first", page.total)}</p>
+        <p class="mb-2 text-xs text-slate-600 dark:text-slate-400">{format!("{shown} of {} events, newest first", page.total)}</p>
         <div class="overflow-x-auto">
             <table class="w-full text-left text-sm" data-testid="audit-table">
                 <thead class="border-b border-slate-200 text-slate-500 dark:border-slate-800 dark:text-slate-400">
