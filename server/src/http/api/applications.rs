@@ -43,6 +43,7 @@ pub async fn create_app(
 }
 
 #[utoipa::path(get, path = "/api/v1/apps/{id}", tag = "applications",
+    params(("id" = String, Path, description = "The application's id or name")),
     responses((status = 200, body = ApplicationView), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody)))]
 pub async fn get_app(
@@ -55,6 +56,7 @@ pub async fn get_app(
 
 /// Revokes an application: its tokens stop working at once.
 #[utoipa::path(delete, path = "/api/v1/apps/{id}", tag = "applications",
+    params(("id" = String, Path, description = "The application's id or name")),
     responses((status = 200, body = ApplicationView), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn revoke_app(

@@ -72,6 +72,7 @@ pub async fn add_rule(
 }
 
 #[utoipa::path(get, path = "/api/v1/authorization/access-rules/{id}", tag = "authorization",
+    params(("id" = String, Path, description = "The access rule's id")),
     responses((status = 200, body = AccessRuleView), (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody)))]
 pub async fn get_rule(
@@ -89,6 +90,7 @@ pub async fn get_rule(
 
 /// Removes an access rule.
 #[utoipa::path(delete, path = "/api/v1/authorization/access-rules/{id}", tag = "authorization",
+    params(("id" = String, Path, description = "The access rule's id")),
     responses((status = 204, description = "Removed"), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn remove_rule(

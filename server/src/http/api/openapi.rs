@@ -90,4 +90,32 @@ mod tests {
         }
         assert!(doc["components"]["schemas"]["DistributedRequest"].is_object());
     }
+
+    #[test]
+    fn every_path_parameter_is_declared() {
+        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            let wanted: Vec<&str> = path
+                .split('/')
+                .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+                .collect();
+            for (method, operation) in item.as_object().unwrap() {
+                let declared: Vec<&str> = operation["parameters"]
+                    .as_array()
+                    .map(|ps| {
+                        ps.iter()
+                            .filter(|p| p["in"] == "path")
+                            .filter_map(|p| p["name"].as_str())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                for name in &wanted {
+                    assert!(
+                        declared.contains(name),
+                        "{method} {path}: no parameter {name}"
+                    );
+                }
+            }
+        }
+    }
 }
