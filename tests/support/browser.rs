@@ -96,7 +96,9 @@ impl Browser {
 
     pub async fn hydrated(&self) -> anyhow::Result<()> {
         let c = &self.client;
-        crate::wait_for("the page to hydrate", Duration::from_secs(30), || async {
+        // Generous: CI runs the browser tests in parallel on 2 cores, each with its own Chromium
+        // and release server, and a 30 s wait once timed out there (issue 13's fresh-clone run).
+        crate::wait_for("the page to hydrate", Duration::from_secs(90), || async {
             c.find(Locator::Css("body[data-hydrated=true]"))
                 .await
                 .ok()
