@@ -1,8 +1,10 @@
 //! The error type that crosses the wire between server functions and the browser.
 //!
 //! Variants carry only what a user may see: internal details are logged on the server and never
-//! serialized (the server maps its own errors into these in `server::backend`).
+//! serialized. The server's services return it too, and its HTTP layer maps it to status codes in
+//! one place (`server::http::api::error`).
 
+use crate::model::phase::Phase;
 use crate::model::validation::FieldError;
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
@@ -16,7 +18,8 @@ pub enum AppError {
     Unauthorized(String),
     #[error("you are not allowed to do that: {0}")]
     Forbidden(String),
-    #[error("{0} was not found")]
+    /// The text names what was asked for, e.g. `no training with the id "x"`.
+    #[error("{0}")]
     NotFound(String),
     #[error("{field}: {message}")]
     Invalid { field: String, message: String },
@@ -25,6 +28,14 @@ pub enum AppError {
     Rejected(Vec<FieldError>),
     #[error("{0}")]
     Conflict(String),
+    /// An action the workload's phase does not allow (or another action won the race); says
+    /// where the workload stands now.
+    #[error("{message}")]
+    WrongPhase {
+        message: String,
+        desired: Phase,
+        actual: Phase,
+    },
     /// Something the server depends on is down; the text says what ("the database is
     /// unavailable: …"), so it carries no prefix of its own.
     #[error("{0}")]
@@ -37,16 +48,11 @@ pub enum AppError {
 }
 
 impl AppError {
-    /// The HTTP status a REST handler answers with for this error.
-    pub fn status_code(&self) -> u16 {
-        match self {
-            AppError::Unauthorized(_) => 401,
-            AppError::Forbidden(_) => 403,
-            AppError::NotFound(_) => 404,
-            AppError::Invalid { .. } | AppError::Rejected(_) => 400,
-            AppError::Conflict(_) => 409,
-            AppError::Unavailable(_) => 503,
-            AppError::Internal | AppError::Transport(_) => 500,
+    /// One offending field, named by its JSON path.
+    pub fn field(path: &str, message: impl Into<String>) -> Self {
+        AppError::Invalid {
+            field: path.to_owned(),
+            message: message.into(),
         }
     }
 }

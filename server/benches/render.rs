@@ -7,16 +7,16 @@ mod common;
 use common::{fixture, placement, profile};
 use serde_json::{Value, json};
 use server::domain::cluster::ClusterProfile;
-use server::domain::request::{Kind, Request};
+use server::domain::request::{Request, RequestKind};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 fn measure(label: &str, value: &Value, profile: &ClusterProfile) {
-    let kind = Kind::detect(value);
+    let kind = RequestKind::detect(value);
     let once = || {
         let request = Request::parse(value, kind).expect("valid request");
         request
-            .render(&request.workload(&placement(None)), profile)
+            .render(&request.owner(&placement(None)), profile)
             .expect("renders")
     };
     let rendered = once();

@@ -143,7 +143,7 @@ mod tests {
         let viewer = principal(&[(Role::Viewer, Scope::Project(vision.id.to_string()))]);
         assert!(require(&viewer, Permission::ReadWorkloads, &vision).is_ok());
         let err = require(&viewer, Permission::ManageWorkloads, &vision).unwrap_err();
-        assert_eq!(err.status_code(), 403);
+        assert!(matches!(err, AppError::Forbidden(_)));
         assert!(
             err.to_string()
                 .ends_with("missing permission workloads:manage on project \"vision\""),

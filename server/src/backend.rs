@@ -1,20 +1,16 @@
 //! The server side of the UI's port ([`app::backend::Backend`]): answers server functions from the
 //! database on behalf of the authenticated principal.
 
-use crate::access;
 use crate::auth::Authenticator;
-use crate::control::Control;
-use crate::db::DbError;
+use crate::control::{Control, workload_response};
 use crate::domain::authz::Permission;
-use crate::domain::request::Kind;
-use crate::http::api::{ApiError, workload_response};
+use crate::domain::request::WorkloadKind;
 use app::backend::Backend;
 use app::error::AppError;
 use app::model::access::{
     ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewApplication,
 };
 use app::model::action::Action;
-use app::model::validation::FieldError;
 use app::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow};
 use app::model::{
     overview::Overview,
@@ -36,54 +32,12 @@ impl Services {
     }
 }
 
-impl From<ApiError> for AppError {
-    fn from(e: ApiError) -> Self {
-        let body = e.body();
-        match body.code {
-            400 if !body.details.is_empty() => AppError::Rejected(
-                body.details
-                    .iter()
-                    .map(|d| FieldError {
-                        path: d.field.clone(),
-                        message: d.message.clone(),
-                    })
-                    .collect(),
-            ),
-            400 => AppError::Invalid {
-                field: "request".into(),
-                message: body.message.clone(),
-            },
-            401 => AppError::Unauthorized(body.message.clone()),
-            403 => AppError::Forbidden(body.message.clone()),
-            404 => AppError::NotFound("the workload".into()),
-            409 => AppError::Conflict(body.message.clone()),
-            503 => AppError::Unavailable(body.message.clone()),
-            _ => AppError::Internal,
-        }
-    }
-}
-
-fn kind(distributed: bool) -> Kind {
+/// The dashboard's forms say `distributed`; the service speaks of collections.
+fn kind(distributed: bool) -> WorkloadKind {
     if distributed {
-        Kind::Distributed
+        WorkloadKind::Distributed
     } else {
-        Kind::Training
-    }
-}
-
-impl From<DbError> for AppError {
-    fn from(e: DbError) -> Self {
-        match e {
-            DbError::NotFound => AppError::NotFound("the requested object".to_owned()),
-            DbError::Conflict(message) => AppError::Conflict(message),
-            // Already logged where it was classified; its text is safe to show.
-            unavailable @ DbError::Unavailable(_) => AppError::Unavailable(unavailable.to_string()),
-            other => {
-                // The details stay in the log; the browser only learns that it failed.
-                tracing::error!(error = %other, "database error");
-                AppError::Internal
-            }
-        }
+        WorkloadKind::Training
     }
 }
 
@@ -97,26 +51,8 @@ impl Backend for Services {
         self.auth.authenticate(request).await
     }
 
-    /// Counts of what the principal may see only.
     async fn overview(&self, principal: &Principal) -> Result<Overview, AppError> {
-        let among = self
-            .control
-            .projects_among(principal, Permission::ReadWorkloads)
-            .await?;
-        let projects = match &among {
-            Some(names) => names.len() as i64,
-            None => self.control.db.projects().count().await?,
-        };
-        Ok(Overview {
-            projects,
-            users: self.control.db.users().count().await?,
-            trainings_by_phase: self
-                .control
-                .db
-                .workloads()
-                .count_by_phase(among.as_deref())
-                .await?,
-        })
+        self.control.overview(principal).await
     }
 
     async fn list_workloads(
@@ -185,11 +121,12 @@ impl Backend for Services {
     }
 
     async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError> {
-        let projects = self.control.db.projects().list().await?;
-        let reach = access::reach(principal, Permission::ReadProject);
+        let projects = self
+            .control
+            .projects(principal, Permission::ReadProject)
+            .await?;
         Ok(projects
             .into_iter()
-            .filter(|p| reach.includes(&p.project.id.to_string(), None))
             .map(|p| ProjectSummary {
                 id: p.project.id.to_string(),
                 name: p.project.name,
@@ -202,8 +139,7 @@ impl Backend for Services {
     }
 
     async fn system_info(&self, principal: &Principal) -> Result<SystemInfo, AppError> {
-        access::require_system(principal, Permission::ManageSystem)?;
-        let users = self.control.db.users().list().await?;
+        let users = self.governance().users(principal).await?;
         Ok(SystemInfo {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             database: self.control.db.engine().as_str().to_owned(),

@@ -14,6 +14,7 @@ pub mod domain;
 pub mod governance;
 pub mod http;
 pub mod render_cli;
+pub mod stored;
 pub mod supervise;
 pub mod telemetry;
 

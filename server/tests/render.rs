@@ -6,7 +6,7 @@ mod common;
 use common::{fixture, placement, profile, render};
 use serde_json::{Value, json};
 use server::domain::render::Rendered;
-use server::domain::request::{Kind, Request};
+use server::domain::request::{Request, RequestKind};
 
 fn job_json(rendered: &Rendered) -> Value {
     serde_json::to_value(&rendered.job).unwrap()
@@ -15,7 +15,7 @@ fn job_json(rendered: &Rendered) -> Value {
 #[test]
 fn seed_003_as_written_is_refused_with_every_problem_named() {
     let value = fixture("seed-003-request.json");
-    let errors = Request::parse(&value, Kind::Training).unwrap_err();
+    let errors = Request::parse(&value, RequestKind::Training).unwrap_err();
     // The example sets all four GPU styles, a value and a secret on one variable, "string" as
     // mount paths, and so on: each is reported at its path, all at once.
     insta::assert_json_snapshot!("seed_003_errors", errors);
@@ -197,9 +197,9 @@ fn names_used_as_prefixes_get_the_suffix() {
 fn unknown_priority_classes_name_the_allowed_ones() {
     let mut value = fixture("seed-002-torchrun.json");
     value["spec"]["priorityClass"] = json!("urgent");
-    let request = Request::parse(&value, Kind::Distributed).unwrap();
+    let request = Request::parse(&value, RequestKind::Distributed).unwrap();
     let errors = request
-        .render(&request.workload(&placement(None)), &profile())
+        .render(&request.owner(&placement(None)), &profile())
         .unwrap_err();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].path, "spec.priorityClass");
@@ -294,7 +294,7 @@ fn generic_rules_must_name_replica_types_of_the_job() {
     value["spec"]["replicaSpecs"][1]["type"] = json!("ps");
     value["spec"]["runMode"] =
         json!({ "debug": { "enabled": true }, "pause": { "enabled": true } });
-    let errors = Request::parse(&value, Kind::Generic).unwrap_err();
+    let errors = Request::parse(&value, RequestKind::Generic).unwrap_err();
     let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(
         paths,

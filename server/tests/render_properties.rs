@@ -7,14 +7,14 @@ use common::strategies::{distributed, generic, training};
 use common::{placement, profile};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use server::domain::request::{Kind, Request};
+use server::domain::request::{Request, RequestKind};
 
 fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
-    let kind = Kind::detect(value);
+    let kind = RequestKind::detect(value);
     let request = Request::parse(value, kind)
         .map_err(|e| TestCaseError::fail(format!("{e:#?}\n{value:#}")))?;
     let rendered = request
-        .render(&request.workload(&placement(None)), &profile())
+        .render(&request.owner(&placement(None)), &profile())
         .map_err(|e| TestCaseError::fail(format!("{e:#?}")))?;
     let job = serde_json::to_value(&rendered.job).unwrap();
     let spec = &job["spec"];
@@ -153,7 +153,7 @@ proptest! {
     #[test]
     fn any_input_yields_a_job_or_field_errors(value in any_json(), as_request in any::<bool>()) {
         let value = if as_request { json!({ "name": "x", "projectId": 1, "spec": value }) } else { value };
-        for kind in [Kind::Training, Kind::Distributed, Kind::Generic] {
+        for kind in [RequestKind::Training, RequestKind::Distributed, RequestKind::Generic] {
             match Request::parse(&value, kind) {
                 Err(errors) => {
                     prop_assert!(!errors.is_empty());
@@ -162,7 +162,7 @@ proptest! {
                     }
                 }
                 Ok(request) => {
-                    if let Err(errors) = request.render(&request.workload(&placement(None)), &profile()) {
+                    if let Err(errors) = request.render(&request.owner(&placement(None)), &profile()) {
                         prop_assert!(errors.iter().all(|e| !e.path.is_empty()));
                     }
                 }

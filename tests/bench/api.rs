@@ -13,7 +13,7 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
 use server::domain::cluster::ClusterProfile;
-use server::domain::request::{Kind, Placement, Request};
+use server::domain::request::{Placement, Request, RequestKind};
 use std::time::{Duration, Instant};
 use tephra_tests::bench::{
     self, env_usize, first_pods, percentiles, seen_at, small_training, watch_phase,
@@ -149,9 +149,9 @@ async fn submit_latency(client: &Client, kube: &kube::Client, seen: &Seen) -> an
     for i in 0..SAMPLES {
         let id = uuid::Uuid::new_v4().to_string();
         let name = format!("raw-{i}");
-        let request = Request::parse(&small_training(&name), Kind::Training)
+        let request = Request::parse(&small_training(&name), RequestKind::Training)
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-        let workload = request.workload(&Placement {
+        let workload = request.owner(&Placement {
             workload_id: &id,
             project: "default",
             queue: Some("tephra-default"),
@@ -264,7 +264,7 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
                 name: name.clone(),
                 requested_name: name.clone(),
                 cluster_id: "default".into(),
-                kind: server::db::workloads::WorkloadKind::Training,
+                kind: server::domain::request::WorkloadKind::Training,
                 spec: small_training(&name),
                 created_by: user.id,
                 job_ttl_seconds: None,

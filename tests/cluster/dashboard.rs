@@ -163,9 +163,18 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         .await?;
     let row = format!("tr[data-workload-id='{id}']");
     browser.wait_for(&row, WAIT).await?;
-    browser
-        .wait_for(&format!("{row}[data-phase=Running]"), WAIT)
-        .await?;
+    // Three GPUs on a testbed the other cluster tests share: a gang may wait for another test's
+    // pods to go, so this waits longer, and says why the row waited if it never ran.
+    if let Err(e) = browser
+        .wait_for(&format!("{row}[data-phase=Running]"), 2 * WAIT)
+        .await
+    {
+        let shown = browser
+            .text_of(&row, Duration::from_secs(5))
+            .await
+            .unwrap_or_default();
+        return Err(e.context(format!("the row never turned Running; it shows: {shown}")));
+    }
     browser
         .wait_text(&format!("{row} [data-testid=tasks]"), "3/3", WAIT)
         .await?;

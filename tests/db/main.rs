@@ -7,6 +7,7 @@ use access::{
     applications_act_as_their_own_user_and_revoke_once,
     lists_limited_to_some_projects_show_only_theirs,
 };
+use app::error::AppError;
 use app::model::phase::Phase;
 use app::model::principal::Principal;
 use serde_json::json;
@@ -14,10 +15,10 @@ use server::cluster::ClusterHandle;
 use server::control::Control;
 use server::db::projects::{DEFAULT_PROJECT, NewProject};
 use server::db::users::Identity;
-use server::db::workloads::{Change, NewWorkload, SortKey, Workload, WorkloadFilter, WorkloadKind};
+use server::db::workloads::{Change, NewWorkload, SortKey, StoredWorkload, WorkloadFilter};
 use server::db::{Database, DbError};
 use server::domain::cluster::ClusterProfile;
-use server::domain::request::Kind;
+use server::domain::request::WorkloadKind;
 use std::sync::Arc;
 use tephra_tests::postgres::TempPostgres;
 use uuid::Uuid;
@@ -241,7 +242,7 @@ fn submitted(actor: Uuid) -> Change<'static> {
 }
 
 /// Submits a workload and suspends it.
-async fn suspended(db: &Database, new: NewWorkload) -> Workload {
+async fn suspended(db: &Database, new: NewWorkload) -> StoredWorkload {
     let w = db
         .workloads()
         .insert(&new, submitted(new.created_by))
@@ -802,19 +803,19 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
     };
     let cases = [
         (
-            Kind::Training,
+            WorkloadKind::Training,
             training(json!({ "command": "python\u{0} train.py" })),
             "spec.command",
             nul.to_owned(),
         ),
         (
-            Kind::Training,
+            WorkloadKind::Training,
             training(json!({ "environmentVariables": [{ "name": "A", "value": "x\u{0}" }] })),
             "spec.environmentVariables[0].value",
             nul.to_owned(),
         ),
         (
-            Kind::Training,
+            WorkloadKind::Training,
             training(
                 json!({ "probes": { "readiness": { "periodSeconds": 4294967297u64,
                 "handler": { "httpGet": { "port": 8080 } } } } }),
@@ -823,14 +824,14 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
             "must be between 1 and 2147483647 (got 4294967297)".to_owned(),
         ),
         (
-            Kind::Training,
+            WorkloadKind::Training,
             training(json!({ "compute": { "cpuMemoryRequest": "1e400" } })),
             "spec.compute.cpuMemoryRequest",
             "must be below 8Ei (2^63 base units, the most Kubernetes can count) (got \"1e400\")"
                 .to_owned(),
         ),
         (
-            Kind::Training,
+            WorkloadKind::Training,
             training(json!({ "parallelism": 3000000 })),
             "spec.parallelism",
             "asks for 3000000 pods at once; this Tephra allows at most 1000 per workload \
@@ -838,7 +839,7 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
                 .to_owned(),
         ),
         (
-            Kind::Distributed,
+            WorkloadKind::Distributed,
             json!({ "name": "bad", "projectId": "default", "spec": {
                 "image": "x", "distributedFramework": "PyTorch", "numWorkers": 1,
                 "master": { "image": "y", "args": "\u{0}" } } }),
@@ -856,12 +857,11 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
                     .await
                     .unwrap_err()
             };
-            let answer = err.body();
-            assert_eq!(answer.code, 400, "{answer:?}");
-            let details: Vec<(&str, &str)> = answer
-                .details
+            let errors = err.field_errors();
+            assert!(matches!(err, AppError::Rejected(_)), "{err:?}");
+            let details: Vec<(&str, &str)> = errors
                 .iter()
-                .map(|d| (d.field.as_str(), d.message.as_str()))
+                .map(|d| (d.path.as_str(), d.message.as_str()))
                 .collect();
             assert_eq!(details, [(field, message.as_str())], "{body}");
         }
@@ -879,7 +879,7 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
     // The same path stores a valid request on this engine.
     let fine = training(json!({ "command": "python train.py", "parallelism": 1000 }));
     control
-        .submit(Kind::Training, &principal, fine)
+        .submit(WorkloadKind::Training, &principal, fine)
         .await
         .expect("a valid request is stored");
 }

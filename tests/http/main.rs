@@ -286,8 +286,9 @@ async fn the_trainings_list_and_a_training_read_without_javascript() {
         );
     }
     let missing = server.get("/trainings/not-a-training").await;
+    let missing = missing.text().await.unwrap();
     assert!(
-        missing.text().await.unwrap().contains("was not found"),
+        missing.contains("no workload with the id") && missing.contains("not-a-training"),
         "an unknown id says so"
     );
     server.stop().await;

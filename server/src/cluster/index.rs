@@ -24,13 +24,13 @@ const EVENTS_KEPT: usize = 20;
 
 /// The kinds of object the index tracks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub enum ObjectKind {
     Job,
     PodGroup,
     Pod,
 }
 
-type Key = (Kind, String, String);
+type Key = (ObjectKind, String, String);
 
 /// One workload's objects.
 #[derive(Debug, Clone, Default)]
@@ -59,7 +59,7 @@ pub struct Index {
     unsigned: HashMap<(String, String), Uuid>,
     /// Objects listed since the last `Init` of each kind, to drop what vanished while the watch
     /// was down.
-    relisting: HashMap<Kind, HashSet<Key>>,
+    relisting: HashMap<ObjectKind, HashSet<Key>>,
 }
 
 impl Entry {
@@ -125,19 +125,20 @@ impl Index {
     }
 
     /// Starts a re-list of `kind`: objects not listed again before [`Self::relisted`] are gone.
-    pub fn relist_started(&mut self, kind: Kind) {
+    pub fn relist_started(&mut self, kind: ObjectKind) {
         self.relisting.insert(kind, HashSet::new());
     }
 
     /// Ends a re-list: forgets objects of `kind` that were not listed again. Returns the
     /// workloads that changed.
-    pub fn relisted(&mut self, kind: Kind) -> Vec<Uuid> {
+    pub fn relisted(&mut self, kind: ObjectKind) -> Vec<Uuid> {
         let Some(seen) = self.relisting.remove(&kind) else {
             return Vec::new();
         };
-        if kind == Kind::Job {
-            self.unsigned
-                .retain(|(ns, name), _| seen.contains(&(Kind::Job, ns.clone(), name.clone())));
+        if kind == ObjectKind::Job {
+            self.unsigned.retain(|(ns, name), _| {
+                seen.contains(&(ObjectKind::Job, ns.clone(), name.clone()))
+            });
         }
         let stale: Vec<Key> = self
             .owners
@@ -166,13 +167,13 @@ impl Index {
         let id = self.owners.remove(key)?;
         let entry = self.entries.get_mut(&id)?;
         match key.0 {
-            Kind::Job => {
+            ObjectKind::Job => {
                 if entry.observed.job.as_ref().is_some_and(|j| j.name == key.2) {
                     entry.observed.job = None;
                     self.job_namespaces.remove(&id);
                 }
             }
-            Kind::PodGroup => {
+            ObjectKind::PodGroup => {
                 if entry
                     .observed
                     .pod_group
@@ -189,7 +190,7 @@ impl Index {
                     entry.held_pod_group = None;
                 }
             }
-            Kind::Pod => {
+            ObjectKind::Pod => {
                 entry.observed.pods.remove(&key.2);
                 entry.held_pods.remove(&key.2);
             }
@@ -198,7 +199,7 @@ impl Index {
     }
 
     pub fn apply_job(&mut self, job: &Job) -> Option<Uuid> {
-        let key = (Kind::Job, job.namespace()?, job.name_any());
+        let key = (ObjectKind::Job, job.namespace()?, job.name_any());
         self.note_listed(&key);
         let Some(id) = self.key.as_ref()?.owner(&job.metadata) else {
             if let Some(labelled) = workload_id(job.labels()) {
@@ -229,12 +230,12 @@ impl Index {
 
     pub fn delete_job(&mut self, job: &Job) -> Option<Uuid> {
         self.unsigned.remove(&(job.namespace()?, job.name_any()));
-        self.forget(&(Kind::Job, job.namespace()?, job.name_any()))
+        self.forget(&(ObjectKind::Job, job.namespace()?, job.name_any()))
     }
 
     pub fn apply_pod_group(&mut self, pg: &PodGroup) -> Option<Uuid> {
         let id = workload_id(pg.labels())?;
-        let key = (Kind::PodGroup, pg.namespace()?, pg.name_any());
+        let key = (ObjectKind::PodGroup, pg.namespace()?, pg.name_any());
         self.note_listed(&key);
         let status = pg.status.clone().unwrap_or_default();
         let unschedulable = status
@@ -269,12 +270,12 @@ impl Index {
     }
 
     pub fn delete_pod_group(&mut self, pg: &PodGroup) -> Option<Uuid> {
-        self.forget(&(Kind::PodGroup, pg.namespace()?, pg.name_any()))
+        self.forget(&(ObjectKind::PodGroup, pg.namespace()?, pg.name_any()))
     }
 
     pub fn apply_pod(&mut self, pod: &Pod) -> Option<Uuid> {
         let id = workload_id(pod.labels())?;
-        let key = (Kind::Pod, pod.namespace()?, pod.name_any());
+        let key = (ObjectKind::Pod, pod.namespace()?, pod.name_any());
         self.note_listed(&key);
         let status = pod.status.as_ref();
         let info = PodInfo {
@@ -309,16 +310,16 @@ impl Index {
     }
 
     pub fn delete_pod(&mut self, pod: &Pod) -> Option<Uuid> {
-        self.forget(&(Kind::Pod, pod.namespace()?, pod.name_any()))
+        self.forget(&(ObjectKind::Pod, pod.namespace()?, pod.name_any()))
     }
 
     /// Records an event about a tracked object; events about anything else are ignored.
     pub fn apply_event(&mut self, event: &Event) -> Option<Uuid> {
         let object = &event.involved_object;
         let kind = match object.kind.as_deref()? {
-            "Job" => Kind::Job,
-            "PodGroup" => Kind::PodGroup,
-            "Pod" => Kind::Pod,
+            "Job" => ObjectKind::Job,
+            "PodGroup" => ObjectKind::PodGroup,
+            "Pod" => ObjectKind::Pod,
             _ => return None,
         };
         let key = (kind, object.namespace.clone()?, object.name.clone()?);

@@ -4,7 +4,7 @@
 
 use super::Shared;
 use super::backoff::Backoffs;
-use super::index::{Index, Kind};
+use super::index::{Index, ObjectKind};
 use super::objects::PodGroup;
 use crate::db::{Database, DbError};
 use crate::domain::labels::MANAGED_SELECTOR;
@@ -169,7 +169,7 @@ impl Tracker {
                     Change::Job(e) => {
                         let done = apply(
                             &mut index,
-                            Kind::Job,
+                            ObjectKind::Job,
                             e,
                             Index::apply_job,
                             Index::delete_job,
@@ -180,7 +180,7 @@ impl Tracker {
                     Change::PodGroup(e) => {
                         apply(
                             &mut index,
-                            Kind::PodGroup,
+                            ObjectKind::PodGroup,
                             e,
                             Index::apply_pod_group,
                             Index::delete_pod_group,
@@ -190,7 +190,7 @@ impl Tracker {
                     Change::Pod(e) => {
                         let done = apply(
                             &mut index,
-                            Kind::Pod,
+                            ObjectKind::Pod,
                             *e,
                             Index::apply_pod,
                             Index::delete_pod,
@@ -305,7 +305,7 @@ impl Tracker {
 /// has been applied.
 fn apply<K>(
     index: &mut Index,
-    kind: Kind,
+    kind: ObjectKind,
     event: watcher::Event<K>,
     on_apply: fn(&mut Index, &K) -> Option<Uuid>,
     on_delete: fn(&mut Index, &K) -> Option<Uuid>,
@@ -327,9 +327,9 @@ fn apply<K>(
         watcher::Event::InitDone => {
             touched.extend(index.relisted(kind));
             Some(match kind {
-                Kind::Job => "Job",
-                Kind::PodGroup => "PodGroup",
-                Kind::Pod => "Pod",
+                ObjectKind::Job => "Job",
+                ObjectKind::PodGroup => "PodGroup",
+                ObjectKind::Pod => "Pod",
             })
         }
     }

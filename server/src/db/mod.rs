@@ -87,6 +87,25 @@ pub enum DbError {
     Sqlx(sqlx::Error),
 }
 
+/// What a user learns when storage fails. Services let `?` do this where a row that is not found
+/// means nothing more specific; where it does, they say what was not found themselves.
+impl From<DbError> for app::error::AppError {
+    fn from(e: DbError) -> Self {
+        use app::error::AppError;
+        match e {
+            DbError::NotFound => AppError::NotFound("the requested object was not found".into()),
+            DbError::Conflict(message) => AppError::Conflict(message),
+            // Already logged where it was classified; its text is safe to show.
+            unavailable @ DbError::Unavailable(_) => AppError::Unavailable(unavailable.to_string()),
+            other => {
+                // The details stay in the log; the client only learns that it failed.
+                tracing::error!(error = %other, "database error");
+                AppError::Internal
+            }
+        }
+    }
+}
+
 impl From<sqlx::Error> for DbError {
     fn from(e: sqlx::Error) -> Self {
         if let Some(reason) = unavailable_reason(&e) {

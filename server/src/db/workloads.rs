@@ -3,37 +3,15 @@
 
 use super::audit::record_in;
 use super::{DbError, DbResult, conflict_as, now, on_pool};
+use crate::domain::request::WorkloadKind;
 use app::model::phase::Phase;
 use app::model::workload::LiveStatus;
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorkloadKind {
-    Training,
-    Distributed,
-}
-
-impl WorkloadKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WorkloadKind::Training => "training",
-            WorkloadKind::Distributed => "distributed",
-        }
-    }
-
-    fn parse(s: &str) -> DbResult<Self> {
-        match s {
-            "training" => Ok(WorkloadKind::Training),
-            "distributed" => Ok(WorkloadKind::Distributed),
-            other => Err(DbError::Corrupt(format!("unknown workload kind {other:?}"))),
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
-pub struct Workload {
+pub struct StoredWorkload {
     pub id: Uuid,
     pub project_id: Uuid,
     /// The Volcano Job's name: fixed when the request is accepted, so creating the Job is
@@ -75,7 +53,7 @@ pub struct Change<'a> {
 /// A workload with the names a list shows beside it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkloadListing {
-    pub workload: Workload,
+    pub workload: StoredWorkload,
     pub project_name: String,
     pub creator_name: String,
 }
@@ -176,17 +154,18 @@ fn parse_phase(s: &str) -> DbResult<Phase> {
     s.parse().map_err(|e| DbError::Corrupt(format!("{e}")))
 }
 
-impl TryFrom<Row> for Workload {
+impl TryFrom<Row> for StoredWorkload {
     type Error = DbError;
 
     fn try_from(r: Row) -> DbResult<Self> {
-        Ok(Workload {
+        Ok(StoredWorkload {
             id: r.id,
             project_id: r.project_id,
             name: r.name,
             requested_name: r.requested_name,
             cluster_id: r.cluster_id,
-            kind: WorkloadKind::parse(&r.kind)?,
+            kind: WorkloadKind::parse(&r.kind)
+                .ok_or_else(|| DbError::Corrupt(format!("unknown workload kind {:?}", r.kind)))?,
             spec: r.spec.0,
             desired_phase: parse_phase(&r.desired_phase)?,
             actual_phase: parse_phase(&r.actual_phase)?,
@@ -228,9 +207,9 @@ pub struct Workloads<'a>(pub(super) &'a super::Database);
 impl Workloads<'_> {
     /// Stores a new workload that should run (desired Running) and has not reached the cluster yet
     /// (actual Creating), with its `workload.submit` history entry.
-    pub async fn insert(&self, new: &NewWorkload, change: Change<'_>) -> DbResult<Workload> {
+    pub async fn insert(&self, new: &NewWorkload, change: Change<'_>) -> DbResult<StoredWorkload> {
         let at = now();
-        let workload = Workload {
+        let workload = StoredWorkload {
             id: Uuid::new_v4(),
             project_id: new.project_id,
             name: new.name.clone(),
@@ -284,7 +263,7 @@ impl Workloads<'_> {
     }
 
     /// The workload with this id, deleted or not.
-    pub async fn get(&self, id: Uuid) -> DbResult<Workload> {
+    pub async fn get(&self, id: Uuid) -> DbResult<StoredWorkload> {
         let sql = format!("SELECT {COLUMNS} FROM workloads w WHERE w.id = $1");
         let row: Row =
             on_pool!(self.0, pool => sqlx::query_as(&sql).bind(id).fetch_one(pool).await)?;
@@ -366,7 +345,7 @@ impl Workloads<'_> {
         from: Phase,
         to: Phase,
         change: Change<'_>,
-    ) -> DbResult<Option<Workload>> {
+    ) -> DbResult<Option<StoredWorkload>> {
         let won = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let done = sqlx::query(
@@ -402,7 +381,7 @@ impl Workloads<'_> {
         phase: Phase,
         reason: Option<&str>,
         status: &LiveStatus,
-    ) -> DbResult<Option<Workload>> {
+    ) -> DbResult<Option<StoredWorkload>> {
         let at = now();
         let written = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
@@ -435,7 +414,7 @@ impl Workloads<'_> {
 
     /// Marks a workload whose deletion was asked for deleted, with its history entry; the row
     /// stays for history and frees its name. `None` when it is not being deleted (any more).
-    pub async fn mark_deleted(&self, id: Uuid) -> DbResult<Option<Workload>> {
+    pub async fn mark_deleted(&self, id: Uuid) -> DbResult<Option<StoredWorkload>> {
         let at = now();
         let done = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
@@ -461,7 +440,7 @@ impl Workloads<'_> {
     }
 
     /// The row as a conditional write left it; `None` when the write's condition did not hold.
-    async fn reread_if(&self, written: bool, id: Uuid) -> DbResult<Option<Workload>> {
+    async fn reread_if(&self, written: bool, id: Uuid) -> DbResult<Option<StoredWorkload>> {
         if written {
             Ok(Some(self.get(id).await?))
         } else {

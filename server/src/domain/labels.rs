@@ -1,6 +1,7 @@
 //! The labels and annotations that tie every object Tephra creates back to its workload, so the
 //! watchers can map cluster events to database rows.
 
+use super::request::RequestKind;
 use std::collections::BTreeMap;
 
 pub const WORKLOAD_ID: &str = "tephra.dev/workload-id";
@@ -13,9 +14,10 @@ pub const WORKLOAD_KIND: &str = "tephra.dev/workload-kind";
 /// Selects everything Tephra manages.
 pub const MANAGED_SELECTOR: &str = "app.kubernetes.io/managed-by=tephra";
 
-/// Who and what a rendered object belongs to.
+/// The workload a rendered object belongs to: its id, names, project and creator, as labels and
+/// annotations carry them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Workload {
+pub struct Owner {
     /// The workload's id (a UUID), also its row's primary key.
     pub id: String,
     /// The Job's name: the requested name, plus the suffix when the name is a prefix.
@@ -26,13 +28,13 @@ pub struct Workload {
     pub queue: String,
     /// The creator's email or name, recorded as an annotation.
     pub created_by: String,
-    /// `training` or `distributed`.
-    pub kind: String,
+    /// The request's schema (`training`, `distributed` or `generic`).
+    pub kind: RequestKind,
     /// uid and gid from the creator's identity token, for `uidGidSource: fromIdpToken`.
     pub token_uid_gid: Option<(i64, i64)>,
 }
 
-impl Workload {
+impl Owner {
     pub fn labels(&self) -> BTreeMap<String, String> {
         [
             (WORKLOAD_ID, self.id.as_str()),

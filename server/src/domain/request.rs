@@ -1,7 +1,7 @@
 //! Which kind of request a JSON document is, and rendering either kind.
 
 use super::cluster::ClusterProfile;
-use super::labels::{Workload, job_name};
+use super::labels::{Owner, job_name};
 use super::render::{self, Rendered};
 use app::model::training::distributed::DistributedRequest;
 use app::model::training::generic::GenericRequest;
@@ -18,42 +18,106 @@ pub enum Request {
     Generic(Box<GenericRequest>),
 }
 
+/// Which of the API's collections a workload belongs to (`/workloads/trainings` or
+/// `/workloads/distributed`), as stored with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum WorkloadKind {
+    Training,
+    Distributed,
+}
+
+impl WorkloadKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkloadKind::Training => "training",
+            WorkloadKind::Distributed => "distributed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "training" => Some(WorkloadKind::Training),
+            "distributed" => Some(WorkloadKind::Distributed),
+            _ => None,
+        }
+    }
+
+    /// What the API calls one of these in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            WorkloadKind::Training => "training",
+            WorkloadKind::Distributed => "distributed training",
+        }
+    }
+}
+
+/// Which schema a request document follows. Trainings come in two shapes: Run:ai's single-pod
+/// training and the generic `replicaSpecs` form; both are stored as [`WorkloadKind::Training`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
     Training,
     Distributed,
     Generic,
 }
 
-impl Kind {
+impl RequestKind {
+    /// The schema of a request stored under `kind`. Everything that reads a stored request (the
+    /// reconciler, the detail page) goes through here, so all of them read a generic training
+    /// (which `tephra render` accepts) as generic.
+    pub fn of(kind: WorkloadKind, value: &Value) -> RequestKind {
+        match kind {
+            WorkloadKind::Distributed => RequestKind::Distributed,
+            WorkloadKind::Training => match RequestKind::detect(value) {
+                RequestKind::Generic => RequestKind::Generic,
+                _ => RequestKind::Training,
+            },
+        }
+    }
+
+    /// The collection a request of this schema is stored under.
+    pub fn workload_kind(self) -> WorkloadKind {
+        match self {
+            RequestKind::Distributed => WorkloadKind::Distributed,
+            RequestKind::Training | RequestKind::Generic => WorkloadKind::Training,
+        }
+    }
+
+    /// The schema the API accepts in `kind`'s collection.
+    pub fn submitted_to(kind: WorkloadKind) -> RequestKind {
+        match kind {
+            WorkloadKind::Training => RequestKind::Training,
+            WorkloadKind::Distributed => RequestKind::Distributed,
+        }
+    }
+
     /// A request with `spec.replicaSpecs` is generic; one with `spec.distributedFramework` or
     /// `spec.numWorkers` is distributed.
-    pub fn detect(value: &Value) -> Kind {
+    pub fn detect(value: &Value) -> RequestKind {
         let spec = value.get("spec");
         if spec.and_then(|s| s.get("replicaSpecs")).is_some() {
-            return Kind::Generic;
+            return RequestKind::Generic;
         }
         let distributed = ["distributedFramework", "numWorkers"]
             .iter()
             .any(|key| spec.and_then(|s| s.get(key)).is_some());
         if distributed {
-            Kind::Distributed
+            RequestKind::Distributed
         } else {
-            Kind::Training
+            RequestKind::Training
         }
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Kind::Training => "training",
-            Kind::Distributed => "distributed",
-            Kind::Generic => "generic",
+            RequestKind::Training => "training",
+            RequestKind::Distributed => "distributed",
+            RequestKind::Generic => "generic",
         }
     }
 }
 
 /// Where a request runs and on whose behalf, for rendering it outside the database (`tephra
-/// render`, tests, benchmarks). The server builds its [`Workload`] from the stored row instead.
+/// render`, tests, benchmarks). The server builds its [`Owner`] from the stored row instead.
 #[derive(Debug, Clone)]
 pub struct Placement<'a> {
     pub workload_id: &'a str,
@@ -67,17 +131,17 @@ pub struct Placement<'a> {
 }
 
 impl Request {
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> RequestKind {
         match self {
-            Request::Training(_) => Kind::Training,
-            Request::Distributed(_) => Kind::Distributed,
-            Request::Generic(_) => Kind::Generic,
+            Request::Training(_) => RequestKind::Training,
+            Request::Distributed(_) => RequestKind::Distributed,
+            Request::Generic(_) => RequestKind::Generic,
         }
     }
 
-    pub fn workload(&self, at: &Placement<'_>) -> Workload {
+    pub fn owner(&self, at: &Placement<'_>) -> Owner {
         let namespace = format!("tephra-{}", at.project);
-        Workload {
+        Owner {
             id: at.workload_id.to_owned(),
             job_name: job_name(self.name(), self.uses_name_as_prefix(), at.name_suffix),
             requested_name: self.name().to_owned(),
@@ -85,18 +149,18 @@ impl Request {
             queue: at.queue.map_or_else(|| namespace.clone(), str::to_owned),
             namespace,
             created_by: at.created_by.to_owned(),
-            kind: self.kind().as_str().to_owned(),
+            kind: self.kind(),
             token_uid_gid: at.token_uid_gid,
         }
     }
 
-    pub fn parse(value: &Value, kind: Kind) -> Result<Request, Vec<FieldError>> {
+    pub fn parse(value: &Value, kind: RequestKind) -> Result<Request, Vec<FieldError>> {
         match kind {
-            Kind::Training => parse::training(value).map(|r| Request::Training(Box::new(r))),
-            Kind::Distributed => {
+            RequestKind::Training => parse::training(value).map(|r| Request::Training(Box::new(r))),
+            RequestKind::Distributed => {
                 parse::distributed(value).map(|r| Request::Distributed(Box::new(r)))
             }
-            Kind::Generic => parse::generic(value).map(|r| Request::Generic(Box::new(r))),
+            RequestKind::Generic => parse::generic(value).map(|r| Request::Generic(Box::new(r))),
         }
     }
 
@@ -172,7 +236,7 @@ impl Request {
 
     pub fn render(
         &self,
-        workload: &Workload,
+        workload: &Owner,
         profile: &ClusterProfile,
     ) -> Result<Rendered, Vec<FieldError>> {
         match self {
@@ -189,7 +253,7 @@ mod tests {
     use serde_json::json;
 
     fn parsed(value: Value) -> Request {
-        Request::parse(&value, Kind::detect(&value)).expect("the request is valid")
+        Request::parse(&value, RequestKind::detect(&value)).expect("the request is valid")
     }
 
     #[test]

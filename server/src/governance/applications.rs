@@ -127,7 +127,8 @@ impl Governance {
             Ok(id) => self.db.applications().get(id).await,
             Err(_) => self.db.applications().by_name(key).await,
         };
-        let not_found = || AppError::NotFound(format!("application {key:?}"));
+        let not_found =
+            || AppError::NotFound(format!("no application with the id or name {key:?}"));
         let app = match found {
             Ok(app) => app,
             Err(DbError::NotFound) => return Err(not_found()),

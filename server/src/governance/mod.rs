@@ -7,9 +7,12 @@ mod applications;
 mod audit_trail;
 pub mod rules;
 
+use crate::access;
 use crate::db::Database;
 use crate::db::users::User;
+use crate::domain::authz::Permission;
 use app::error::AppError;
+use app::model::principal::Principal;
 use chrono::{DateTime, SecondsFormat, Utc};
 use uuid::Uuid;
 
@@ -27,6 +30,12 @@ impl Governance {
     async fn names(&self) -> Result<Vec<User>, AppError> {
         Ok(self.db.users().list().await?)
     }
+
+    /// Everyone who has signed in (applications included), for system administrators.
+    pub async fn users(&self, principal: &Principal) -> Result<Vec<User>, AppError> {
+        access::require_system(principal, Permission::ManageSystem)?;
+        self.names().await
+    }
 }
 
 fn name_of(users: &[User], id: Option<Uuid>) -> Option<String> {
@@ -42,10 +51,7 @@ fn rfc3339(at: DateTime<Utc>) -> String {
 }
 
 fn invalid(field: &str, message: impl Into<String>) -> AppError {
-    AppError::Invalid {
-        field: field.to_owned(),
-        message: message.into(),
-    }
+    AppError::field(field, message)
 }
 
 /// The acting user's id; applications and the like have one too (their user row).

@@ -105,23 +105,8 @@ impl Governance {
             "system" => Scope::System,
             "project" => {
                 let field = format!("{prefix}scopeId");
-                let found = match scope_id.parse::<uuid::Uuid>() {
-                    Ok(id) => self.db.projects().get(id).await,
-                    Err(_) => self.db.projects().by_name(scope_id).await,
-                };
-                match found {
-                    Ok(project) => Scope::Project(project.id.to_string()),
-                    Err(DbError::NotFound) => {
-                        return Err(invalid(
-                            &field,
-                            format!(
-                                "no project has the id or name {scope_id:?}; \
-                                 GET /api/v1/org-unit/projects lists them"
-                            ),
-                        ));
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+                let project = crate::control::project_by_key(&self.db, scope_id, &field).await?;
+                Scope::Project(project.id.to_string())
             }
             "department" => {
                 return Err(invalid(
@@ -314,7 +299,7 @@ fn visible(principal: &Principal, scope: &Scope) -> bool {
 }
 
 fn not_found(id: i64) -> AppError {
-    AppError::NotFound(format!("access rule {id}"))
+    AppError::NotFound(format!("no access rule with the id {id}"))
 }
 
 fn view_of(

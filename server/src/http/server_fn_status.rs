@@ -3,6 +3,7 @@
 //! to proxies and to monitoring. The encoded [`AppError`] knows its status; this middleware puts it
 //! on the response. The hydrated client reads any 4xx or 5xx as an error, so it sees no change.
 
+use super::api::error::status_of;
 use app::error::AppError;
 use axum::body::Body;
 use axum::extract::Request;
@@ -33,42 +34,4 @@ pub async fn restore(request: Request, next: Next) -> Response {
         parts.status = status_of(&error);
     }
     Response::from_parts(parts, Body::from(bytes))
-}
-
-fn status_of(error: &AppError) -> StatusCode {
-    match error {
-        // On the server, a transport error only comes from decoding the request's arguments
-        // (wrong types, missing fields): the client's mistake.
-        AppError::Transport(_) => StatusCode::BAD_REQUEST,
-        other => {
-            StatusCode::from_u16(other.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn errors_keep_their_own_status_and_undecodable_arguments_are_bad_requests() {
-        assert_eq!(
-            status_of(&AppError::Rejected(Vec::new())),
-            StatusCode::BAD_REQUEST
-        );
-        assert_eq!(
-            status_of(&AppError::Unavailable(
-                "the database is unavailable: x".into()
-            )),
-            StatusCode::SERVICE_UNAVAILABLE
-        );
-        assert_eq!(
-            status_of(&AppError::Transport("error deserializing".into())),
-            StatusCode::BAD_REQUEST
-        );
-        assert_eq!(
-            status_of(&AppError::Internal),
-            StatusCode::INTERNAL_SERVER_ERROR
-        );
-    }
 }

@@ -30,12 +30,10 @@ use rules::{Facts, JobSeen, needs_action, ttl_due};
 use super::apply;
 use super::backoff::{Backoffs, Noted};
 use super::{Shared, event_of};
-use crate::db::workloads::{Change, Intent, Workload, WorkloadKind};
+use crate::db::workloads::{Change, Intent, StoredWorkload};
 use crate::db::{Database, DbError, projects::Project};
 use crate::domain::cluster::ClusterProfile;
-use crate::domain::labels;
 use crate::domain::ownership::OwnerKey;
-use crate::domain::request::{Kind, Request};
 use crate::domain::status::{Observed, derive, is_final, stopped_in_cluster};
 use crate::domain::volcano::Job;
 use app::model::phase::Phase;
@@ -280,7 +278,7 @@ impl Reconciler {
 
     /// Volcano stopped the Job: record the workload as suspended (if no action came first) and
     /// remove the stopped Job, so a resume creates it again like any other.
-    async fn adopt_stop(&self, row: &Workload, why: Option<String>) -> Result<()> {
+    async fn adopt_stop(&self, row: &StoredWorkload, why: Option<String>) -> Result<()> {
         let change = Change {
             actor: None,
             action: "workload.suspend",
@@ -302,27 +300,10 @@ impl Reconciler {
 
     /// Renders the stored request and creates what is missing: PVCs, Services, then the Job,
     /// each signed as the workload's.
-    async fn create(&self, row: &Workload, project: &Project) -> Result<()> {
-        let kind = match row.kind {
-            WorkloadKind::Training => Kind::Training,
-            WorkloadKind::Distributed => Kind::Distributed,
-        };
-        let request = Request::parse(&row.spec, kind).map_err(Error::render)?;
+    async fn create(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
         let creator = self.db.users().get(row.created_by).await?;
-        let workload = labels::Workload {
-            id: row.id.to_string(),
-            job_name: row.name.clone(),
-            requested_name: row.requested_name.clone(),
-            project: project.name.clone(),
-            namespace: project.namespace.clone(),
-            queue: project.queue.clone(),
-            kind: row.kind.as_str().to_owned(),
-            token_uid_gid: creator.uid.zip(creator.gid),
-            created_by: creator.email.unwrap_or(creator.display_name),
-        };
-        let mut rendered = request
-            .render(&workload, &self.profile)
-            .map_err(Error::render)?;
+        let mut rendered =
+            crate::stored::render(row, project, &creator, &self.profile).map_err(Error::render)?;
         let ns = &project.namespace;
         let key = &self.key;
         for pvc in &mut rendered.persistent_volume_claims {
@@ -351,7 +332,7 @@ impl Reconciler {
 
     /// Deletes the Job first, then (once the API server reports no Job or pod of the workload)
     /// its PVCs and Services; marks the row deleted when nothing is left.
-    async fn delete(&self, row: &Workload, project: &Project) -> Result<()> {
+    async fn delete(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
         let ns = &project.namespace;
         let client = &self.client;
         apply::delete_job(client, ns, &row.name, row.id, &self.key).await?;

@@ -4,7 +4,7 @@
 
 use super::{Assembled, JobOptions, Rendered, Task, assemble, int32};
 use crate::domain::cluster::ClusterProfile;
-use crate::domain::labels::Workload;
+use crate::domain::labels::Owner;
 use crate::domain::volcano::LifecyclePolicy;
 use app::model::training::generic::{
     CleanUpPolicy, GenericRequest, ReplicaOverride, RestartPolicyType,
@@ -19,7 +19,7 @@ pub const RUN_MODE_ANNOTATION: &str = "tephra.dev/run-mode";
 
 pub fn generic(
     req: &GenericRequest,
-    workload: &Workload,
+    workload: &Owner,
     profile: &ClusterProfile,
 ) -> Result<Rendered, Vec<FieldError>> {
     let g = &req.spec;

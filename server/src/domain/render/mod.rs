@@ -10,7 +10,7 @@ mod storage;
 pub use generic::generic;
 
 use super::cluster::ClusterProfile;
-use super::labels::Workload;
+use super::labels::Owner;
 use super::volcano::{Job, JobSpec, LifecyclePolicy, TaskSpec};
 use app::model::training::distributed::{DistributedRequest, Framework};
 use app::model::training::request::{TrainingRequest, TrainingSpec};
@@ -93,7 +93,7 @@ struct JobOptions {
 
 pub fn training(
     req: &TrainingRequest,
-    workload: &Workload,
+    workload: &Owner,
     profile: &ClusterProfile,
 ) -> Result<Rendered, Vec<FieldError>> {
     let spec = &req.spec;
@@ -124,7 +124,7 @@ pub fn training(
 
 pub fn distributed(
     req: &DistributedRequest,
-    workload: &Workload,
+    workload: &Owner,
     profile: &ClusterProfile,
 ) -> Result<Rendered, Vec<FieldError>> {
     let d = &req.spec;
@@ -226,7 +226,7 @@ fn framework_plugins(
 }
 
 fn assemble(
-    workload: &Workload,
+    workload: &Owner,
     profile: &ClusterProfile,
     job_spec: &TrainingSpec,
     tasks: Vec<Task<'_>>,

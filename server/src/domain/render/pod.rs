@@ -3,7 +3,7 @@
 
 use super::{SCHEDULER_NAME, int32, storage};
 use crate::domain::cluster::ClusterProfile;
-use crate::domain::labels::{WORKLOAD_ID, Workload};
+use crate::domain::labels::{Owner, WORKLOAD_ID};
 use app::model::training::distributed::Framework;
 use app::model::training::request::{
     self as r, AffinityType, Compute, GpuRequestType, HttpScheme, NameValue, SeccompProfileType,
@@ -18,7 +18,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
 pub(super) struct PodContext<'a> {
-    pub workload: &'a Workload,
+    pub workload: &'a Owner,
     pub profile: &'a ClusterProfile,
     /// The task's name; also the container's.
     pub task: &'a str,

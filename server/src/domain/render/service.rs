@@ -1,7 +1,7 @@
 //! Services for the ports a training exposes: one per service type, selecting the task's pods.
 
 use super::int32;
-use crate::domain::labels::{WORKLOAD_ID, Workload};
+use crate::domain::labels::{Owner, WORKLOAD_ID};
 use app::model::training::request::{ServiceType, TrainingSpec};
 use app::model::validation::{Errors, index, join};
 use k8s_openapi::api::core::v1::{Service, ServicePort, ServiceSpec};
@@ -16,7 +16,7 @@ const TASK_LABEL: &str = "volcano.sh/task-spec";
 pub(super) fn for_ports(
     spec: &TrainingSpec,
     task: &str,
-    workload: &Workload,
+    workload: &Owner,
     path: &str,
     errors: &mut Errors,
 ) -> Vec<Service> {

@@ -2,7 +2,7 @@
 //! init containers that clone git repositories.
 
 use super::pod::PodContext;
-use crate::domain::labels::Workload;
+use crate::domain::labels::Owner;
 use app::model::training::request::*;
 use app::model::validation::{Errors, index, join};
 use k8s_openapi::api::core::v1::*;
@@ -260,11 +260,7 @@ fn claim_spec(info: &ClaimInfo) -> PersistentVolumeClaimSpec {
     }
 }
 
-fn claim(
-    name: &str,
-    spec: PersistentVolumeClaimSpec,
-    workload: &Workload,
-) -> PersistentVolumeClaim {
+fn claim(name: &str, spec: PersistentVolumeClaimSpec, workload: &Owner) -> PersistentVolumeClaim {
     PersistentVolumeClaim {
         metadata: ObjectMeta {
             name: Some(name.to_owned()),

@@ -4,6 +4,7 @@
 use super::{Acting, ApiError, ErrorBody, JsonBody, QueryParams};
 use crate::governance::rules::{RuleQuery, roles};
 use crate::http::AppState;
+use app::error::AppError;
 use app::model::access::{AccessRuleList, AccessRuleView, NewAccessRule, RoleView};
 use axum::Json;
 use axum::Router;
@@ -25,12 +26,8 @@ pub fn router() -> Router<AppState> {
 }
 
 fn rule_id(id: &str) -> Result<i64, ApiError> {
-    id.parse().map_err(|_| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            format!("access rule {id:?} was not found"),
-        )
-    })
+    id.parse()
+        .map_err(|_| AppError::NotFound(format!("no access rule with the id {id:?}")).into())
 }
 
 /// The predefined roles.

@@ -7,17 +7,14 @@
 //! current state; others start with `resync`, so a client that subscribes first and then fetches
 //! never misses a change.
 
-use super::{Acting, ApiError, ErrorBody, listing_by_id};
-use crate::access;
+use super::{Acting, ApiError, ErrorBody};
 use crate::cluster::{Published, event_of};
-use crate::control::resolve_project;
 use crate::domain::authz::Permission;
 use crate::http::AppState;
 use app::model::workload::WorkloadEvent;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use futures::{Stream, StreamExt};
@@ -83,44 +80,33 @@ pub async fn stream_events(
     Acting(principal): Acting,
     query: Result<Query<EventsQuery>, QueryRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    let Query(query) = query.map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("bad query: {}", e.body_text()),
-        )
-    })?;
+    let Query(query) =
+        query.map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))?;
     // Subscribe before reading anything, so nothing that happens in between is lost.
     let receiver = state.control.cluster.events.subscribe();
     // What the principal may see is fixed when the stream opens; a rule removed later takes
     // effect when the client reconnects.
-    let reach = access::reach(&principal, Permission::ReadWorkloads);
     let visible: HashSet<String> = state
         .control
-        .db
-        .projects()
-        .list()
+        .projects(&principal, Permission::ReadWorkloads)
         .await?
         .into_iter()
         .map(|p| p.project.id.to_string())
-        .filter(|id| reach.includes(id, None))
         .collect();
     let project = match &query.project_id {
-        Some(key) => {
-            let project = resolve_project(&state.control.db, key, "projectId").await?;
-            access::require(&principal, Permission::ReadWorkloads, &project)?;
-            Some(project.id.to_string())
-        }
+        Some(key) => Some(
+            state
+                .control
+                .readable_project(&principal, key)
+                .await?
+                .id
+                .to_string(),
+        ),
         None => None,
     };
     let first = match &query.workload_id {
         Some(id) => {
-            let listing = listing_by_id(&state.control.db, id, "workload").await?;
-            if !visible.contains(&listing.workload.project_id.to_string()) {
-                return Err(ApiError::new(
-                    StatusCode::NOT_FOUND,
-                    format!("no workload with the id {id:?}"),
-                ));
-            }
+            let listing = state.control.watched(&principal, id).await?;
             let deleted = listing.workload.deleted_at.is_some();
             sse("workload", &event_of(&listing.workload, deleted))
         }

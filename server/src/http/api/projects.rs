@@ -2,7 +2,6 @@
 //! as the reconciler sees it (reachability, orphaned Jobs).
 
 use super::{Acting, ApiError, ErrorBody};
-use crate::access;
 use crate::cluster::Orphan;
 use crate::domain::authz::Permission;
 use crate::http::AppState;
@@ -49,12 +48,13 @@ pub async fn list_projects(
     State(state): State<AppState>,
     Acting(principal): Acting,
 ) -> Result<Json<ProjectList>, ApiError> {
-    let projects = state.control.db.projects().list().await?;
-    let reach = access::reach(&principal, Permission::ReadProject);
+    let projects = state
+        .control
+        .projects(&principal, Permission::ReadProject)
+        .await?;
     Ok(Json(ProjectList {
         projects: projects
             .into_iter()
-            .filter(|p| reach.includes(&p.project.id.to_string(), None))
             .map(|p| ProjectEntry {
                 id: p.project.id.to_string(),
                 name: p.project.name,

@@ -2,9 +2,9 @@
 //! resume and delete. Handlers write the row (and its history) and poke the reconciler; none of
 //! them waits for the cluster.
 
-use super::{Accepted, Acting, ApiError, ErrorBody, workload_response};
-use crate::control::Control;
-use crate::domain::request::Kind;
+use super::{Accepted, Acting, ApiError, ErrorBody};
+use crate::control::{Control, workload_response};
+use crate::domain::request::WorkloadKind;
 use crate::http::AppState;
 use app::model::action::Action;
 use app::model::principal::Principal;
@@ -77,23 +77,19 @@ pub struct DistributedPage {
 }
 
 async fn submit(
-    kind: Kind,
+    kind: WorkloadKind,
     state: AppState,
     principal: Principal,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
-    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("the body is not valid JSON: {e}"),
-        )
-    })?;
+    let value: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
     let listing = state.control.submit(kind, &principal, value).await?;
     Ok((StatusCode::ACCEPTED, Json(workload_response(&listing))))
 }
 
 async fn fetch(
-    kind: Kind,
+    kind: WorkloadKind,
     state: AppState,
     principal: Principal,
     id: String,
@@ -103,7 +99,7 @@ async fn fetch(
 }
 
 async fn act(
-    kind: Kind,
+    kind: WorkloadKind,
     action: Action,
     state: AppState,
     principal: Principal,
@@ -117,17 +113,13 @@ async fn act(
 }
 
 async fn list(
-    kind: Kind,
+    kind: WorkloadKind,
     control: &Control,
     principal: &Principal,
     query: Result<Query<WorkloadQuery>, QueryRejection>,
 ) -> Result<(Vec<Workload>, i64, Option<i64>), ApiError> {
-    let Query(query) = query.map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("bad query: {}", e.body_text()),
-        )
-    })?;
+    let Query(query) =
+        query.map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))?;
     let page = control.list(Some(kind), principal, &query).await?;
     Ok((page.workloads, page.total, page.next))
 }
@@ -145,7 +137,7 @@ pub async fn submit_training(
     Acting(p): Acting,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
-    submit(Kind::Training, state, p, body).await
+    submit(WorkloadKind::Training, state, p, body).await
 }
 
 /// Submit a distributed training (PyTorch, MPI, TF, XGBoost).
@@ -159,7 +151,7 @@ pub async fn submit_distributed(
     Acting(p): Acting,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
-    submit(Kind::Distributed, state, p, body).await
+    submit(WorkloadKind::Distributed, state, p, body).await
 }
 
 /// List trainings.
@@ -171,7 +163,7 @@ pub async fn list_trainings(
     Acting(p): Acting,
     query: Result<Query<WorkloadQuery>, QueryRejection>,
 ) -> Result<Json<TrainingPage>, ApiError> {
-    let (trainings, total, next) = list(Kind::Training, &state.control, &p, query).await?;
+    let (trainings, total, next) = list(WorkloadKind::Training, &state.control, &p, query).await?;
     Ok(Json(TrainingPage {
         trainings,
         total,
@@ -188,7 +180,8 @@ pub async fn list_distributed(
     Acting(p): Acting,
     query: Result<Query<WorkloadQuery>, QueryRejection>,
 ) -> Result<Json<DistributedPage>, ApiError> {
-    let (distributed, total, next) = list(Kind::Distributed, &state.control, &p, query).await?;
+    let (distributed, total, next) =
+        list(WorkloadKind::Distributed, &state.control, &p, query).await?;
     Ok(Json(DistributedPage {
         distributed,
         total,
@@ -206,7 +199,7 @@ pub async fn get_training(
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Workload>, ApiError> {
-    fetch(Kind::Training, state, p, id).await
+    fetch(WorkloadKind::Training, state, p, id).await
 }
 
 /// A distributed training with its live status.
@@ -219,7 +212,7 @@ pub async fn get_distributed(
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Workload>, ApiError> {
-    fetch(Kind::Distributed, state, p, id).await
+    fetch(WorkloadKind::Distributed, state, p, id).await
 }
 
 macro_rules! action_handlers {
@@ -241,13 +234,13 @@ macro_rules! action_handlers {
 }
 
 action_handlers! {
-    suspend_training, Kind::Training, Action::Suspend, "/api/v1/workloads/trainings/{id}/suspend", "trainings",
+    suspend_training, WorkloadKind::Training, Action::Suspend, "/api/v1/workloads/trainings/{id}/suspend", "trainings",
         "Suspend a training: its Job and pods are deleted; storage and services stay.";
-    resume_training, Kind::Training, Action::Resume, "/api/v1/workloads/trainings/{id}/resume", "trainings",
+    resume_training, WorkloadKind::Training, Action::Resume, "/api/v1/workloads/trainings/{id}/resume", "trainings",
         "Resume a suspended training: its Job is created again from the stored request.";
-    suspend_distributed, Kind::Distributed, Action::Suspend, "/api/v1/workloads/distributed/{id}/suspend", "distributed",
+    suspend_distributed, WorkloadKind::Distributed, Action::Suspend, "/api/v1/workloads/distributed/{id}/suspend", "distributed",
         "Suspend a distributed training.";
-    resume_distributed, Kind::Distributed, Action::Resume, "/api/v1/workloads/distributed/{id}/resume", "distributed",
+    resume_distributed, WorkloadKind::Distributed, Action::Resume, "/api/v1/workloads/distributed/{id}/resume", "distributed",
         "Resume a suspended distributed training.";
 }
 
@@ -262,7 +255,7 @@ pub async fn delete_training(
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<Accepted>), ApiError> {
-    act(Kind::Training, Action::Delete, state, p, id).await
+    act(WorkloadKind::Training, Action::Delete, state, p, id).await
 }
 
 /// Delete a distributed training.
@@ -276,5 +269,5 @@ pub async fn delete_distributed(
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<Accepted>), ApiError> {
-    act(Kind::Distributed, Action::Delete, state, p, id).await
+    act(WorkloadKind::Distributed, Action::Delete, state, p, id).await
 }

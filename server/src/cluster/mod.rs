@@ -13,7 +13,7 @@ pub mod reconciler;
 
 pub mod tracker;
 
-use crate::db::{Database, workloads::Workload};
+use crate::db::{Database, workloads::StoredWorkload};
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::ownership::OwnerKey;
 use crate::supervise;
@@ -291,7 +291,7 @@ async fn probe(client: kube::Client, shared: Shared, every: std::time::Duration)
 }
 
 /// The event the stream sends for a workload row.
-pub fn event_of(w: &Workload, deleted: bool) -> WorkloadEvent {
+pub fn event_of(w: &StoredWorkload, deleted: bool) -> WorkloadEvent {
     WorkloadEvent {
         workload_id: w.id.to_string(),
         project_id: w.project_id.to_string(),

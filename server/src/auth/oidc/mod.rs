@@ -3,32 +3,25 @@
 //! `http::sign_in` carry values in and out and map [`SignInError`] to answers.
 //!
 //! Discovery runs in the background with backoff, so Tephra starts while the provider is down
-//! (`/readyz` names it until it answers), and again every [`REDISCOVER`] to pick up rotated keys.
+//! (`/readyz` names it until it answers), and again every hour to pick up rotated keys.
 
 mod access_token;
+mod discovery;
+
+use discovery::{Discovered, IdToken, IdTokenClaims, error_chain};
 
 use super::claims::{constant_time_eq, number, safe_next, strings};
 use crate::config::OidcSettings;
-use openidconnect::core::{
-    CoreAuthDisplay, CoreAuthPrompt, CoreAuthenticationFlow, CoreErrorResponseType,
-    CoreGenderClaim, CoreIdToken, CoreJsonWebKey, CoreJweContentEncryptionAlgorithm,
-    CoreJwsSigningAlgorithm, CoreRevocableToken, CoreRevocationErrorResponse,
-    CoreTokenIntrospectionResponse, CoreTokenType,
-};
+use openidconnect::core::{CoreAuthenticationFlow, CoreIdToken};
 use openidconnect::{
-    AdditionalClaims, AuthorizationCode, Client, ClientId, ClientSecret, CsrfToken,
-    EmptyExtraTokenFields, EndSessionUrl, EndpointMaybeSet, EndpointNotSet, EndpointSet,
-    IdTokenFields, IssuerUrl, LogoutRequest, Nonce, PkceCodeChallenge, PkceCodeVerifier,
-    PostLogoutRedirectUrl, ProviderMetadataWithLogout, RedirectUrl, Scope, StandardErrorResponse,
-    StandardTokenResponse,
+    AdditionalClaims, AuthorizationCode, ClientId, CsrfToken, LogoutRequest, Nonce,
+    PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, Scope,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-/// Keys are refreshed this often (discovery fetches the JWKS again).
-const REDISCOVER: Duration = Duration::from_secs(3600);
 /// How long a started sign-in may take at the provider.
 const LOGIN_TIMEOUT_SECONDS: i64 = 600;
 
@@ -39,57 +32,6 @@ pub struct Extra {
     claims: HashMap<String, serde_json::Value>,
 }
 impl AdditionalClaims for Extra {}
-
-type TokenResponse = StandardTokenResponse<
-    IdTokenFields<
-        Extra,
-        EmptyExtraTokenFields,
-        CoreGenderClaim,
-        CoreJweContentEncryptionAlgorithm,
-        CoreJwsSigningAlgorithm,
-    >,
-    CoreTokenType,
->;
-
-type IdTokenClaims = openidconnect::IdTokenClaims<Extra, CoreGenderClaim>;
-
-type IdToken = openidconnect::IdToken<
-    Extra,
-    CoreGenderClaim,
-    CoreJweContentEncryptionAlgorithm,
-    CoreJwsSigningAlgorithm,
->;
-
-/// The client as discovery configures it: authorization endpoint set, token and userinfo
-/// endpoints as the provider advertises them.
-type OidcClient = Client<
-    Extra,
-    CoreAuthDisplay,
-    CoreGenderClaim,
-    CoreJweContentEncryptionAlgorithm,
-    CoreJsonWebKey,
-    CoreAuthPrompt,
-    StandardErrorResponse<CoreErrorResponseType>,
-    TokenResponse,
-    CoreTokenIntrospectionResponse,
-    CoreRevocableToken,
-    CoreRevocationErrorResponse,
-    EndpointSet,
-    EndpointNotSet,
-    EndpointNotSet,
-    EndpointNotSet,
-    EndpointMaybeSet,
-    EndpointMaybeSet,
->;
-
-struct Discovered {
-    client: OidcClient,
-    issuer: IssuerUrl,
-    jwks: openidconnect::core::CoreJsonWebKeySet,
-    end_session: Option<EndSessionUrl>,
-    /// The provider's advertised ID token algorithms, `none` removed.
-    algs: Vec<CoreJwsSigningAlgorithm>,
-}
 
 /// A sign-in on its way through the provider, kept in the browser's session.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -171,97 +113,6 @@ impl Oidc {
 
     pub fn issuer(&self) -> &str {
         &self.settings.issuer
-    }
-
-    /// Why sign-in cannot work right now, for `/readyz`.
-    pub fn problem(&self) -> Option<String> {
-        if self.current().is_some() {
-            return None;
-        }
-        let why = self.last_error.lock().unwrap_or_else(|e| e.into_inner());
-        Some(format!(
-            "identity provider {} not discovered: {}",
-            self.settings.issuer,
-            why.as_deref().unwrap_or("not tried yet")
-        ))
-    }
-
-    fn current(&self) -> Option<Arc<Discovered>> {
-        self.discovered
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    fn ready(&self) -> Result<Arc<Discovered>, SignInError> {
-        self.current()
-            .ok_or_else(|| SignInError::NotDiscovered(self.settings.issuer.clone()))
-    }
-
-    /// Fetches the provider's metadata and keys once.
-    pub async fn discover(&self) -> Result<(), String> {
-        let outcome = self.fetch_metadata().await;
-        match &outcome {
-            Ok(discovered) => {
-                *self.discovered.write().unwrap_or_else(|e| e.into_inner()) =
-                    Some(Arc::clone(discovered));
-                *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
-            }
-            Err(error) => {
-                *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error.clone());
-            }
-        }
-        outcome.map(|_| ())
-    }
-
-    async fn fetch_metadata(&self) -> Result<Arc<Discovered>, String> {
-        let issuer = IssuerUrl::new(self.settings.issuer.clone()).map_err(|e| e.to_string())?;
-        let metadata = ProviderMetadataWithLogout::discover_async(issuer, &self.http)
-            .await
-            .map_err(|e| error_chain(&e))?;
-        let end_session = metadata.additional_metadata().end_session_endpoint.clone();
-        let algs: Vec<CoreJwsSigningAlgorithm> = metadata
-            .id_token_signing_alg_values_supported()
-            .iter()
-            .filter(|a| **a != CoreJwsSigningAlgorithm::None)
-            .cloned()
-            .collect();
-        let redirect =
-            RedirectUrl::new(self.settings.public_url.redirect_uri()).map_err(|e| e.to_string())?;
-        let (issuer, jwks) = (metadata.issuer().clone(), metadata.jwks().clone());
-        let client = OidcClient::from_provider_metadata(
-            metadata,
-            ClientId::new(self.settings.client_id.clone()),
-            self.settings.client_secret.clone().map(ClientSecret::new),
-        )
-        .set_redirect_uri(redirect);
-        Ok(Arc::new(Discovered {
-            client,
-            issuer,
-            jwks,
-            end_session,
-            algs,
-        }))
-    }
-
-    /// Discovers until it succeeds (1 s doubling to 60 s between tries), then again every
-    /// [`REDISCOVER`]. Runs for the life of the process.
-    pub async fn keep_discovered(self: Arc<Self>) {
-        let mut wait = Duration::from_secs(1);
-        loop {
-            match self.discover().await {
-                Ok(()) => {
-                    tracing::info!(issuer = %self.settings.issuer, "identity provider discovered");
-                    wait = Duration::from_secs(1);
-                    tokio::time::sleep(REDISCOVER).await;
-                }
-                Err(error) => {
-                    tracing::warn!(issuer = %self.settings.issuer, %error, retry_in = ?wait, "cannot discover the identity provider");
-                    tokio::time::sleep(wait).await;
-                    wait = (wait * 2).min(Duration::from_secs(60));
-                }
-            }
-        }
     }
 
     /// Starts a sign-in: the provider URL to send the browser to, and what the session keeps.
@@ -395,16 +246,4 @@ impl Oidc {
         }
         Some(request.http_get_url().to_string())
     }
-}
-
-/// An error and its causes on one line (reqwest's own message hides the cause).
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }

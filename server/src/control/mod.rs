@@ -1,0 +1,71 @@
+//! The workload service: submitting, finding, listing and acting on workloads for a principal,
+//! within the projects it may use. It returns [`AppError`]s; the HTTP layer maps them to answers
+//! in one place (`crate::http::api::error`), and handlers never reach around it to the database.
+
+mod act;
+mod read;
+mod submit;
+mod view;
+
+pub use view::workload_response;
+
+use crate::cluster::ClusterHandle;
+use crate::db::projects::Project;
+use crate::db::{Database, DbError};
+use crate::domain::cluster::ClusterProfile;
+use app::error::AppError;
+use app::model::principal::Principal;
+use app::model::workload::Workload;
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// Most workloads one page returns.
+pub const PAGE_MAX: i64 = 500;
+pub const PAGE_DEFAULT: i64 = 50;
+
+/// The database, the cluster and what requests are rendered against.
+#[derive(Clone)]
+pub struct Control {
+    pub db: Database,
+    pub cluster: ClusterHandle,
+    /// What submitted requests are rendered against, to reject what would not render later.
+    pub profile: Arc<ClusterProfile>,
+    /// Most pods one workload may ask for at once (`--max-pods-per-workload`).
+    pub max_pods: u64,
+}
+
+/// A page of a list.
+pub struct Page {
+    pub workloads: Vec<Workload>,
+    pub total: i64,
+    pub next: Option<i64>,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// Finds a project by id (UUID) or name, as requests name them; the error names the request
+/// field that held `key`.
+pub async fn project_by_key(db: &Database, key: &str, field: &str) -> Result<Project, AppError> {
+    let found = match key.parse::<Uuid>() {
+        Ok(id) => db.projects().get(id).await,
+        Err(_) => db.projects().by_name(key).await,
+    };
+    match found {
+        Ok(project) => Ok(project),
+        Err(DbError::NotFound) => Err(AppError::field(
+            field,
+            format!(
+                "no project has the id or name {key:?}; GET /api/v1/org-unit/projects lists them"
+            ),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// How lists and annotations name a person: e-mail, else display name.
+fn creator_of(principal: &Principal) -> String {
+    principal
+        .email
+        .clone()
+        .unwrap_or_else(|| principal.display_name.clone())
+}

@@ -1,0 +1,274 @@
+//! Reading workloads and projects for a principal: one workload, pages of them, their history,
+//! what they render to, and the projects the principal may see.
+
+use super::{Control, PAGE_DEFAULT, PAGE_MAX, Page, project_by_key, workload_response};
+use crate::access;
+use crate::db::DbError;
+use crate::db::projects::{Project, ProjectWithCounts};
+use crate::db::workloads::{SortKey, WorkloadFilter, WorkloadListing};
+use crate::domain::authz::Permission;
+use crate::domain::request::WorkloadKind;
+use app::error::AppError;
+use app::model::overview::Overview;
+use app::model::phase::UnknownPhase;
+use app::model::principal::Principal;
+use app::model::workload::{HistoryEntry, WorkloadQuery};
+use chrono::SecondsFormat;
+
+fn noun(kind: Option<WorkloadKind>) -> &'static str {
+    kind.map_or("workload", WorkloadKind::noun)
+}
+
+fn not_found(noun: &str, id: &str) -> AppError {
+    AppError::NotFound(format!("no {noun} with the id {id:?}"))
+}
+
+/// The sort and page of a list query; the error names the parameter and what it allows.
+fn order_and_page(query: &WorkloadQuery, filter: &mut WorkloadFilter) -> Result<(), AppError> {
+    filter.sort = match query.sort_by.as_deref() {
+        None | Some("" | "createdAt") => SortKey::CreatedAt,
+        Some("name") => SortKey::Name,
+        Some("updatedAt") => SortKey::UpdatedAt,
+        Some("actualPhase") => SortKey::ActualPhase,
+        Some(other) => {
+            return Err(AppError::field(
+                "sortBy",
+                format!("{other:?} is not allowed: one of name, createdAt, updatedAt, actualPhase"),
+            ));
+        }
+    };
+    filter.ascending = match query.sort_order.as_deref() {
+        None | Some("" | "desc") => false,
+        Some("asc") => true,
+        Some(other) => {
+            return Err(AppError::field(
+                "sortOrder",
+                format!("{other:?} is not allowed: asc or desc"),
+            ));
+        }
+    };
+    let limit = query.limit.unwrap_or(PAGE_DEFAULT);
+    if !(1..=PAGE_MAX).contains(&limit) {
+        return Err(AppError::field(
+            "limit",
+            format!("must be between 1 and {PAGE_MAX} (got {limit})"),
+        ));
+    }
+    let offset = query.offset.unwrap_or(0);
+    if offset < 0 {
+        return Err(AppError::field(
+            "offset",
+            format!("must be 0 or more (got {offset})"),
+        ));
+    }
+    filter.limit = Some(limit);
+    filter.offset = offset;
+    Ok(())
+}
+
+impl Control {
+    /// The workload with this id, deleted or not, with the names shown beside it.
+    async fn listing(&self, id: &str, noun: &str) -> Result<WorkloadListing, AppError> {
+        let uuid: uuid::Uuid = id.parse().map_err(|_| not_found(noun, id))?;
+        match self.db.workloads().listing(uuid).await {
+            Ok(listing) => Ok(listing),
+            Err(DbError::NotFound) => Err(not_found(noun, id)),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The live workload with this id (of `kind`, when given), after checking the principal may
+    /// see it.
+    pub async fn find(
+        &self,
+        kind: Option<WorkloadKind>,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<WorkloadListing, AppError> {
+        self.find_for(kind, principal, id, Permission::ReadWorkloads)
+            .await
+    }
+
+    /// [`Self::find`], checking `permission` in the workload's project.
+    pub(super) async fn find_for(
+        &self,
+        kind: Option<WorkloadKind>,
+        principal: &Principal,
+        id: &str,
+        permission: Permission,
+    ) -> Result<WorkloadListing, AppError> {
+        let listing = self.listing(id, noun(kind)).await?;
+        let wrong_kind = kind.is_some_and(|k| listing.workload.kind != k);
+        if listing.workload.deleted_at.is_some() || wrong_kind {
+            return Err(not_found(noun(kind), id));
+        }
+        let project = self.db.projects().get(listing.workload.project_id).await?;
+        access::require(principal, permission, &project)?;
+        Ok(listing)
+    }
+
+    /// The workload with this id, deleted or not, when the principal may read its project; a
+    /// workload it may not read is not found, as if it did not exist (an event stream starts
+    /// from it).
+    pub async fn watched(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<WorkloadListing, AppError> {
+        let listing = self.listing(id, "workload").await?;
+        let project = self.db.projects().get(listing.workload.project_id).await?;
+        if !access::may(principal, Permission::ReadWorkloads, &project) {
+            return Err(not_found("workload", id));
+        }
+        Ok(listing)
+    }
+
+    /// One page of the workloads (of `kind`, when given) the principal may see.
+    pub async fn list(
+        &self,
+        kind: Option<WorkloadKind>,
+        principal: &Principal,
+        query: &WorkloadQuery,
+    ) -> Result<Page, AppError> {
+        let mut filter = WorkloadFilter {
+            kind,
+            creator: query.created_by.clone().filter(|c| !c.is_empty()),
+            name_contains: query.name.clone().filter(|n| !n.is_empty()),
+            ..WorkloadFilter::default()
+        };
+        if let Some(key) = query.project_id.as_deref().filter(|k| !k.is_empty()) {
+            filter.project_id = Some(self.readable_project(principal, key).await?.id);
+        } else {
+            // Without a project filter a list covers every project the principal may read.
+            filter.projects_among = self
+                .projects_among(principal, Permission::ReadWorkloads)
+                .await?;
+        }
+        if let Some(phase) = query.phase.as_deref().filter(|p| !p.is_empty()) {
+            filter.actual_phase = Some(phase.parse().map_err(|e: UnknownPhase| {
+                AppError::field("phase", e.to_string().replace("unknown phase ", ""))
+            })?);
+        }
+        order_and_page(query, &mut filter)?;
+        let total = self.db.workloads().count(&filter).await?;
+        let page = self.db.workloads().list(&filter).await?;
+        let end = filter.offset + page.len() as i64;
+        Ok(Page {
+            workloads: page.iter().map(workload_response).collect(),
+            total,
+            next: (end < total).then_some(end),
+            offset: filter.offset,
+            limit: filter.limit.unwrap_or(PAGE_DEFAULT),
+        })
+    }
+
+    /// The project a `projectId` parameter names, when the principal may read its workloads.
+    pub async fn readable_project(
+        &self,
+        principal: &Principal,
+        key: &str,
+    ) -> Result<Project, AppError> {
+        let project = project_by_key(&self.db, key, "projectId").await?;
+        access::require(principal, Permission::ReadWorkloads, &project)?;
+        Ok(project)
+    }
+
+    /// The projects where the principal holds `permission`.
+    pub async fn projects(
+        &self,
+        principal: &Principal,
+        permission: Permission,
+    ) -> Result<Vec<ProjectWithCounts>, AppError> {
+        let reach = access::reach(principal, permission);
+        let projects = self.db.projects().list().await?;
+        Ok(projects
+            .into_iter()
+            .filter(|p| reach.includes(&p.project.id.to_string(), None))
+            .collect())
+    }
+
+    /// The names of the projects where `principal` holds `permission`, or `None` for all of them.
+    async fn projects_among(
+        &self,
+        principal: &Principal,
+        permission: Permission,
+    ) -> Result<Option<Vec<String>>, AppError> {
+        if access::reach(principal, permission).everything {
+            return Ok(None);
+        }
+        let projects = self.projects(principal, permission).await?;
+        Ok(Some(projects.into_iter().map(|p| p.project.name).collect()))
+    }
+
+    /// Counts of what the principal may see only.
+    pub async fn overview(&self, principal: &Principal) -> Result<Overview, AppError> {
+        let among = self
+            .projects_among(principal, Permission::ReadWorkloads)
+            .await?;
+        let projects = match &among {
+            Some(names) => names.len() as i64,
+            None => self.db.projects().count().await?,
+        };
+        Ok(Overview {
+            projects,
+            users: self.db.users().count().await?,
+            trainings_by_phase: self.db.workloads().count_by_phase(among.as_deref()).await?,
+        })
+    }
+
+    /// Who submitted, suspended, resumed or deleted the workload, and every phase it went
+    /// through, oldest first. Deleted workloads keep their history.
+    pub async fn history(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<Vec<HistoryEntry>, AppError> {
+        let workload = self.listing(id, "workload").await?.workload;
+        let project = self.db.projects().get(workload.project_id).await?;
+        access::require(principal, Permission::ReadWorkloads, &project)?;
+        let users = self.db.users().list().await?;
+        let events = self.db.audit().for_target("workload", workload.id).await?;
+        Ok(events
+            .into_iter()
+            .map(|e| HistoryEntry {
+                at: e.at.to_rfc3339_opts(SecondsFormat::Millis, true),
+                action: e
+                    .action
+                    .strip_prefix("workload.")
+                    .unwrap_or(&e.action)
+                    .to_owned(),
+                actor: e.actor_id.and_then(|actor| {
+                    users
+                        .iter()
+                        .find(|u| u.id == actor)
+                        .map(|u| u.email.clone().unwrap_or_else(|| u.display_name.clone()))
+                }),
+                detail: e.detail,
+            })
+            .collect())
+    }
+
+    /// The rendered objects of a stored workload, as the reconciler creates them, or why they
+    /// cannot be rendered any more.
+    pub async fn rendered_yaml(&self, listing: &WorkloadListing) -> Result<String, String> {
+        let w = &listing.workload;
+        let project = self
+            .db
+            .projects()
+            .get(w.project_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        let creator = self
+            .db
+            .users()
+            .get(w.created_by)
+            .await
+            .map_err(|e| e.to_string())?;
+        let rendered =
+            crate::stored::render(w, &project, &creator, &self.profile).map_err(|errors| {
+                let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                format!("the stored request no longer renders: {}", list.join("; "))
+            })?;
+        rendered.to_yaml().map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,181 @@
+//! Submitting a workload, and previewing what it would create.
+
+use super::{Control, creator_of, project_by_key};
+use crate::access;
+use crate::db::DbError;
+use crate::db::projects::Project;
+use crate::db::workloads::{Change, NewWorkload, WorkloadListing};
+use crate::domain::authz::Permission;
+use crate::domain::labels::{Owner, job_name};
+use crate::domain::render::Rendered;
+use crate::domain::request::{Request, RequestKind, WorkloadKind};
+use app::error::AppError;
+use app::model::phase::Phase;
+use app::model::principal::Principal;
+use uuid::Uuid;
+
+/// A request checked against its project and this cluster, ready to store or render.
+struct Checked {
+    request: Request,
+    project: Project,
+    /// The principal's uid and gid from the provider's token, for `fromIdpToken`.
+    token_uid_gid: Option<(i64, i64)>,
+}
+
+impl Checked {
+    fn owner(&self, workload_id: &str, job_name: String, created_by: String) -> Owner {
+        Owner {
+            id: workload_id.to_owned(),
+            job_name,
+            requested_name: self.request.name().to_owned(),
+            project: self.project.name.clone(),
+            namespace: self.project.namespace.clone(),
+            queue: self.project.queue.clone(),
+            created_by,
+            kind: self.request.kind(),
+            token_uid_gid: self.token_uid_gid,
+        }
+    }
+}
+
+/// Five random lowercase letters or digits for `useGivenNameAsPrefix`.
+fn name_suffix() -> String {
+    use rand::Rng;
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = rand::rng();
+    (0..5)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+impl Control {
+    /// Parses and validates `value` as a request for `kind`'s collection, and checks the
+    /// principal may run it in the project it names on this cluster.
+    async fn check(
+        &self,
+        kind: WorkloadKind,
+        principal: &Principal,
+        value: &serde_json::Value,
+    ) -> Result<Checked, AppError> {
+        let request =
+            Request::parse(value, RequestKind::submitted_to(kind)).map_err(AppError::Rejected)?;
+        request
+            .within_pod_limit(self.max_pods)
+            .map_err(|e| AppError::Rejected(vec![e]))?;
+        let project = project_by_key(&self.db, &request.project_id(), "projectId").await?;
+        access::require(principal, Permission::ManageWorkloads, &project)?;
+        if let Some(cluster) = request.cluster_id()
+            && cluster != self.cluster.id
+        {
+            return Err(AppError::field(
+                "clusterId",
+                format!(
+                    "unknown cluster {cluster:?}; this Tephra runs workloads on cluster {:?}",
+                    self.cluster.id
+                ),
+            ));
+        }
+        Ok(Checked {
+            request,
+            project,
+            token_uid_gid: principal
+                .uid
+                .zip(principal.gid)
+                .map(|(u, g)| (i64::from(u), i64::from(g))),
+        })
+    }
+
+    fn render(&self, checked: &Checked, owner: &Owner) -> Result<Rendered, AppError> {
+        checked
+            .request
+            .render(owner, &self.profile)
+            .map_err(AppError::Rejected)
+    }
+
+    /// Stores a new workload for the reconciler to create.
+    pub async fn submit(
+        &self,
+        kind: WorkloadKind,
+        principal: &Principal,
+        value: serde_json::Value,
+    ) -> Result<WorkloadListing, AppError> {
+        let checked = self.check(kind, principal, &value).await?;
+        let request = &checked.request;
+        let name = job_name(
+            request.name(),
+            request.uses_name_as_prefix(),
+            &name_suffix(),
+        );
+        // Render now, so what the reconciler will render later is known to work.
+        let owner = checked.owner(
+            Uuid::nil().to_string().as_str(),
+            name.clone(),
+            creator_of(principal),
+        );
+        self.render(&checked, &owner)?;
+        let user_id: Uuid = principal.user_id.parse().map_err(|_| AppError::Internal)?;
+        let project = &checked.project;
+        let new = NewWorkload {
+            project_id: project.id,
+            name: name.clone(),
+            requested_name: request.name().to_owned(),
+            cluster_id: self.cluster.id.clone(),
+            kind,
+            spec: value,
+            created_by: user_id,
+            job_ttl_seconds: request.job_ttl_seconds(),
+        };
+        let change = Change {
+            actor: Some(user_id),
+            action: "workload.submit",
+            detail: serde_json::json!({ "name": name }),
+        };
+        let stored = self
+            .db
+            .workloads()
+            .insert(&new, change)
+            .await
+            .map_err(|e| match e {
+                DbError::Conflict(_) => AppError::Conflict(format!(
+                    "a workload named {name:?} already exists in project {:?}; choose another \
+                     name or set useGivenNameAsPrefix",
+                    project.name
+                )),
+                other => other.into(),
+            })?;
+        if !self.cluster.is_configured() {
+            self.db
+                .workloads()
+                .record_status(
+                    stored.id,
+                    Phase::Running,
+                    Phase::Creating,
+                    Phase::Creating,
+                    Some(crate::cluster::NO_CLUSTER),
+                    &Default::default(),
+                )
+                .await?;
+        }
+        self.cluster.poke(stored.id);
+        tracing::info!(workload = %stored.id, %name, project = %project.name, "accepted a workload");
+        Ok(self.db.workloads().listing(stored.id).await?)
+    }
+
+    /// What the cluster would get for this request, as YAML: the Volcano Job first, then any
+    /// PVCs and Services. The name is the requested one (a prefix gets a sample suffix).
+    pub async fn preview(
+        &self,
+        kind: WorkloadKind,
+        principal: &Principal,
+        value: &serde_json::Value,
+    ) -> Result<String, AppError> {
+        let checked = self.check(kind, principal, value).await?;
+        let request = &checked.request;
+        let name = job_name(request.name(), request.uses_name_as_prefix(), "xxxxx");
+        let owner = checked.owner("(assigned on submit)", name, creator_of(principal));
+        self.render(&checked, &owner)?.to_yaml().map_err(|e| {
+            tracing::error!(error = %e, "cannot write a rendered Job as YAML");
+            AppError::Internal
+        })
+    }
+}

@@ -1,0 +1,174 @@
+//! Error answers: the one place an [`AppError`] becomes an HTTP status and a body, for the REST
+//! API and for server functions alike.
+//!
+//! Bodies are `{code, message}` with the HTTP status as `code`; a 400 adds `details`, one entry
+//! per offending field path, and a 409 about a workload's phase adds where it stands now.
+
+use app::error::AppError;
+use app::model::phase::Phase;
+use app::model::validation::FieldError;
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// One offending field of a rejected request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// JSON path, e.g. `spec.tolerations[0].value`.
+    pub field: String,
+    pub message: String,
+}
+
+/// The body of every error answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// The HTTP status.
+    pub code: u16,
+    pub message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<ErrorDetail>,
+    /// On a 409 for an action: the workload's desired phase now (e.g. after another action won).
+    #[serde(rename = "desiredPhase", skip_serializing_if = "Option::is_none")]
+    pub desired_phase: Option<Phase>,
+    /// On a 409 for an action: the workload's actual phase now.
+    #[serde(rename = "actualPhase", skip_serializing_if = "Option::is_none")]
+    pub actual_phase: Option<Phase>,
+}
+
+/// The HTTP status of an error.
+pub fn status_of(error: &AppError) -> StatusCode {
+    match error {
+        AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+        AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+        AppError::NotFound(_) => StatusCode::NOT_FOUND,
+        AppError::Invalid { .. } | AppError::Rejected(_) => StatusCode::BAD_REQUEST,
+        AppError::Conflict(_) | AppError::WrongPhase { .. } => StatusCode::CONFLICT,
+        AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        // On the server, a transport error only comes from decoding a server function's
+        // arguments (wrong types, missing fields): the client's mistake.
+        AppError::Transport(_) => StatusCode::BAD_REQUEST,
+        AppError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// An error answer.
+#[derive(Debug)]
+pub struct ApiError(ErrorBody);
+
+impl ApiError {
+    /// 400 for a body or query the extractors could not read: no field to name beyond what
+    /// the message says.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        ApiError(ErrorBody {
+            code: StatusCode::BAD_REQUEST.as_u16(),
+            message: message.into(),
+            details: Vec::new(),
+            desired_phase: None,
+            actual_phase: None,
+        })
+    }
+
+    pub fn body(&self) -> &ErrorBody {
+        &self.0
+    }
+}
+
+fn details(errors: Vec<FieldError>) -> Vec<ErrorDetail> {
+    errors
+        .into_iter()
+        .map(|e| ErrorDetail {
+            field: e.path,
+            message: e.message,
+        })
+        .collect()
+}
+
+impl From<AppError> for ApiError {
+    fn from(error: AppError) -> Self {
+        let code = status_of(&error).as_u16();
+        // Clients that only print `message` still learn which field was wrong.
+        let message = match &error {
+            AppError::Invalid { .. } => format!("the request is invalid: {error}"),
+            _ => error.to_string(),
+        };
+        let (desired_phase, actual_phase) = match &error {
+            AppError::WrongPhase {
+                desired, actual, ..
+            } => (Some(*desired), Some(*actual)),
+            _ => (None, None),
+        };
+        ApiError(ErrorBody {
+            code,
+            message,
+            details: details(error.field_errors()),
+            desired_phase,
+            actual_phase,
+        })
+    }
+}
+
+impl From<crate::db::DbError> for ApiError {
+    fn from(e: crate::db::DbError) -> Self {
+        AppError::from(e).into()
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.0.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, Json(self.0)).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_errors_become_details_and_the_message_lists_them() {
+        let error = ApiError::from(AppError::Rejected(vec![FieldError {
+            path: "spec.image".into(),
+            message: "is required".into(),
+        }]));
+        let body = error.body();
+        assert_eq!(body.code, 400);
+        assert_eq!(body.details[0].field, "spec.image");
+        assert!(body.message.contains("spec.image: is required"));
+    }
+
+    #[test]
+    fn a_phase_conflict_says_where_the_workload_stands() {
+        let error = ApiError::from(AppError::WrongPhase {
+            message: "cannot resume training \"a\": it is running".into(),
+            desired: Phase::Running,
+            actual: Phase::Running,
+        });
+        assert_eq!(error.body().code, 409);
+        assert_eq!(error.body().actual_phase, Some(Phase::Running));
+    }
+
+    #[test]
+    fn a_body_the_extractor_could_not_read_is_a_plain_400() {
+        let error = ApiError::bad_request("the body is not valid JSON: EOF");
+        assert_eq!(error.body().code, 400);
+        assert_eq!(error.body().message, "the body is not valid JSON: EOF");
+        assert!(error.body().details.is_empty());
+    }
+
+    #[test]
+    fn undecodable_server_function_arguments_are_bad_requests() {
+        assert_eq!(
+            status_of(&AppError::Transport("error deserializing".into())),
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(
+            status_of(&AppError::Unavailable("the database is unavailable".into())),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(
+            status_of(&AppError::Internal),
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
+    }
+}

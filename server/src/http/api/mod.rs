@@ -1,0 +1,101 @@
+//! The REST API under `/api/v1`, in the shape of the Run:ai Trainings API (seed 003): trainings and
+//! distributed trainings, their live event stream, and projects. Every handler acts for the
+//! authenticated principal ([`Acting`]) and checks project membership (`crate::access`).
+//!
+//! Handlers parse the request, call the service (`crate::control`, `crate::governance`) and shape
+//! the answer; errors become answers in [`error`].
+
+pub mod applications;
+pub mod audit;
+pub mod authorization;
+pub mod error;
+pub mod events;
+pub mod openapi;
+pub mod projects;
+pub mod trainings;
+
+pub use error::{ApiError, ErrorBody, ErrorDetail};
+
+use super::AppState;
+use app::model::principal::Principal;
+use axum::Json;
+use axum::Router;
+use axum::extract::{FromRequest, FromRequestParts};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use serde::Serialize;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .merge(trainings::router())
+        .merge(events::router())
+        .merge(projects::router())
+        .merge(authorization::router())
+        .merge(applications::router())
+        .merge(audit::router())
+        .merge(openapi::router())
+}
+
+/// The body of 202 answers to suspend, resume and delete (seed 003).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Accepted {
+    pub code: u16,
+    pub message: String,
+}
+
+impl Accepted {
+    pub fn response() -> (StatusCode, Json<Accepted>) {
+        (
+            StatusCode::ACCEPTED,
+            Json(Accepted {
+                code: 202,
+                message: "Request has been accepted.".into(),
+            }),
+        )
+    }
+}
+
+/// The principal a request acts for; rejects with 401 when nobody is signed in.
+pub struct Acting(pub Principal);
+
+impl FromRequestParts<AppState> for Acting {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        Ok(Acting(state.backend.authenticate(parts).await?))
+    }
+}
+
+/// A JSON body of `T`; a body that is not JSON or not a `T` gets 400 saying why (serde names
+/// the field: "unknown field `x`", "missing field `name`").
+pub struct JsonBody<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(
+        request: axum::extract::Request,
+        state: &AppState,
+    ) -> Result<Self, ApiError> {
+        let body = axum::body::Bytes::from_request(request, state)
+            .await
+            .map_err(|e| ApiError::bad_request(e.body_text()))?;
+        serde_json::from_slice(&body)
+            .map(JsonBody)
+            .map_err(|e| ApiError::bad_request(format!("the body is not valid: {e}")))
+    }
+}
+
+/// Query parameters of `T`; unknown or malformed ones get 400 naming them.
+pub struct QueryParams<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned> FromRequestParts<AppState> for QueryParams<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| QueryParams(q.0))
+            .map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))
+    }
+}

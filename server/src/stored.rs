@@ -1,0 +1,36 @@
+//! A stored workload read back: its request parsed by the schema it was stored under and rendered
+//! for its project and creator. The reconciler that creates the Job and the page that shows it
+//! both render through here, so they cannot disagree.
+
+use crate::db::projects::Project;
+use crate::db::users::User;
+use crate::db::workloads::StoredWorkload;
+use crate::domain::cluster::ClusterProfile;
+use crate::domain::labels::Owner;
+use crate::domain::render::Rendered;
+use crate::domain::request::{Request, RequestKind};
+use app::model::validation::FieldError;
+
+pub fn render(
+    row: &StoredWorkload,
+    project: &Project,
+    creator: &User,
+    profile: &ClusterProfile,
+) -> Result<Rendered, Vec<FieldError>> {
+    let request = Request::parse(&row.spec, RequestKind::of(row.kind, &row.spec))?;
+    let owner = Owner {
+        id: row.id.to_string(),
+        job_name: row.name.clone(),
+        requested_name: row.requested_name.clone(),
+        project: project.name.clone(),
+        namespace: project.namespace.clone(),
+        queue: project.queue.clone(),
+        created_by: creator
+            .email
+            .clone()
+            .unwrap_or_else(|| creator.display_name.clone()),
+        kind: request.kind(),
+        token_uid_gid: creator.uid.zip(creator.gid),
+    };
+    request.render(&owner, profile)
+}
