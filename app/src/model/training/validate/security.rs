@@ -1,0 +1,187 @@
+//! Who the container runs as and what it may do: user and group ids, capabilities and
+//! supplemental groups.
+
+use crate::model::training::request::{Security, UidGidSource};
+use crate::model::validation::{Errors, index, join};
+
+pub(super) fn security_rules(errors: &mut Errors, s: &Security, path: &str) {
+    let at = |field: &str| join(path, field);
+    let custom = s.uid_gid_source == Some(UidGidSource::Custom);
+    for (field, value) in [("runAsUid", s.run_as_uid), ("runAsGid", s.run_as_gid)] {
+        if let Some(id) = value {
+            if !custom {
+                errors.add(at(field), "is only used with uidGidSource custom");
+            }
+            if !(0..=i64::from(i32::MAX)).contains(&id) {
+                errors.add(
+                    at(field),
+                    format!("must be from 0 to {} (got {id})", i32::MAX),
+                );
+            }
+        }
+    }
+    if custom && s.run_as_uid.is_none() {
+        errors.add(at("runAsUid"), "is required with uidGidSource custom");
+    }
+    if s.run_as_non_root == Some(true) && custom && s.run_as_uid == Some(0) {
+        errors.add(at("runAsUid"), "must not be 0 when runAsNonRoot is true");
+    }
+    if let Some(caps) = &s.capabilities {
+        capabilities(errors, caps, &at("capabilities"));
+    }
+    if let Some(groups) = &s.supplemental_groups
+        && let Err(message) = supplemental_groups(groups)
+    {
+        errors.add(at("supplementalGroups"), message);
+    }
+}
+
+fn capabilities(errors: &mut Errors, caps: &[String], path: &str) {
+    for (i, cap) in caps.iter().enumerate() {
+        let name = cap.strip_prefix("CAP_").unwrap_or(cap);
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+            errors.add(
+                index(path, i),
+                format!("must be a Linux capability name like CHOWN or NET_ADMIN (got {cap:?})"),
+            );
+        }
+        if name == "SYS_ADMIN" {
+            errors.add(
+                index(path, i),
+                "SYS_ADMIN is not allowed: it is equivalent to running privileged",
+            );
+        }
+    }
+}
+
+/// `"2,3,5,8"` as group ids.
+pub fn supplemental_groups(s: &str) -> Result<Vec<i64>, String> {
+    if s.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    s.split(',')
+        .map(|g| {
+            g.trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|n| (0..=i64::from(i32::MAX)).contains(n))
+                .ok_or_else(|| format!("must be comma-separated group ids from 0 to {}, e.g. \"2,3,5\" (got {s:?})", i32::MAX))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{accepts, refuses};
+    use super::supplemental_groups;
+    use serde_json::{Value, json};
+
+    fn security(security: Value) -> Value {
+        json!({ "security": security })
+    }
+
+    #[test]
+    fn user_and_group_ids_are_only_for_custom() {
+        accepts(security(
+            json!({ "uidGidSource": "custom", "runAsUid": 1000, "runAsGid": 100 }),
+        ));
+        for field in ["runAsUid", "runAsGid"] {
+            for source in [json!(null), json!("fromTheImage"), json!("fromIdpToken")] {
+                refuses(
+                    security(json!({ "uidGidSource": source, field: 1000 })),
+                    &format!("spec.security.{field}"),
+                    "is only used with uidGidSource custom",
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn user_and_group_ids_fit_int32() {
+        accepts(security(
+            json!({ "uidGidSource": "custom", "runAsUid": 0, "runAsGid": 2147483647 }),
+        ));
+        for (field, id) in [("runAsUid", -1), ("runAsGid", 2_147_483_648_i64)] {
+            refuses(
+                security(json!({ "uidGidSource": "custom", "runAsUid": 1, field: id })),
+                &format!("spec.security.{field}"),
+                &format!("must be from 0 to 2147483647 (got {id})"),
+            );
+        }
+    }
+
+    #[test]
+    fn custom_needs_a_user_id() {
+        accepts(security(
+            json!({ "uidGidSource": "custom", "runAsUid": 1000 }),
+        ));
+        refuses(
+            security(json!({ "uidGidSource": "custom", "runAsGid": 1000 })),
+            "spec.security.runAsUid",
+            "is required with uidGidSource custom",
+        );
+    }
+
+    #[test]
+    fn a_non_root_custom_user_is_not_0() {
+        accepts(security(json!({ "uidGidSource": "custom", "runAsUid": 0 })));
+        accepts(security(
+            json!({ "uidGidSource": "custom", "runAsUid": 1, "runAsNonRoot": true }),
+        ));
+        refuses(
+            security(json!({ "uidGidSource": "custom", "runAsUid": 0, "runAsNonRoot": true })),
+            "spec.security.runAsUid",
+            "must not be 0 when runAsNonRoot is true",
+        );
+    }
+
+    #[test]
+    fn capabilities_are_linux_capability_names() {
+        accepts(security(
+            json!({ "capabilities": ["CHOWN", "CAP_NET_ADMIN", "SYS_PTRACE"] }),
+        ));
+        for bad in ["net_admin", "CAP_", "", "NET-ADMIN"] {
+            refuses(
+                security(json!({ "capabilities": ["CHOWN", bad] })),
+                "spec.security.capabilities[1]",
+                &format!("must be a Linux capability name like CHOWN or NET_ADMIN (got {bad:?})"),
+            );
+        }
+    }
+
+    #[test]
+    fn sys_admin_is_refused_with_or_without_its_prefix() {
+        for cap in ["SYS_ADMIN", "CAP_SYS_ADMIN"] {
+            refuses(
+                security(json!({ "capabilities": [cap] })),
+                "spec.security.capabilities[0]",
+                "SYS_ADMIN is not allowed: it is equivalent to running privileged",
+            );
+        }
+    }
+
+    #[test]
+    fn supplemental_groups_are_comma_separated_ids() {
+        accepts(security(json!({ "supplementalGroups": "2, 3,5" })));
+        accepts(security(json!({ "supplementalGroups": " " })));
+        refuses(
+            security(json!({ "supplementalGroups": "2,x" })),
+            "spec.security.supplementalGroups",
+            "must be comma-separated group ids from 0 to 2147483647, e.g. \"2,3,5\" (got \"2,x\")",
+        );
+    }
+
+    #[test]
+    fn supplemental_groups_parse_to_ids_in_the_int32_range() {
+        assert_eq!(supplemental_groups("2, 3 ,5").unwrap(), [2, 3, 5]);
+        assert_eq!(
+            supplemental_groups("0,2147483647").unwrap(),
+            [0, 2147483647]
+        );
+        assert!(supplemental_groups("").unwrap().is_empty());
+        assert!(supplemental_groups("  ").unwrap().is_empty());
+        for bad in ["-1", "2147483648", "2,,3", "2;3", "1.5"] {
+            assert!(supplemental_groups(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,698 @@
+//! What a container mounts: data volumes, claims, git clones, config maps and secrets, host
+//! paths, NFS exports and S3 buckets, and where each appears.
+
+use super::{is_uuid, quantity_field};
+use crate::model::training::request::{
+    ClaimInfo, ConfigMapVolume, DataVolume, Git, HostPath, MountPropagation, Nfs, Pvc, S3,
+    SecretVolume, Storage,
+};
+use crate::model::validation::{self as v, Errors, index, join};
+use std::collections::BTreeSet;
+
+/// Each mount's field in the request and its path in the container.
+type Mounts = Vec<(String, String)>;
+
+pub(super) fn storage_rules(errors: &mut Errors, s: &Storage, path: &str) {
+    // Mount paths must be distinct across every kind of storage: the second mount would hide the first.
+    let mut mounts: Mounts = Vec::new();
+    let at = |field: &str| join(path, field);
+    data_volumes(
+        errors,
+        listed(&s.data_volume),
+        &at("dataVolume"),
+        &mut mounts,
+    );
+    pvcs(errors, listed(&s.pvc), &at("pvc"), &mut mounts);
+    git(errors, listed(&s.git), &at("git"), &mut mounts);
+    config_maps(
+        errors,
+        listed(&s.config_map_volume),
+        &at("configMapVolume"),
+        &mut mounts,
+    );
+    secrets(
+        errors,
+        listed(&s.secret_volume),
+        &at("secretVolume"),
+        &mut mounts,
+    );
+    host_paths(errors, listed(&s.host_path), &at("hostPath"), &mut mounts);
+    nfs(errors, listed(&s.nfs), &at("nfs"), &mut mounts);
+    s3(errors, listed(&s.s3), &at("s3"), &mut mounts);
+    mount_paths(errors, &mounts);
+}
+
+/// A list left out mounts nothing, like an empty one.
+fn listed<T>(items: &Option<Vec<T>>) -> &[T] {
+    items.as_deref().unwrap_or_default()
+}
+
+fn data_volumes(errors: &mut Errors, volumes: &[DataVolume], path: &str, mounts: &mut Mounts) {
+    for (i, d) in volumes.iter().enumerate() {
+        let item = index(path, i);
+        if !is_uuid(&d.id) {
+            errors.add(
+                join(&item, "id"),
+                format!("must be the UUID of a data volume (got {:?})", d.id),
+            );
+        }
+        mounts.push((join(&item, "mountPath"), d.mount_path.clone()));
+    }
+}
+
+fn pvcs(errors: &mut Errors, pvcs: &[Pvc], path: &str, mounts: &mut Mounts) {
+    for (i, p) in pvcs.iter().enumerate() {
+        let item = index(path, i);
+        mounts.push((join(&item, "path"), p.path.clone()));
+        if let Some(claim) = &p.claim_name {
+            errors.check(join(&item, "claimName"), v::dns1123_subdomain(claim));
+        }
+        if p.existing_pvc == Some(true) {
+            existing_pvc(errors, p, &item);
+            continue;
+        }
+        let info_path = join(&item, "claimInfo");
+        let Some(info) = &p.claim_info else {
+            errors.add(info_path, "is required to create a new claim (size, storageClass, accessModes); or set existingPvc to mount one that exists");
+            continue;
+        };
+        claim_info(errors, info, &info_path);
+    }
+}
+
+fn existing_pvc(errors: &mut Errors, p: &Pvc, item: &str) {
+    if p.claim_name.is_none() {
+        errors.add(
+            join(item, "claimName"),
+            "is required with existingPvc: the claim to mount",
+        );
+    }
+    if p.claim_info.is_some() {
+        errors.add(
+            join(item, "claimInfo"),
+            "must not be set with existingPvc: the claim already exists",
+        );
+    }
+    if p.ephemeral == Some(true) {
+        errors.add(join(item, "ephemeral"), "must not be true with existingPvc");
+    }
+}
+
+/// The claim Tephra creates when the PVC is not an existing one.
+fn claim_info(errors: &mut Errors, info: &ClaimInfo, info_path: &str) {
+    match &info.size {
+        None => errors.add(join(info_path, "size"), "is required, e.g. 10Gi"),
+        Some(size) => {
+            quantity_field(errors, Some(size), &join(info_path, "size"));
+        }
+    }
+    if let Some(class) = &info.storage_class {
+        errors.check(join(info_path, "storageClass"), v::dns1123_subdomain(class));
+    }
+    let modes = info.access_modes.as_ref();
+    let any_mode = modes.is_some_and(|m| {
+        [m.read_write_once, m.read_only_many, m.read_write_many].contains(&Some(true))
+    });
+    if !any_mode {
+        errors.add(
+            join(info_path, "accessModes"),
+            "must enable at least one of readWriteOnce, readOnlyMany, readWriteMany",
+        );
+    }
+}
+
+fn git(errors: &mut Errors, repos: &[Git], path: &str, mounts: &mut Mounts) {
+    for (i, g) in repos.iter().enumerate() {
+        let item = index(path, i);
+        mounts.push((join(&item, "path"), g.path.clone()));
+        match g.repository.as_deref() {
+            None | Some("") => errors.add(
+                join(&item, "repository"),
+                "is required: the URL to clone, e.g. https://github.com/org/repo.git",
+            ),
+            Some(url)
+                if !(url.starts_with("https://")
+                    || url.starts_with("http://")
+                    || url.starts_with("ssh://")
+                    || url.starts_with("git@")) =>
+            {
+                errors.add(
+                    join(&item, "repository"),
+                    format!("must be an https://, http://, ssh:// or git@ URL (got {url:?})"),
+                )
+            }
+            Some(_) => {}
+        }
+        for (field, value) in [("branch", &g.branch), ("revision", &g.revision)] {
+            if let Some(value) = value
+                && (value.is_empty()
+                    || value.starts_with('-')
+                    || value.contains(char::is_whitespace))
+            {
+                errors.add(join(&item, field), format!("must be a git ref name without spaces, not starting with '-' (got {value:?})"));
+            }
+        }
+        if let Some(secret) = &g.password_secret {
+            secret_with_keys(
+                errors,
+                &item,
+                ("passwordSecret", secret),
+                [
+                    ("secretKeyOfUser", &g.secret_key_of_user),
+                    ("secretKeyOfPassword", &g.secret_key_of_password),
+                ],
+            );
+        }
+    }
+}
+
+fn config_maps(errors: &mut Errors, volumes: &[ConfigMapVolume], path: &str, mounts: &mut Mounts) {
+    for (i, c) in volumes.iter().enumerate() {
+        let item = index(path, i);
+        errors.check(
+            join(&item, "configMap"),
+            v::dns1123_subdomain(&c.config_map),
+        );
+        mounts.push((join(&item, "mountPath"), c.mount_path.clone()));
+    }
+}
+
+fn secrets(errors: &mut Errors, volumes: &[SecretVolume], path: &str, mounts: &mut Mounts) {
+    for (i, c) in volumes.iter().enumerate() {
+        let item = index(path, i);
+        errors.check(join(&item, "secret"), v::dns1123_subdomain(&c.secret));
+        mounts.push((join(&item, "mountPath"), c.mount_path.clone()));
+    }
+}
+
+fn host_paths(errors: &mut Errors, paths: &[HostPath], path: &str, mounts: &mut Mounts) {
+    for (i, h) in paths.iter().enumerate() {
+        let item = index(path, i);
+        errors.check(join(&item, "path"), v::absolute_path(&h.path));
+        mounts.push((join(&item, "mountPath"), h.mount_path.clone()));
+        if h.mount_propagation == Some(MountPropagation::Bidirectional) {
+            errors.add(join(&item, "mountPropagation"), "Bidirectional needs a privileged container, which Tephra does not run; use None or HostToContainer");
+        }
+    }
+}
+
+fn nfs(errors: &mut Errors, exports: &[Nfs], path: &str, mounts: &mut Mounts) {
+    for (i, n) in exports.iter().enumerate() {
+        let item = index(path, i);
+        errors.check(join(&item, "path"), v::absolute_path(&n.path));
+        if n.server.is_empty() || n.server.contains(char::is_whitespace) || n.server.contains('/') {
+            errors.add(
+                join(&item, "server"),
+                format!("must be a host name or IP address (got {:?})", n.server),
+            );
+        }
+        mounts.push((join(&item, "mountPath"), n.mount_path.clone()));
+    }
+}
+
+fn s3(errors: &mut Errors, buckets: &[S3], path: &str, mounts: &mut Mounts) {
+    for (i, b) in buckets.iter().enumerate() {
+        let item = index(path, i);
+        if b.bucket.len() < 3 || b.bucket.len() > 63 || v::dns1123_subdomain(&b.bucket).is_err() {
+            errors.add(join(&item, "bucket"), format!("must be an S3 bucket name: 3 to 63 lowercase letters, digits, '-' or '.' (got {:?})", b.bucket));
+        }
+        mounts.push((join(&item, "path"), b.path.clone()));
+        if let Some(url) = &b.url
+            && !(url.starts_with("https://") || url.starts_with("http://"))
+        {
+            errors.add(
+                join(&item, "url"),
+                format!("must be an http:// or https:// URL (got {url:?})"),
+            );
+        }
+        if let Some(secret) = &b.access_key_secret {
+            secret_with_keys(
+                errors,
+                &item,
+                ("accessKeySecret", secret),
+                [
+                    ("secretKeyOfAccessKeyId", &b.secret_key_of_access_key_id),
+                    ("secretKeyOfSecretKey", &b.secret_key_of_secret_key),
+                ],
+            );
+        }
+    }
+}
+
+fn mount_paths(errors: &mut Errors, mounts: &[(String, String)]) {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    for (field, mount) in mounts {
+        match v::absolute_path(mount) {
+            Err(message) => errors.add(field, message),
+            Ok(()) if mount == "/" || mount == "/dev/shm" => {
+                errors.add(field, format!("must not be {mount:?}"))
+            }
+            Ok(()) if !seen.insert(mount.trim_end_matches('/')) => errors.add(
+                field,
+                format!("{mount:?} is already used by another volume"),
+            ),
+            Ok(()) => {}
+        }
+    }
+}
+
+/// A secret reference and the keys read from it, all of which must be named.
+fn secret_with_keys(
+    errors: &mut Errors,
+    item: &str,
+    (secret_field, secret): (&str, &str),
+    keys: [(&str, &Option<String>); 2],
+) {
+    errors.check(join(item, secret_field), v::dns1123_subdomain(secret));
+    for (field, key) in keys {
+        match key {
+            Some(key) => errors.check(join(item, field), v::config_key(key)),
+            None => errors.add(
+                join(item, field),
+                format!("is required with {secret_field}"),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{accepts, paths, refused, refuses, request};
+    use serde_json::{Value, json};
+
+    const UUID: &str = "123e4567-e89b-12d3-a456-426614174000";
+
+    fn storage(kind: &str, item: Value) -> Value {
+        json!({ "storage": { kind: [item] } })
+    }
+
+    fn claim(info: Value) -> Value {
+        storage("pvc", json!({ "path": "/data", "claimInfo": info }))
+    }
+
+    #[test]
+    fn a_data_volume_is_named_by_its_uuid() {
+        accepts(storage(
+            "dataVolume",
+            json!({ "id": UUID, "mountPath": "/data" }),
+        ));
+        refuses(
+            storage(
+                "dataVolume",
+                json!({ "id": "datasets", "mountPath": "/data" }),
+            ),
+            "spec.storage.dataVolume[0].id",
+            "must be the UUID of a data volume (got \"datasets\")",
+        );
+    }
+
+    #[test]
+    fn a_claim_name_is_a_kubernetes_name() {
+        let existing = |name: &str| {
+            storage(
+                "pvc",
+                json!({ "path": "/data", "existingPvc": true, "claimName": name }),
+            )
+        };
+        accepts(existing("shared-data"));
+        refuses(
+            existing("Shared"),
+            "spec.storage.pvc[0].claimName",
+            "must be 1 to 253 lowercase letters",
+        );
+    }
+
+    #[test]
+    fn an_existing_claim_is_named_and_not_described() {
+        accepts(storage(
+            "pvc",
+            json!({ "path": "/d", "existingPvc": true, "claimName": "c",
+                                       "ephemeral": false, "readOnly": true }),
+        ));
+        refuses(
+            storage("pvc", json!({ "path": "/d", "existingPvc": true })),
+            "spec.storage.pvc[0].claimName",
+            "is required with existingPvc: the claim to mount",
+        );
+        refuses(
+            storage(
+                "pvc",
+                json!({ "path": "/d", "existingPvc": true, "claimName": "c",
+                                   "claimInfo": { "size": "1Gi" } }),
+            ),
+            "spec.storage.pvc[0].claimInfo",
+            "must not be set with existingPvc: the claim already exists",
+        );
+        refuses(
+            storage(
+                "pvc",
+                json!({ "path": "/d", "existingPvc": true, "claimName": "c",
+                                   "ephemeral": true }),
+            ),
+            "spec.storage.pvc[0].ephemeral",
+            "must not be true with existingPvc",
+        );
+    }
+
+    #[test]
+    fn a_new_claim_is_described() {
+        accepts(storage(
+            "pvc",
+            json!({ "path": "/d", "existingPvc": false,
+            "claimInfo": { "size": "10Gi", "accessModes": { "readWriteOnce": true } } }),
+        ));
+        for existing in [json!(null), json!(false)] {
+            refuses(
+                storage("pvc", json!({ "path": "/d", "existingPvc": existing })),
+                "spec.storage.pvc[0].claimInfo",
+                "is required to create a new claim (size, storageClass, accessModes)",
+            );
+        }
+    }
+
+    #[test]
+    fn a_new_claim_has_a_positive_size() {
+        let modes = json!({ "readOnlyMany": true });
+        accepts(claim(json!({ "size": "500Mi", "accessModes": modes })));
+        refuses(
+            claim(json!({ "accessModes": modes })),
+            "spec.storage.pvc[0].claimInfo.size",
+            "is required, e.g. 10Gi",
+        );
+        refuses(
+            claim(json!({ "size": "0", "accessModes": modes })),
+            "spec.storage.pvc[0].claimInfo.size",
+            "must be greater than 0 (got \"0\")",
+        );
+        refuses(
+            claim(json!({ "size": "ten", "accessModes": modes })),
+            "spec.storage.pvc[0].claimInfo.size",
+            "must be a Kubernetes quantity",
+        );
+    }
+
+    #[test]
+    fn a_storage_class_is_a_kubernetes_name() {
+        let class = |class: &str| {
+            claim(json!({ "size": "1Gi", "storageClass": class,
+                          "accessModes": { "readWriteMany": true } }))
+        };
+        accepts(class("fast-ssd"));
+        refuses(
+            class("fast_ssd"),
+            "spec.storage.pvc[0].claimInfo.storageClass",
+            "(got \"fast_ssd\")",
+        );
+    }
+
+    #[test]
+    fn a_new_claim_enables_an_access_mode() {
+        for mode in ["readWriteOnce", "readOnlyMany", "readWriteMany"] {
+            accepts(claim(
+                json!({ "size": "1Gi", "accessModes": { mode: true } }),
+            ));
+        }
+        for modes in [
+            json!(null),
+            json!({}),
+            json!({ "readWriteOnce": false, "readOnlyMany": false, "readWriteMany": false }),
+        ] {
+            refuses(
+                claim(json!({ "size": "1Gi", "accessModes": modes })),
+                "spec.storage.pvc[0].claimInfo.accessModes",
+                "must enable at least one of readWriteOnce, readOnlyMany, readWriteMany",
+            );
+        }
+    }
+
+    fn git(fields: Value) -> Value {
+        let mut repo = json!({ "path": "/src", "repository": "https://example.com/r.git" });
+        if let (Value::Object(repo), Value::Object(fields)) = (&mut repo, fields) {
+            repo.extend(fields);
+        }
+        storage("git", repo)
+    }
+
+    #[test]
+    fn a_git_repository_is_a_url_to_clone() {
+        for url in [
+            "https://github.com/org/repo.git",
+            "http://git.local/repo",
+            "ssh://git@host/repo",
+            "git@github.com:org/repo.git",
+        ] {
+            accepts(git(json!({ "repository": url })));
+        }
+        for missing in [json!(null), json!("")] {
+            refuses(
+                git(json!({ "repository": missing })),
+                "spec.storage.git[0].repository",
+                "is required: the URL to clone, e.g. https://github.com/org/repo.git",
+            );
+        }
+        refuses(
+            git(json!({ "repository": "ftp://host/repo" })),
+            "spec.storage.git[0].repository",
+            "must be an https://, http://, ssh:// or git@ URL (got \"ftp://host/repo\")",
+        );
+    }
+
+    #[test]
+    fn git_branches_and_revisions_are_ref_names() {
+        accepts(git(
+            json!({ "branch": "release/1.0", "revision": "a1b2c3" }),
+        ));
+        for field in ["branch", "revision"] {
+            for bad in ["", "-f", "two words"] {
+                refuses(
+                    git(json!({ field: bad })),
+                    &format!("spec.storage.git[0].{field}"),
+                    &format!(
+                        "must be a git ref name without spaces, not starting with '-' (got {bad:?})"
+                    ),
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_git_password_secret_names_both_of_its_keys() {
+        accepts(git(
+            json!({ "passwordSecret": "git-creds", "secretKeyOfUser": "user",
+                            "secretKeyOfPassword": "password" }),
+        ));
+        refuses(
+            git(json!({ "passwordSecret": "Git", "secretKeyOfUser": "u",
+                        "secretKeyOfPassword": "p" })),
+            "spec.storage.git[0].passwordSecret",
+            "must be 1 to 253 lowercase letters",
+        );
+        refuses(
+            git(json!({ "passwordSecret": "git-creds", "secretKeyOfUser": "user" })),
+            "spec.storage.git[0].secretKeyOfPassword",
+            "is required with passwordSecret",
+        );
+        refuses(
+            git(
+                json!({ "passwordSecret": "git-creds", "secretKeyOfUser": "a b",
+                        "secretKeyOfPassword": "p" }),
+            ),
+            "spec.storage.git[0].secretKeyOfUser",
+            "must be 1 to 253 letters, digits, '-', '_' or '.' (got \"a b\")",
+        );
+        let errors = refused(request(git(json!({ "passwordSecret": "git-creds" }))));
+        assert_eq!(
+            paths(&errors),
+            [
+                "spec.storage.git[0].secretKeyOfUser",
+                "spec.storage.git[0].secretKeyOfPassword"
+            ]
+        );
+    }
+
+    #[test]
+    fn config_maps_and_secrets_are_kubernetes_names() {
+        accepts(storage(
+            "configMapVolume",
+            json!({ "configMap": "cfg", "mountPath": "/cfg" }),
+        ));
+        refuses(
+            storage(
+                "configMapVolume",
+                json!({ "configMap": "Cfg", "mountPath": "/cfg" }),
+            ),
+            "spec.storage.configMapVolume[0].configMap",
+            "(got \"Cfg\")",
+        );
+        accepts(storage(
+            "secretVolume",
+            json!({ "secret": "tls.certs", "mountPath": "/tls" }),
+        ));
+        refuses(
+            storage("secretVolume", json!({ "secret": "", "mountPath": "/tls" })),
+            "spec.storage.secretVolume[0].secret",
+            "(got 0 characters)",
+        );
+    }
+
+    #[test]
+    fn a_host_path_is_absolute_and_not_bidirectional() {
+        let host = |path: &str, propagation: &str| {
+            storage(
+                "hostPath",
+                json!({ "path": path, "mountPath": "/host",
+                                        "mountPropagation": propagation }),
+            )
+        };
+        accepts(host("/var/data", "None"));
+        accepts(host("/var/data", "HostToContainer"));
+        refuses(
+            host("var/data", "None"),
+            "spec.storage.hostPath[0].path",
+            "must be an absolute path starting with '/' (got \"var/data\")",
+        );
+        refuses(
+            host("/var/data", "Bidirectional"),
+            "spec.storage.hostPath[0].mountPropagation",
+            "Bidirectional needs a privileged container",
+        );
+    }
+
+    #[test]
+    fn an_nfs_export_is_an_absolute_path_on_a_host() {
+        let nfs = |server: &str, path: &str| {
+            storage(
+                "nfs",
+                json!({ "server": server, "path": path, "mountPath": "/nfs" }),
+            )
+        };
+        accepts(nfs("10.0.0.1", "/exports/data"));
+        accepts(nfs("nas.example.com", "/"));
+        refuses(
+            nfs("nas", "/a/../b"),
+            "spec.storage.nfs[0].path",
+            "must not contain '..'",
+        );
+        for server in ["", "nas example", "nas/exports"] {
+            refuses(
+                nfs(server, "/exports"),
+                "spec.storage.nfs[0].server",
+                &format!("must be a host name or IP address (got {server:?})"),
+            );
+        }
+    }
+
+    fn s3(fields: Value) -> Value {
+        let mut bucket = json!({ "bucket": "my-bucket", "path": "/s3" });
+        if let (Value::Object(bucket), Value::Object(fields)) = (&mut bucket, fields) {
+            bucket.extend(fields);
+        }
+        storage("s3", bucket)
+    }
+
+    #[test]
+    fn an_s3_bucket_has_a_bucket_name() {
+        accepts(s3(json!({ "bucket": "abc" })));
+        accepts(s3(json!({ "bucket": "a".repeat(63) })));
+        accepts(s3(json!({ "bucket": "logs.example" })));
+        for bad in ["ab", &"a".repeat(64), "My-Bucket", "a..b"] {
+            refuses(
+                s3(json!({ "bucket": bad })),
+                "spec.storage.s3[0].bucket",
+                &format!(
+                    "must be an S3 bucket name: 3 to 63 lowercase letters, digits, '-' or \
+                          '.' (got {bad:?})"
+                ),
+            );
+        }
+    }
+
+    #[test]
+    fn an_s3_endpoint_is_an_http_url() {
+        accepts(s3(json!({ "url": "https://s3.example.com" })));
+        accepts(s3(json!({ "url": "http://minio:9000" })));
+        refuses(
+            s3(json!({ "url": "s3.example.com" })),
+            "spec.storage.s3[0].url",
+            "must be an http:// or https:// URL (got \"s3.example.com\")",
+        );
+    }
+
+    #[test]
+    fn an_s3_access_key_secret_names_both_of_its_keys() {
+        accepts(s3(
+            json!({ "accessKeySecret": "s3-creds", "secretKeyOfAccessKeyId": "id",
+                           "secretKeyOfSecretKey": "key" }),
+        ));
+        refuses(
+            s3(json!({ "accessKeySecret": "s3-creds", "secretKeyOfSecretKey": "key" })),
+            "spec.storage.s3[0].secretKeyOfAccessKeyId",
+            "is required with accessKeySecret",
+        );
+        refuses(
+            s3(
+                json!({ "accessKeySecret": "S3", "secretKeyOfAccessKeyId": "id",
+                       "secretKeyOfSecretKey": "key" }),
+            ),
+            "spec.storage.s3[0].accessKeySecret",
+            "(got \"S3\")",
+        );
+    }
+
+    #[test]
+    fn mount_paths_are_absolute() {
+        accepts(storage(
+            "dataVolume",
+            json!({ "id": UUID, "mountPath": "/data/set" }),
+        ));
+        refuses(
+            storage("dataVolume", json!({ "id": UUID, "mountPath": "data" })),
+            "spec.storage.dataVolume[0].mountPath",
+            "must be an absolute path starting with '/' (got \"data\")",
+        );
+        refuses(
+            s3(json!({ "path": "/s3/../etc" })),
+            "spec.storage.s3[0].path",
+            "must not contain '..'",
+        );
+    }
+
+    #[test]
+    fn nothing_is_mounted_over_the_root_or_shared_memory() {
+        accepts(storage(
+            "configMapVolume",
+            json!({ "configMap": "c", "mountPath": "/dev/shm2" }),
+        ));
+        for mount in ["/", "/dev/shm"] {
+            refuses(
+                storage("secretVolume", json!({ "secret": "s", "mountPath": mount })),
+                "spec.storage.secretVolume[0].mountPath",
+                &format!("must not be {mount:?}"),
+            );
+        }
+    }
+
+    #[test]
+    fn two_volumes_never_share_a_mount_path() {
+        let both = |second: &str| {
+            json!({ "storage": {
+                "dataVolume": [{ "id": UUID, "mountPath": "/data" }],
+                "nfs": [{ "server": "nas", "path": "/x", "mountPath": second }] } })
+        };
+        accepts(both("/data2"));
+        accepts(both("/data/sub"));
+        for second in ["/data", "/data/"] {
+            refuses(
+                both(second),
+                "spec.storage.nfs[0].mountPath",
+                &format!("{second:?} is already used by another volume"),
+            );
+        }
+        refuses(
+            json!({ "storage": { "git": [{ "repository": "https://h/r", "path": "/src" }],
+                                 "pvc": [{ "path": "/src", "existingPvc": true, "claimName": "c" }] } }),
+            "spec.storage.git[0].path",
+            "\"/src\" is already used by another volume",
+        );
+    }
+}
