@@ -108,12 +108,6 @@ impl From<AppError> for ApiError {
     }
 }
 
-impl From<crate::db::DbError> for ApiError {
-    fn from(e: crate::db::DbError) -> Self {
-        AppError::from(e).into()
-    }
-}
-
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.0.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

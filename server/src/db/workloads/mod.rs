@@ -1,6 +1,10 @@
 //! Workloads: the system of record for trainings. A row holds what the user asked for (the spec
 //! and the desired phase) and what the cluster last reported (the actual phase and its reason).
 
+mod query;
+
+pub use query::{SortKey, WorkloadFilter};
+
 use super::audit::record_in;
 use super::{DbError, DbResult, conflict_as, now, on_pool};
 use crate::domain::request::WorkloadKind;
@@ -68,47 +72,6 @@ pub struct NewWorkload {
     pub spec: serde_json::Value,
     pub created_by: Uuid,
     pub job_ttl_seconds: Option<i64>,
-}
-
-/// Which workloads to list. The default is every live workload, newest first.
-#[derive(Debug, Clone, Default)]
-pub struct WorkloadFilter {
-    pub project_id: Option<Uuid>,
-    pub kind: Option<WorkloadKind>,
-    pub actual_phase: Option<Phase>,
-    /// The creator's email or display name.
-    pub creator: Option<String>,
-    /// Part of the name, ignoring case.
-    pub name_contains: Option<String>,
-    /// Only these projects (by name); `None` for every project.
-    pub projects_among: Option<Vec<String>>,
-    pub include_deleted: bool,
-    pub sort: SortKey,
-    /// Oldest (or A to Z) first; the default is newest first.
-    pub ascending: bool,
-    pub limit: Option<i64>,
-    pub offset: i64,
-}
-
-/// What a list is ordered by; ties are broken by id so pages never overlap.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum SortKey {
-    #[default]
-    CreatedAt,
-    Name,
-    ActualPhase,
-    UpdatedAt,
-}
-
-impl SortKey {
-    fn column(self) -> &'static str {
-        match self {
-            SortKey::CreatedAt => "w.created_at",
-            SortKey::Name => "w.name",
-            SortKey::ActualPhase => "w.actual_phase",
-            SortKey::UpdatedAt => "w.updated_at",
-        }
-    }
 }
 
 /// The fields the reconciler needs of every live workload, without the spec.
@@ -187,21 +150,6 @@ const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_i
                        w.desired_phase, w.actual_phase, w.phase_reason, w.status, w.created_by, \
                        w.created_at, w.updated_at, w.deleted_at, w.finished_at, w.job_ttl_seconds";
 
-/// Binds [`FILTER`]'s parameters `$1`..`$7` in order.
-macro_rules! bind_filter {
-    ($query:expr, $filter:expr) => {{
-        let filter: &WorkloadFilter = $filter;
-        $query
-            .bind(filter.include_deleted)
-            .bind(filter.project_id)
-            .bind(filter.kind.map(WorkloadKind::as_str))
-            .bind(filter.actual_phase.map(Phase::as_str))
-            .bind(filter.creator.as_deref())
-            .bind(filter.name_contains.as_deref().map(like_pattern))
-            .bind(filter.projects_among.as_ref().map(|names| names.join(",")))
-    }};
-}
-
 pub struct Workloads<'a>(pub(super) &'a super::Database);
 
 impl Workloads<'_> {
@@ -268,63 +216,6 @@ impl Workloads<'_> {
         let row: Row =
             on_pool!(self.0, pool => sqlx::query_as(&sql).bind(id).fetch_one(pool).await)?;
         row.try_into()
-    }
-
-    /// Workloads matching `filter` in its order, with their project and creator names.
-    pub async fn list(&self, filter: &WorkloadFilter) -> DbResult<Vec<WorkloadListing>> {
-        let direction = if filter.ascending { "ASC" } else { "DESC" };
-        let sql = format!(
-            "SELECT {COLUMNS}, {NAMES} {JOINED}
-              WHERE {FILTER}
-              ORDER BY {column} {direction}, w.id {direction}
-              LIMIT $8 OFFSET $9",
-            column = filter.sort.column(),
-        );
-        let limit = filter.limit.unwrap_or(i64::MAX);
-        let rows: Vec<ListingRow> = on_pool!(self.0, pool => bind_filter!(sqlx::query_as(&sql), filter)
-            .bind(limit)
-            .bind(filter.offset)
-            .fetch_all(pool)
-            .await)?;
-        rows.into_iter()
-            .map(|r| {
-                Ok(WorkloadListing {
-                    workload: r.row.try_into()?,
-                    project_name: r.project_name,
-                    creator_name: r.creator_name,
-                })
-            })
-            .collect()
-    }
-
-    /// The workload with this id and the names shown beside it, deleted or not.
-    pub async fn listing(&self, id: Uuid) -> DbResult<WorkloadListing> {
-        let sql = format!(
-            "SELECT {COLUMNS}, {NAMES} {JOINED}
-              WHERE w.id = $1"
-        );
-        let r: ListingRow =
-            on_pool!(self.0, pool => sqlx::query_as(&sql).bind(id).fetch_one(pool).await)?;
-        Ok(WorkloadListing {
-            workload: r.row.try_into()?,
-            project_name: r.project_name,
-            creator_name: r.creator_name,
-        })
-    }
-
-    /// How many workloads match `filter`, ignoring its order and page.
-    pub async fn count(&self, filter: &WorkloadFilter) -> DbResult<i64> {
-        let sql = format!(
-            "SELECT COUNT(*) FROM workloads w
-               JOIN projects p ON p.id = w.project_id
-               JOIN users u ON u.id = w.created_by
-              WHERE {FILTER}"
-        );
-        Ok(
-            on_pool!(self.0, pool => bind_filter!(sqlx::query_scalar(&sql), filter)
-            .fetch_one(pool)
-            .await)?,
-        )
     }
 
     /// Every live workload's desired and actual phase: what the reconciler compares with the
@@ -447,57 +338,4 @@ impl Workloads<'_> {
             Ok(None)
         }
     }
-
-    /// Live workloads by actual phase; phases without any are left out.
-    pub async fn count_by_phase(
-        &self,
-        projects_among: Option<&[String]>,
-    ) -> DbResult<Vec<(Phase, i64)>> {
-        let sql = "SELECT w.actual_phase, COUNT(*) FROM workloads w
-                     JOIN projects p ON p.id = w.project_id
-                    WHERE w.deleted_at IS NULL
-                      AND (CAST($1 AS TEXT) IS NULL
-                           OR LENGTH(REPLACE(',' || $1 || ',', ',' || p.name || ',', ''))
-                              < LENGTH(',' || $1 || ','))
-                    GROUP BY w.actual_phase ORDER BY w.actual_phase";
-        let among = projects_among.map(|names| names.join(","));
-        let rows: Vec<(String, i64)> =
-            on_pool!(self.0, pool => sqlx::query_as(sql).bind(&among).fetch_all(pool).await)?;
-        rows.into_iter()
-            .map(|(phase, n)| Ok((parse_phase(&phase)?, n)))
-            .collect()
-    }
-}
-
-/// Workloads with their project and creator, for [`NAMES`].
-const JOINED: &str = "FROM workloads w
-    JOIN projects p ON p.id = w.project_id
-    JOIN users u ON u.id = w.created_by";
-
-/// The project's name and the creator as the API shows them (their email, else their name).
-const NAMES: &str = "p.name AS project_name, COALESCE(u.email, u.display_name) AS creator_name";
-
-/// The `WHERE` clause of lists and counts; its parameters are bound by [`bind_filter`]. `$7` is
-/// a comma-separated list of project names (which cannot contain commas); a name is in it when
-/// removing `,name,` shortens it (LIKE would read `_` in a name as a wildcard).
-const FILTER: &str = "($1 OR w.deleted_at IS NULL)
-    AND ($2 IS NULL OR w.project_id = $2)
-    AND (CAST($3 AS TEXT) IS NULL OR w.kind = $3)
-    AND (CAST($4 AS TEXT) IS NULL OR w.actual_phase = $4)
-    AND (CAST($5 AS TEXT) IS NULL OR u.email = $5 OR u.display_name = $5)
-    AND (CAST($6 AS TEXT) IS NULL OR LOWER(w.name) LIKE $6 ESCAPE '\\')
-    AND (CAST($7 AS TEXT) IS NULL
-         OR LENGTH(REPLACE(',' || $7 || ',', ',' || p.name || ',', '')) < LENGTH(',' || $7 || ','))";
-
-/// `%part%`, lower-cased, with LIKE's wildcards in `part` escaped so they match literally.
-fn like_pattern(part: &str) -> String {
-    let mut pattern = String::from("%");
-    for c in part.to_lowercase().chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            pattern.push('\\');
-        }
-        pattern.push(c);
-    }
-    pattern.push('%');
-    pattern
 }
