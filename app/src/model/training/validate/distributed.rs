@@ -102,7 +102,7 @@ fn master(errors: &mut Errors, d: &DistributedSpec) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_one, paths};
+    use super::super::tests::{accepted_by, assert_one, paths, refused_by};
     use crate::model::training::parse;
     use crate::model::validation::FieldError;
     use serde_json::{Value, json};
@@ -117,18 +117,11 @@ mod tests {
     }
 
     fn accepts(fields: Value) {
-        let request = request(fields);
-        if let Err(errors) = parse::distributed(&request) {
-            panic!("refused {request}: {errors:?}");
-        }
+        accepted_by(parse::distributed, request(fields));
     }
 
     fn refused(fields: Value) -> Vec<FieldError> {
-        let request = request(fields);
-        match parse::distributed(&request) {
-            Ok(_) => panic!("accepted, but should be refused: {request}"),
-            Err(errors) => errors,
-        }
+        refused_by(parse::distributed, request(fields))
     }
 
     fn refuses(fields: Value, path: &str, part: &str) {

@@ -29,7 +29,7 @@ pub fn generic(req: &GenericRequest) -> Result<(), Vec<FieldError>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_one, paths};
+    use super::super::tests::{accepted_by, assert_one, paths, refused_by};
     use crate::model::training::parse;
     use crate::model::validation::FieldError;
     use serde_json::{Value, json};
@@ -45,18 +45,11 @@ mod tests {
     }
 
     fn accepts(fields: Value) {
-        let request = request(fields);
-        if let Err(errors) = parse::generic(&request) {
-            panic!("refused {request}: {errors:?}");
-        }
+        accepted_by(parse::generic, request(fields));
     }
 
     fn refused(fields: Value) -> Vec<FieldError> {
-        let request = request(fields);
-        match parse::generic(&request) {
-            Ok(_) => panic!("accepted, but should be refused: {request}"),
-            Err(errors) => errors,
-        }
+        refused_by(parse::generic, request(fields))
     }
 
     fn refuses(fields: Value, path: &str, part: &str) {

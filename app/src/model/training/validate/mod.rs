@@ -77,18 +77,32 @@ mod tests {
         json!({ "name": "job", "projectId": "p", "spec": spec })
     }
 
-    /// The errors of a training request that must be refused.
-    pub(super) fn refused(request: Value) -> Vec<FieldError> {
-        match parse::training(&request) {
+    /// The errors `parse` (one of the `parse` module's entry points) gives a request that must
+    /// be refused.
+    pub(super) fn refused_by<T>(
+        parse: fn(&Value) -> Result<T, Vec<FieldError>>,
+        request: Value,
+    ) -> Vec<FieldError> {
+        match parse(&request) {
             Ok(_) => panic!("accepted, but should be refused: {request}"),
             Err(errors) => errors,
         }
     }
 
-    pub(super) fn accepted(request: Value) {
-        if let Err(errors) = parse::training(&request) {
+    /// Asserts `parse` accepts the request.
+    pub(super) fn accepted_by<T>(parse: fn(&Value) -> Result<T, Vec<FieldError>>, request: Value) {
+        if let Err(errors) = parse(&request) {
             panic!("refused {request}: {errors:?}");
         }
+    }
+
+    /// The errors of a training request that must be refused.
+    pub(super) fn refused(request: Value) -> Vec<FieldError> {
+        refused_by(parse::training, request)
+    }
+
+    pub(super) fn accepted(request: Value) {
+        accepted_by(parse::training, request);
     }
 
     /// Asserts exactly one error, at `path`, with `part` in its message: a rule that fires must
