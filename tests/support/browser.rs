@@ -98,13 +98,31 @@ impl Browser {
         let c = &self.client;
         // Generous: CI runs the browser tests in parallel on 2 cores, each with its own Chromium
         // and release server, and a 30 s wait once timed out there (issue 13's fresh-clone run).
-        crate::wait_for("the page to hydrate", Duration::from_secs(90), || async {
+        let waited = crate::wait_for("the page to hydrate", Duration::from_secs(90), || async {
             c.find(Locator::Css("body[data-hydrated=true]"))
                 .await
                 .ok()
                 .map(|_| ())
         })
-        .await
+        .await;
+        match waited {
+            Ok(()) => Ok(()),
+            // A page that never hydrates has failed in one of a few ways (the bundle never
+            // arrived, it arrived and panicked, the server stalled): say which.
+            Err(e) => Err(e.context(self.load_report().await)),
+        }
+    }
+
+    /// Where the page's loading stands: the document's state and every resource with its
+    /// duration and size (a missing or unfinished wasm fetch shows here).
+    async fn load_report(&self) -> String {
+        let script = "return document.readyState + ' ' + location.pathname + '; resources: ' + \
+            performance.getEntriesByType('resource').map(r => r.name.replace(location.origin, '') \
+            + ' ' + Math.round(r.duration) + 'ms ' + r.transferSize + 'B').join(', ')";
+        match self.client.execute(script, vec![]).await {
+            Ok(value) => value.as_str().unwrap_or_default().to_owned(),
+            Err(e) => format!("the page did not answer: {e}"),
+        }
     }
 
     /// Replaces the text of the input with this id, as typing would.
