@@ -23,3 +23,9 @@ export TEPHRA_VENV="$TEPHRA_CACHE/venv"
 WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' "$TEPHRA_ROOT/Cargo.lock")"
 
 step() { printf '\n==> %s\n' "$*" >&2; }
+
+# The release build: the server binary and the site. `--split` because the islands only some pages
+# use (the form, a training's detail, the overview, applications) are `#[island(lazy)]`: each is
+# its own WebAssembly chunk that only the page showing it downloads. Every build of the site needs
+# it (a lazy island does not link without the splitter).
+build_release() { cargo leptos build --release --split "$@"; }

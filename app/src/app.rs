@@ -1,7 +1,6 @@
 //! The document shell and the routes.
 
 use crate::components::layout::Layout;
-use crate::components::toast::{ToastRegion, provide_toasts};
 use crate::pages::{
     admin::AdminPage, applications::ApplicationsPage, home::HomePage,
     new_training::NewTrainingPage, not_found::NotFoundPage, projects::ProjectsPage,
@@ -10,7 +9,7 @@ use crate::pages::{
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
-    ParamSegment, StaticSegment,
+    ParamSegment, SsrMode, StaticSegment,
     components::{Route, Router, Routes},
 };
 
@@ -28,7 +27,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="color-scheme" content="light dark" />
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
                 <AutoReload options=options.clone() />
-                <HydrationScripts options />
+                <HydrationScripts options islands=true />
                 <MetaTags />
             </head>
             <body class="min-h-screen bg-slate-50 text-slate-900 dark:bg-slate-950 dark:text-slate-100">
@@ -41,8 +40,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    provide_toasts();
-    mark_hydrated();
 
     view! {
         <Stylesheet id="tephra" href=STYLESHEET_PATH />
@@ -51,40 +48,46 @@ pub fn App() -> impl IntoView {
         } />
         <Router>
             <Layout>
+                // Async: every page is sent whole, once its data is loaded, so it reads the same
+                // with or without its islands' script (out-of-order streaming needs a script to
+                // put each loaded part in place).
                 <Routes fallback=NotFoundPage>
-                    <Route path=StaticSegment("") view=HomePage />
-                    <Route path=StaticSegment("trainings") view=TrainingsPage />
-                    <Route
-                        path=(StaticSegment("trainings"), StaticSegment("new"))
+                    <Route ssr=SsrMode::Async path=StaticSegment("") view=HomePage />
+                    <Route ssr=SsrMode::Async path=StaticSegment("trainings") view=TrainingsPage />
+                    <Route ssr=SsrMode::Async path=(StaticSegment("trainings"), StaticSegment("new"))
                         view=NewTrainingPage
                     />
-                    <Route
-                        path=(StaticSegment("trainings"), ParamSegment("id"))
+                    <Route ssr=SsrMode::Async path=(StaticSegment("trainings"), ParamSegment("id"))
                         view=TrainingDetailPage
                     />
-                    <Route path=StaticSegment("projects") view=ProjectsPage />
-                    <Route path=StaticSegment("applications") view=ApplicationsPage />
-                    <Route path=StaticSegment("admin") view=AdminPage />
+                    <Route ssr=SsrMode::Async path=StaticSegment("projects") view=ProjectsPage />
+                    <Route ssr=SsrMode::Async path=StaticSegment("applications") view=ApplicationsPage />
+                    <Route ssr=SsrMode::Async path=StaticSegment("admin") view=AdminPage />
                 </Routes>
             </Layout>
-            <ToastRegion />
         </Router>
     }
 }
 
-/// Sets `data-hydrated` on `<body>` once the WebAssembly app has taken over the server-rendered
-/// page. Effects never run during server rendering, so the attribute proves hydration (the browser
-/// tests wait for it), and `data-hydrated-at` says when it happened.
-fn mark_hydrated() {
-    Effect::new(move |_| {
-        if let Some(body) = document().body() {
-            let _ = body.set_attribute("data-hydrated", "true");
-            // Milliseconds since navigation started: the time to interactive the benchmark reads.
-            #[cfg(feature = "hydrate")]
-            if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
-                let _ =
-                    body.set_attribute("data-hydrated-at", &format!("{:.1}", performance.now()));
+/// Sets `data-hydrated` on `<body>` once every island of the page is interactive (the browser
+/// tests wait for it), and `data-hydrated-at` says when, in milliseconds since navigation started:
+/// the time to interactive the benchmark reads. The island script hydrates the islands in promise
+/// callbacks right after [`crate::hydrate`] returns, so a zero timeout runs after the last one.
+#[cfg(feature = "hydrate")]
+pub fn mark_hydrated() {
+    set_timeout(
+        || {
+            if let Some(body) = document().body() {
+                let _ = body.set_attribute("data-hydrated", "true");
+                if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+                    // Tenths of a millisecond, formatted as integers (float formatting would
+                    // add its own code to every page's bundle).
+                    let tenths = (performance.now() * 10.0).round() as u64;
+                    let at = format!("{}.{}", tenths / 10, tenths % 10);
+                    let _ = body.set_attribute("data-hydrated-at", &at);
+                }
             }
-        }
-    });
+        },
+        std::time::Duration::ZERO,
+    );
 }

@@ -15,10 +15,13 @@ pub mod error;
 pub mod model;
 pub mod pages;
 
-/// The browser entry point: attaches the server-rendered page to the WebAssembly app.
+/// The browser entry point. Pages are rendered on the server; only their islands (the live
+/// parts: the trainings table, a training's status, the form) are WebAssembly. Leptos's island
+/// script calls this, then hydrates every island on the page.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    leptos::mount::hydrate_islands();
+    app::mark_hydrated();
 }

@@ -45,17 +45,21 @@ fn epoch_ms() -> f64 {
 
 async fn sizes(base: &str) -> anyhow::Result<()> {
     let pkg = tephra::site_root()?.join("pkg");
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for entry in std::fs::read_dir(&pkg)? {
+        let path = entry?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        if let Some(name) = name.filter(|n| n.ends_with(".wasm") || n.ends_with(".js")) {
+            files.push((name, std::fs::read(&path)?));
+        }
+    }
+    files.sort();
     let css = reqwest::get(format!("{base}/pkg/tephra.css"))
         .await?
         .bytes()
-        .await?
-        .to_vec();
-    let mut files = vec![
-        ("tephra.wasm", std::fs::read(pkg.join("tephra.wasm"))?),
-        ("tephra.js", std::fs::read(pkg.join("tephra.js"))?),
-    ];
-    files.push(("tephra.css", css));
-    println!("## Release bundle\n");
+        .await?;
+    files.push(("tephra.css".to_owned(), css.to_vec()));
+    println!("## Release bundle: every file the site serves\n");
     println!("| file | raw | gzip |\n|---|---|---|");
     let (mut raw, mut zipped) = (0, 0);
     for (name, bytes) in &files {
@@ -64,7 +68,36 @@ async fn sizes(base: &str) -> anyhow::Result<()> {
         zipped += z;
         println!("| {name} | {} | {} |", kib(bytes.len()), kib(z));
     }
-    println!("| total | {} | {} |", kib(raw), kib(zipped));
+    println!("| total of all files | {} | {} |", kib(raw), kib(zipped));
+    Ok(())
+}
+
+/// What a page downloads before it is interactive: every script, WebAssembly module and
+/// stylesheet Chromium fetched for it (Resource Timing), each measured gzip-compressed.
+async fn page_bytes(browser: &Browser, base: &str, path: &str) -> anyhow::Result<()> {
+    browser.client.goto("about:blank").await?;
+    browser.open(&format!("{base}{path}")).await?;
+    let fetched = browser
+        .client
+        .execute(
+            "return performance.getEntriesByType('resource').map(e => e.name)
+               .filter(n => /\\.(wasm|js|css)(\\?|$)/.test(n));",
+            vec![],
+        )
+        .await?;
+    let mut names = Vec::new();
+    let mut total = 0;
+    for url in fetched
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let bytes = reqwest::get(url).await?.bytes().await?;
+        total += gzip_len(&bytes);
+        names.push(url.rsplit('/').next().unwrap_or(url).to_owned());
+    }
+    println!("| {path} | {} | {} |", kib(total), names.join(", "));
     Ok(())
 }
 
@@ -98,6 +131,19 @@ async fn running(http: &reqwest::Client, base: &str) -> anyhow::Result<i64> {
     Ok(page["total"].as_i64().unwrap_or(0))
 }
 
+async fn first_training_id(http: &reqwest::Client, base: &str) -> anyhow::Result<String> {
+    let page: Value = http
+        .get(format!("{base}{TRAININGS}?limit=1"))
+        .send()
+        .await?
+        .json()
+        .await?;
+    page["trainings"][0]["workloadId"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| anyhow::anyhow!("no training to open: {page}"))
+}
+
 async fn ttfb(http: &reqwest::Client, url: &str, samples: usize) -> anyhow::Result<()> {
     let (mut first, mut whole, mut size) = (Vec::new(), Vec::new(), 0);
     for _ in 0..samples {
@@ -122,11 +168,12 @@ async fn ttfb(http: &reqwest::Client, url: &str, samples: usize) -> anyhow::Resu
     Ok(())
 }
 
-async fn tti(browser: &Browser, url: &str, samples: usize) -> anyhow::Result<()> {
+async fn tti(browser: &Browser, base: &str, path: &str, samples: usize) -> anyhow::Result<()> {
+    let url = format!("{base}{path}");
     let (mut interactive, mut first_byte) = (Vec::new(), Vec::new());
     for _ in 0..samples {
         browser.client.goto("about:blank").await?;
-        browser.open(url).await?;
+        browser.open(&url).await?;
         let timing = browser
             .client
             .execute(
@@ -140,9 +187,8 @@ async fn tti(browser: &Browser, url: &str, samples: usize) -> anyhow::Result<()>
     }
     let (b50, b99) = percentiles(&mut first_byte);
     let (i50, i99) = percentiles(&mut interactive);
-    let path = url.split_once("/trainings").map_or(url, |(_, p)| p);
     println!(
-        "| /trainings{path} | {} / {} | {} / {} |",
+        "| {path} | {} / {} | {} / {} |",
         ms(b50),
         ms(b99),
         ms(i50),
@@ -289,14 +335,30 @@ async fn main() -> anyhow::Result<()> {
     ttfb(&http, &format!("{base}/trainings?limit=500"), 100).await?;
 
     let browser = Browser::start().await?;
+    println!("\n## What each page downloads before it is interactive (gzip)\n");
+    println!("| page | WebAssembly + JS + CSS | files |\n|---|---|---|");
+    let id = first_training_id(&http, &base).await?;
+    for path in [
+        "/".to_owned(),
+        "/trainings".to_owned(),
+        "/trainings/new".to_owned(),
+        format!("/trainings/{id}"),
+        "/projects".to_owned(),
+        "/applications".to_owned(),
+        "/admin".to_owned(),
+    ] {
+        page_bytes(&browser, &base, &path).await?;
+    }
+
     println!("\n## Time to interactive in headless Chromium (30 fresh navigations)\n");
     println!(
         "First byte is `responseStart`; interactive is when the WebAssembly app has hydrated the \
          page (`data-hydrated-at`), both from the navigation's start.\n"
     );
     println!("| page | first byte p50 / p99 | interactive p50 / p99 |\n|---|---|---|");
-    tti(&browser, &format!("{base}/trainings"), 30).await?;
-    tti(&browser, &format!("{base}/trainings?limit=500"), 30).await?;
+    tti(&browser, &base, "/trainings", 30).await?;
+    tti(&browser, &base, "/trainings?limit=500", 30).await?;
+    tti(&browser, &base, "/trainings/new", 30).await?;
 
     let kube = testbed.client().await?;
     dom_latency(&browser, &base, &kube, samples).await?;

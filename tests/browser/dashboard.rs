@@ -266,3 +266,71 @@ async fn the_keyboard_reaches_every_control_with_visible_focus() {
     browser.screenshot("keyboard-focus").await.unwrap();
     browser.close().await.unwrap();
 }
+
+/// Every route is rendered on the server in full: with scripts off (the same as a bundle that
+/// never arrives), each page still shows its content, never a blank page or a spinner.
+#[tokio::test]
+async fn every_route_reads_without_its_script() {
+    let server = tephra::start_release().expect("the release server starts");
+    let base = server.base_url();
+    let stored = submit(&server, "no-script").await;
+    let id = stored["workloadId"].as_str().unwrap();
+    let pages = [
+        ("/".to_owned(), "[data-testid=overview-stats]", "Trainings"),
+        (
+            "/trainings".to_owned(),
+            "[data-testid=trainings-table]",
+            "no-script",
+        ),
+        (
+            "/trainings?phase=Failed".to_owned(),
+            "[data-testid=empty-state]",
+            "No trainings match",
+        ),
+        (
+            "/trainings/new".to_owned(),
+            "[data-testid=training-form]",
+            "Submit training",
+        ),
+        (
+            format!("/trainings/new?from={id}"),
+            "[data-testid=cloned-from]",
+            "no-script",
+        ),
+        (
+            format!("/trainings/{id}"),
+            "[data-testid=training-detail]",
+            "busybox",
+        ),
+        (
+            "/projects".to_owned(),
+            "[data-testid=projects-table]",
+            "default",
+        ),
+        ("/applications".to_owned(), "main", "New application"),
+        ("/admin".to_owned(), "main", "Audit trail"),
+        ("/no-such-page".to_owned(), "main", "There is no page here"),
+    ];
+    let browser = Browser::start_with(&["--blink-settings=scriptEnabled=false"])
+        .await
+        .expect("Chromium starts");
+    for (path, css, expected) in &pages {
+        browser.client.goto(&format!("{base}{path}")).await.unwrap();
+        let text = browser
+            .text_of(css, WAIT)
+            .await
+            .unwrap_or_else(|e| panic!("{path} shows {css} without scripts: {e}"));
+        assert!(
+            text.to_lowercase().contains(&expected.to_lowercase()),
+            "{path} without scripts shows {expected:?} in {css}:\n{text}"
+        );
+        let hydrated = browser
+            .client
+            .find(Locator::Css("body[data-hydrated]"))
+            .await
+            .is_ok();
+        assert!(!hydrated, "{path}: scripts were off, yet the page hydrated");
+    }
+    browser.screenshot("training-without-script").await.unwrap();
+    browser.close().await.unwrap();
+}

@@ -76,7 +76,7 @@ async fn the_home_page_hydrates_and_reacts_to_clicks() {
     std::fs::write(&path, png).unwrap();
     eprintln!("screenshot: {}", path.display());
 
-    // Client-side navigation after hydration keeps the app shell and renders the next page.
+    // A link loads the next page, rendered on the server with its own islands.
     c.find(Locator::LinkText("Projects"))
         .await
         .unwrap()

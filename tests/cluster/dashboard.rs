@@ -150,11 +150,7 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         .to_owned();
     browser.screenshot("dashboard-3-submitted").await?;
 
-    // To the list, inside the app: the row must turn Running with no reload.
-    browser
-        .client
-        .execute("window.__tephraNoReload = true", vec![])
-        .await?;
+    // To the list: once there, the row must turn Running with no reload.
     browser
         .client
         .find(Locator::LinkText("Trainings"))
@@ -163,6 +159,11 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         .await?;
     let row = format!("tr[data-workload-id='{id}']");
     browser.wait_for(&row, WAIT).await?;
+    browser.wait_for("body[data-hydrated=true]", WAIT).await?;
+    browser
+        .client
+        .execute("window.__tephraNoReload = true", vec![])
+        .await?;
     // Three GPUs on a testbed the other cluster tests share: a gang may wait for another test's
     // pods to go, so this waits longer, and says why the row waited if it never ran.
     if let Err(e) = browser

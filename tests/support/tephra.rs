@@ -33,7 +33,7 @@ pub fn release_binary() -> anyhow::Result<PathBuf> {
     };
     if !bin.exists() {
         bail!(
-            "{} is missing: build it with `cargo leptos build --release` (scripts/test does)",
+            "{} is missing: build it with `cargo leptos build --release --split` (scripts/test does)",
             bin.display()
         );
     }
@@ -46,7 +46,7 @@ pub fn site_root() -> anyhow::Result<PathBuf> {
     let site = site_dir();
     if !site.join("pkg/tephra.wasm").exists() {
         bail!(
-            "{} has no WASM bundle: build it with `cargo leptos build --release` (scripts/test does)",
+            "{} has no WASM bundle: build it with `cargo leptos build --release --split` (scripts/test does)",
             site.display()
         );
     }

@@ -1,6 +1,7 @@
 //! The frame around every page: header with the signed-in user, navigation, content.
 
 use crate::api::get_me;
+use crate::components::toast::ToastRegion;
 use crate::error::AppError;
 use crate::model::principal::Principal;
 use leptos::prelude::*;
@@ -48,6 +49,8 @@ pub fn Layout(children: Children) -> impl IntoView {
                 <SignedInUser me />
             </div>
         </header>
+        // Before the content, so it is hydrated before the islands that raise toasts.
+        <ToastRegion />
         <main id="main" class="mx-auto max-w-6xl px-4 py-8">
             {children()}
         </main>

@@ -3,13 +3,16 @@
 //! server opens every (re)connection with a resync or the workload's current state, so a page
 //! that refetches on resync never misses a change.
 
-use crate::model::workload::WorkloadEvent;
+use serde::de::DeserializeOwned;
 
-/// What the stream says.
+/// What the stream says. `E` is how much of a change the page reads: the full
+/// [`crate::model::workload::WorkloadEvent`], or a part of it such as
+/// [`crate::model::workload::RowChange`] (a page decodes only what it shows, which keeps the
+/// decoders of the rest out of its WebAssembly).
 #[derive(Debug, Clone)]
-pub enum LiveMessage {
+pub enum LiveMessage<E> {
     /// A workload changed (or appeared, or was deleted).
-    Workload(Box<WorkloadEvent>),
+    Workload(Box<E>),
     /// Changes may have been missed (a new connection, or this client fell behind): reload.
     Resync,
 }
@@ -17,7 +20,10 @@ pub enum LiveMessage {
 /// Subscribes to the stream at `url` until the calling component is disposed. Does nothing
 /// during server rendering.
 #[cfg_attr(not(feature = "hydrate"), allow(unused_variables))]
-pub fn subscribe(url: String, on_message: impl Fn(LiveMessage) + 'static) {
+pub fn subscribe<E: DeserializeOwned + 'static>(
+    url: String,
+    on_message: impl Fn(LiveMessage<E>) + 'static,
+) {
     #[cfg(feature = "hydrate")]
     browser::subscribe(url, on_message);
 }
@@ -26,12 +32,16 @@ pub fn subscribe(url: String, on_message: impl Fn(LiveMessage) + 'static) {
 mod browser {
     use super::LiveMessage;
     use send_wrapper::SendWrapper;
+    use serde::de::DeserializeOwned;
     use std::rc::Rc;
     use wasm_bindgen::JsCast;
     use wasm_bindgen::closure::Closure;
     use web_sys::{EventSource, MessageEvent, PageTransitionEvent};
 
-    pub fn subscribe(url: String, on_message: impl Fn(LiveMessage) + 'static) {
+    pub fn subscribe<E: DeserializeOwned + 'static>(
+        url: String,
+        on_message: impl Fn(LiveMessage<E>) + 'static,
+    ) {
         let Ok(source) = EventSource::new(&url) else {
             leptos::logging::warn!("cannot open the event stream at {url}");
             return;

@@ -4,6 +4,7 @@ pub mod error_panel;
 pub mod form;
 pub mod layout;
 pub mod live;
+pub mod navigate;
 pub mod phase_badge;
 pub mod relative_time;
 pub mod toast;

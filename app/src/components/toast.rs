@@ -1,6 +1,11 @@
 //! Short messages about what just happened (submitted, suspended, failed). They are announced to
 //! screen readers through a live region, say in words whether they are good or bad news, and
 //! leave on their own after a while or when closed.
+//!
+//! The region is an island of its own in the page frame. Islands do not share Leptos context, but
+//! they share the WebAssembly instance, so the region registers its toasts in a process-wide cell
+//! that every other island reaches with [`use_toasts`]. A toast meant for the next page (an action
+//! that navigates) waits in the tab's session storage until that page's region shows it.
 
 use leptos::prelude::*;
 use std::time::Duration;
@@ -49,21 +54,67 @@ impl Toasts {
     }
 }
 
-pub fn provide_toasts() {
-    provide_context(Toasts {
-        list: RwSignal::new(Vec::new()),
-        next: RwSignal::new(0),
-    });
+impl Toasts {
+    fn new() -> Self {
+        Toasts {
+            list: RwSignal::new(Vec::new()),
+            next: RwSignal::new(0),
+        }
+    }
 }
 
+#[cfg(feature = "hydrate")]
+static REGION: std::sync::OnceLock<Toasts> = std::sync::OnceLock::new();
+
+/// The page's toasts, the same for every island of the page. On the server nothing is ever shown,
+/// so each caller gets an empty list of its own.
 pub fn use_toasts() -> Toasts {
-    use_context::<Toasts>().expect("provide_toasts() runs in App")
+    #[cfg(feature = "hydrate")]
+    {
+        // Owned by a root that lives as long as the page, not by whichever island asked first.
+        *REGION.get_or_init(|| {
+            let root = Owner::new_root(None);
+            let toasts = root.with(Toasts::new);
+            std::mem::forget(root);
+            toasts
+        })
+    }
+    #[cfg(not(feature = "hydrate"))]
+    Toasts::new()
+}
+
+/// The session-storage key of the toast the next page shows.
+#[cfg(feature = "hydrate")]
+const NEXT_PAGE_KEY: &str = "tephra.toast";
+
+impl Toasts {
+    /// Shows `text` on the page the browser goes to next (the current page is about to go).
+    pub fn success_on_next_page(&self, text: &str) {
+        #[cfg(feature = "hydrate")]
+        if let Some(storage) = web_sys::window().and_then(|w| w.session_storage().ok().flatten()) {
+            let _ = storage.set_item(NEXT_PAGE_KEY, text);
+            return;
+        }
+        self.success(text);
+    }
+
+    /// Shows what the previous page left for this one.
+    fn show_left_over(&self) {
+        #[cfg(feature = "hydrate")]
+        if let Some(storage) = web_sys::window().and_then(|w| w.session_storage().ok().flatten())
+            && let Ok(Some(text)) = storage.get_item(NEXT_PAGE_KEY)
+        {
+            let _ = storage.remove_item(NEXT_PAGE_KEY);
+            self.success(text);
+        }
+    }
 }
 
 /// Where toasts appear: bottom right, above the content.
-#[component]
+#[island]
 pub fn ToastRegion() -> impl IntoView {
     let toasts = use_toasts();
+    Effect::new(move |_| toasts.show_left_over());
     view! {
         <div
             role="status"

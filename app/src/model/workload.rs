@@ -260,12 +260,35 @@ pub struct WorkloadRow {
 
 impl WorkloadRow {
     /// Folds a change from the event stream into the row.
-    pub fn apply(&mut self, e: &WorkloadEvent) {
+    pub fn apply(&mut self, e: &RowChange) {
         self.desired_phase = e.desired_phase;
         self.actual_phase = e.actual_phase;
         self.phase_message = e.phase_message.clone();
-        (self.running, self.pods) = pod_totals(&e.status);
+        self.running = e.status.tasks.values().map(|t| t.running).sum();
+        self.pods = e.status.tasks.values().map(TaskCounts::total).sum();
     }
+}
+
+/// The part of a [`WorkloadEvent`] a row of the list shows. The list decodes the stream into this
+/// rather than the whole event, so the list page's WebAssembly carries no decoder for pods,
+/// events or the PodGroup (the list's stream sends none of them anyway).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RowChange {
+    pub workload_id: String,
+    pub desired_phase: Phase,
+    pub actual_phase: Phase,
+    pub phase_message: Option<String>,
+    pub deleted: bool,
+    #[serde(default)]
+    pub status: RowStatus,
+}
+
+/// The tasks of [`LiveStatus`], which is all a row counts.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct RowStatus {
+    #[serde(default)]
+    pub tasks: BTreeMap<String, TaskCounts>,
 }
 
 /// Running pods and all pods over every task.
@@ -354,6 +377,61 @@ impl Workload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_row_reads_its_counts_from_the_part_of_the_event_it_decodes() {
+        let event = WorkloadEvent {
+            workload_id: "w1".into(),
+            project_id: "p".into(),
+            name: "n".into(),
+            kind: "training".into(),
+            desired_phase: Phase::Running,
+            actual_phase: Phase::Running,
+            phase_message: Some("all pods run".into()),
+            updated_at: "2026-11-23T00:00:00Z".into(),
+            deleted: false,
+            status: LiveStatus {
+                tasks: BTreeMap::from([
+                    (
+                        "master".into(),
+                        TaskCounts {
+                            running: 1,
+                            ..Default::default()
+                        },
+                    ),
+                    (
+                        "worker".into(),
+                        TaskCounts {
+                            running: 1,
+                            pending: 2,
+                            ..Default::default()
+                        },
+                    ),
+                ]),
+                ..Default::default()
+            },
+        };
+        let change: RowChange =
+            serde_json::from_str(&serde_json::to_string(&event).unwrap()).unwrap();
+        let mut row = WorkloadRow {
+            workload_id: "w1".into(),
+            name: "n".into(),
+            kind: "training".into(),
+            project_name: "p".into(),
+            created_by: "u".into(),
+            created_at: "2026-11-23T00:00:00Z".into(),
+            desired_phase: Phase::Pending,
+            actual_phase: Phase::Pending,
+            phase_message: None,
+            running: 0,
+            pods: 0,
+            gpus: 0.0,
+        };
+        row.apply(&change);
+        assert_eq!((row.running, row.pods), (2, 4));
+        assert_eq!(row.actual_phase, Phase::Running);
+        assert_eq!(row.phase_message.as_deref(), Some("all pods run"));
+    }
 
     #[test]
     fn the_summary_keeps_the_counts_and_drops_what_grows_with_the_pods() {

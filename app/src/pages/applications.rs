@@ -3,7 +3,9 @@
 
 use crate::api::{CreateApplication, RevokeApplication, list_applications, list_projects};
 use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
+use crate::error::AppError;
 use crate::model::access::{ApplicationView, CreatedApplication};
+use crate::model::project::ProjectSummary;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -12,15 +14,36 @@ const BUTTON: &str = "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-semibold
 
 #[component]
 pub fn ApplicationsPage() -> impl IntoView {
-    let create = ServerAction::<CreateApplication>::new();
-    let revoke = ServerAction::<RevokeApplication>::new();
-    let apps = Resource::new(
-        move || (create.version().get(), revoke.version().get()),
-        |_| list_applications(),
+    let loaded = Resource::new(
+        || (),
+        |_| async { Ok::<_, AppError>((list_applications().await?, list_projects().await?)) },
     );
-    let projects = Resource::new(|| (), |_| list_projects());
     view! {
         <Title text="Applications" />
+        <Suspense fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match loaded.await {
+                    Ok((apps, projects)) => view! { <Applications apps projects /> }.into_any(),
+                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// The form and the table: a new application's secret appears in place, and the table follows
+/// every create and revoke.
+#[island(lazy)]
+fn Applications(apps: Vec<ApplicationView>, projects: Vec<ProjectSummary>) -> impl IntoView {
+    let create = ServerAction::<CreateApplication>::new();
+    let revoke = ServerAction::<RevokeApplication>::new();
+    let apps = RwSignal::new(Ok::<_, AppError>(apps));
+    Effect::new(move |_| {
+        if create.version().get() + revoke.version().get() > 0 {
+            leptos::task::spawn_local(async move { apps.set(list_applications().await) });
+        }
+    });
+    view! {
         <h1 class="mb-2 text-2xl font-semibold tracking-tight">"Applications"</h1>
         <p class="mb-6 max-w-3xl text-sm text-slate-600 dark:text-slate-400">
             "Credentials for scripts. "
@@ -48,16 +71,10 @@ pub fn ApplicationsPage() -> impl IntoView {
                     "In project"
                     <select id="app-project" name="project" class=FIELD>
                         <option value="">"No role yet"</option>
-                        <Transition fallback=|| ()>
-                            {move || Suspend::new(async move {
-                                projects
-                                    .await
-                                    .unwrap_or_default()
-                                    .into_iter()
-                                    .map(|p| view! { <option value=p.name.clone()>{p.name.clone()}</option> })
-                                    .collect_view()
-                            })}
-                        </Transition>
+                        {projects
+                            .into_iter()
+                            .map(|p| view! { <option value=p.name.clone()>{p.name.clone()}</option> })
+                            .collect_view()}
                     </select>
                 </label>
                 <button type="submit" class=BUTTON data-testid="create-app">"Create"</button>
@@ -72,14 +89,10 @@ pub fn ApplicationsPage() -> impl IntoView {
                     })
             }}
         </section>
-        <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match apps.await {
-                    Ok(list) => view! { <AppTable list revoke /> }.into_any(),
-                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                }
-            })}
-        </Transition>
+        {move || match apps.get() {
+            Ok(list) => view! { <AppTable list revoke /> }.into_any(),
+            Err(error) => view! { <ErrorPanel error /> }.into_any(),
+        }}
     }
 }
 

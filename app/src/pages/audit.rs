@@ -28,12 +28,12 @@ pub fn AuditTrail() -> impl IntoView {
                 <label class="text-sm font-medium">
                     "Actor"
                     <input name="actor" placeholder="e-mail or application" class=FIELD
-                        prop:value=move || params.with(|q| q.get("actor").unwrap_or_default()) />
+                        value=move || params.with(|q| q.get("actor").unwrap_or_default()) />
                 </label>
                 <label class="text-sm font-medium">
                     "Action"
                     <input name="action" placeholder="workload, auth, application.revoke" class=FIELD
-                        prop:value=move || params.with(|q| q.get("action").unwrap_or_default()) />
+                        value=move || params.with(|q| q.get("action").unwrap_or_default()) />
                 </label>
                 <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-semibold dark:border-slate-700">
                     "Filter"

@@ -2,6 +2,7 @@
 
 use crate::api::get_overview;
 use crate::components::error_panel::ErrorPanel;
+use crate::error::AppError;
 use crate::model::{overview::Overview, phase::Phase};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -12,30 +13,50 @@ pub fn HomePage() -> impl IntoView {
     view! {
         <Title text="Overview" />
         <div class="flex flex-col gap-8">
-            <section aria-labelledby="overview-heading" class="flex flex-col gap-4">
-                <div class="flex items-center justify-between gap-4">
-                    <h1 id="overview-heading" class="text-2xl font-semibold tracking-tight">
-                        "Overview"
-                    </h1>
-                    <button
-                        type="button"
-                        class="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800"
-                        on:click=move |_| overview.refetch()
-                    >
-                        "Refresh"
-                    </button>
-                </div>
-                <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-                    {move || Suspend::new(async move {
-                        match overview.await {
-                            Ok(overview) => view! { <Stats overview /> }.into_any(),
-                            Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                        }
-                    })}
-                </Transition>
-            </section>
+            <Suspense fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match overview.await {
+                        Ok(overview) => view! { <LiveOverview overview /> }.into_any(),
+                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                    }
+                })}
+            </Suspense>
             <GettingStarted />
         </div>
+    }
+}
+
+/// The numbers, with a button that fetches them again without reloading the page.
+#[island(lazy)]
+fn LiveOverview(overview: Overview) -> impl IntoView {
+    let overview = RwSignal::new(Ok::<_, AppError>(overview));
+    let refresh = Action::new_local(|_: &()| get_overview());
+    Effect::new(move |_| {
+        if let Some(fresh) = refresh.value().get() {
+            overview.set(fresh);
+        }
+    });
+    view! {
+        <section aria-labelledby="overview-heading" class="flex flex-col gap-4">
+            <div class="flex items-center justify-between gap-4">
+                <h1 id="overview-heading" class="text-2xl font-semibold tracking-tight">
+                    "Overview"
+                </h1>
+                <button
+                    type="button"
+                    class="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800"
+                    on:click=move |_| {
+                        refresh.dispatch(());
+                    }
+                >
+                    "Refresh"
+                </button>
+            </div>
+            {move || match overview.get() {
+                Ok(overview) => view! { <Stats overview /> }.into_any(),
+                Err(error) => view! { <ErrorPanel error /> }.into_any(),
+            }}
+        </section>
     }
 }
 
@@ -73,9 +94,9 @@ fn Stats(overview: Overview) -> impl IntoView {
     }
 }
 
-/// A disclosure with the first steps. It opens only once the page is hydrated, which the browser
-/// test relies on to prove that hydration worked.
-#[component]
+/// A disclosure with the first steps. It opens only once its island is hydrated, which the
+/// browser test relies on to prove that hydration worked.
+#[island(lazy)]
 fn GettingStarted() -> impl IntoView {
     let open = RwSignal::new(false);
     view! {

@@ -19,7 +19,7 @@ use crate::pages::trainings::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::{bind, bind_row};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::{use_navigate, use_query_map};
+use leptos_router::hooks::use_query_map;
 use std::time::Duration;
 
 const FIELDSET_CLASS: &str =
@@ -137,23 +137,21 @@ pub fn NewTrainingPage() -> impl IntoView {
     }
 }
 
-#[component]
+/// The whole form is one island: every section reads and writes the same draft, and the
+/// validator runs in the browser as you type.
+#[island(lazy)]
 fn TrainingForm(start: Start, projects: Vec<ProjectSummary>) -> impl IntoView {
     let bounced = !start.errors.is_empty() || start.problem.is_some();
     let form = FormState::new(start.draft, start.errors, bounced);
     provide_context(form);
     let toasts = use_toasts();
-    let navigate = use_navigate();
     let summary_ref = NodeRef::<leptos::html::Div>::new();
 
     let submit = Action::new_local(|draft: &TrainingDraft| submit_training(draft.clone()));
     Effect::new(move |_| match submit.value().get() {
         Some(Ok(workload)) => {
-            toasts.success(format!("submitted {}", workload.name));
-            navigate(
-                &format!("/trainings/{}", workload.workload_id),
-                Default::default(),
-            );
+            toasts.success_on_next_page(&format!("submitted {}", workload.name));
+            crate::components::navigate::to(&format!("/trainings/{}", workload.workload_id));
         }
         Some(Err(error)) => {
             form.server_errors.set(error.field_errors());

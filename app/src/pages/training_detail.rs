@@ -5,14 +5,15 @@ use crate::api::{act_on_workload, get_workload};
 use crate::components::live::{LiveMessage, subscribe};
 use crate::components::toast::use_toasts;
 use crate::components::{error_panel::ErrorPanel, phase_badge::PhaseBadge, relative_time::Age};
+use crate::error::AppError;
 use crate::model::action::Action as Verb;
 use crate::model::phase::Phase;
 use crate::model::url::query;
-use crate::model::workload::{HistoryEntry, Workload, WorkloadDetail};
+use crate::model::workload::{HistoryEntry, Workload, WorkloadDetail, WorkloadEvent};
 use crate::pages::trainings::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::{use_navigate, use_params_map};
+use leptos_router::hooks::use_params_map;
 
 const CARD_CLASS: &str =
     "rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900";
@@ -24,10 +25,16 @@ pub fn TrainingDetailPage() -> impl IntoView {
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let detail = Resource::new(move || id.get(), get_workload);
     view! {
-        <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
+        <Suspense fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 match detail.await {
-                    Ok(d) => view! { <Detail detail=d on_stale=move || detail.refetch() /> }.into_any(),
+                    Ok(d) => view! {
+                        <Title text=d.workload.name.clone() />
+                        <LiveDetail workload=d.workload.clone() history=d.history.clone()>
+                            <Submitted detail=d />
+                        </LiveDetail>
+                    }
+                        .into_any(),
                     Err(error) => view! {
                         <Title text="Training" />
                         <ErrorPanel error />
@@ -35,50 +42,86 @@ pub fn TrainingDetailPage() -> impl IntoView {
                         .into_any(),
                 }
             })}
-        </Transition>
+        </Suspense>
     }
 }
 
+/// What was asked for and what Tephra created: fixed once submitted, so rendered on the server
+/// and never shipped to the browser as data.
 #[component]
-fn Detail(
-    detail: WorkloadDetail,
-    on_stale: impl Fn() + Clone + Send + Sync + 'static,
-) -> impl IntoView {
-    let workload = RwSignal::new(detail.workload.clone());
-    let deleted = RwSignal::new(false);
-    let id = detail.workload.workload_id.clone();
-    {
-        let on_stale = on_stale.clone();
-        subscribe(
-            format!(
-                "/api/v1/workloads/events{}",
-                query(&[("workloadId", Some(&id))])
-            ),
-            move |message| match message {
-                LiveMessage::Workload(e) if e.deleted => deleted.set(true),
-                LiveMessage::Workload(e) => {
-                    let phase_changed =
-                        workload.with_untracked(|w| w.actual_phase != e.actual_phase);
-                    workload.update(|w| {
-                        w.desired_phase = e.desired_phase;
-                        w.actual_phase = e.actual_phase;
-                        w.phase_message = e.phase_message.clone();
-                        w.updated_at = e.updated_at.clone();
-                        w.status = e.status;
-                    });
-                    // The timeline comes from the history, which only the server has.
-                    if phase_changed {
-                        on_stale();
-                    }
+fn Submitted(detail: WorkloadDetail) -> impl IntoView {
+    view! {
+        <section aria-labelledby="spec-heading" class=CARD_CLASS>
+            <h2 id="spec-heading" class="mb-3 text-lg font-semibold">"What was asked for"</h2>
+            <pre class="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="spec" tabindex="0" aria-label="The request as submitted (JSON)">
+                {serde_json::to_string_pretty(&detail.workload.request()).unwrap_or_default()}
+            </pre>
+        </section>
+        <section aria-labelledby="yaml-heading" class=CARD_CLASS>
+            <h2 id="yaml-heading" class="mb-3 text-lg font-semibold">"Volcano Job (YAML)"</h2>
+            {match detail.rendered_yaml {
+                Ok(yaml) => view! {
+                    <pre class="max-h-[32rem] overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="rendered-yaml" tabindex="0" aria-label="The Volcano Job and its objects (YAML)">
+                        {yaml}
+                    </pre>
                 }
-                LiveMessage::Resync => on_stale(),
-            },
-        );
+                    .into_any(),
+                Err(why) => view! { <p class="text-sm text-red-800 dark:text-red-300">{why}</p> }.into_any(),
+            }}
+        </section>
     }
-    let name = detail.workload.name.clone();
+}
+
+/// Everything on the page that moves: the phase, the reason, the gang, tasks, pods, events and
+/// the actions, from the event stream. The history is read again when the phase changes (only
+/// the server has it).
+#[island(lazy)]
+fn LiveDetail(workload: Workload, history: Vec<HistoryEntry>, children: Children) -> impl IntoView {
+    let id = workload.workload_id.clone();
+    let workload = RwSignal::new(workload);
+    let history = RwSignal::new(history);
+    let deleted = RwSignal::new(false);
+    let reload = {
+        let id = id.clone();
+        move || {
+            let id = id.clone();
+            leptos::task::spawn_local(async move {
+                match get_workload(id).await {
+                    Ok(fresh) => {
+                        workload.set(fresh.workload);
+                        history.set(fresh.history);
+                    }
+                    Err(AppError::NotFound(_)) => deleted.set(true),
+                    Err(error) => leptos::logging::warn!("cannot reload the training: {error}"),
+                }
+            })
+        }
+    };
+    subscribe(
+        format!(
+            "/api/v1/workloads/events{}",
+            query(&[("workloadId", Some(&id))])
+        ),
+        move |message: LiveMessage<WorkloadEvent>| match message {
+            LiveMessage::Workload(e) if e.deleted => deleted.set(true),
+            LiveMessage::Workload(e) => {
+                let phase_changed = workload.with_untracked(|w| w.actual_phase != e.actual_phase);
+                workload.update(|w| {
+                    w.desired_phase = e.desired_phase;
+                    w.actual_phase = e.actual_phase;
+                    w.phase_message = e.phase_message.clone();
+                    w.updated_at = e.updated_at.clone();
+                    w.status = e.status;
+                });
+                if phase_changed {
+                    reload();
+                }
+            }
+            LiveMessage::Resync => reload(),
+        },
+    );
     let phase = Memo::new(move |_| workload.with(|w| w.actual_phase));
     view! {
-        <Title text=name.clone() />
         <div class="flex flex-col gap-6" data-testid="training-detail" data-phase=move || phase.get().as_str()>
             <Header workload deleted />
             <Show when=move || deleted.get()>
@@ -92,7 +135,7 @@ fn Detail(
             <div class="grid gap-6 lg:grid-cols-3">
                 <section aria-labelledby="timeline-heading" class=format!("{CARD_CLASS} lg:col-span-1")>
                     <h2 id="timeline-heading" class="mb-3 text-lg font-semibold">"Timeline"</h2>
-                    <Timeline history=detail.history.clone() />
+                    {move || view! { <Timeline history=history.get() /> }}
                 </section>
                 <section aria-labelledby="tasks-heading" class=format!("{CARD_CLASS} lg:col-span-2")>
                     <h2 id="tasks-heading" class="mb-3 text-lg font-semibold">"Tasks"</h2>
@@ -107,27 +150,9 @@ fn Detail(
                 <h2 id="events-heading" class="mb-3 text-lg font-semibold">"Recent events"</h2>
                 <Events workload />
             </section>
-            <section aria-labelledby="spec-heading" class=CARD_CLASS>
-                <h2 id="spec-heading" class="mb-3 text-lg font-semibold">"What was asked for"</h2>
-                <pre class="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="spec" tabindex="0" aria-label="The request as submitted (JSON)">
-                    {serde_json::to_string_pretty(&detail.workload.request()).unwrap_or_default()}
-                </pre>
-            </section>
-            <section aria-labelledby="yaml-heading" class=CARD_CLASS>
-                <h2 id="yaml-heading" class="mb-3 text-lg font-semibold">"Volcano Job (YAML)"</h2>
-                {match detail.rendered_yaml.clone() {
-                    Ok(yaml) => view! {
-                        <pre class="max-h-[32rem] overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="rendered-yaml" tabindex="0" aria-label="The Volcano Job and its objects (YAML)">
-                            {yaml}
-                        </pre>
-                    }
-                        .into_any(),
-                    Err(why) => view! { <p class="text-sm text-red-800 dark:text-red-300">{why}</p> }.into_any(),
-                }}
-            </section>
+            {children()}
         </div>
     }
-    .into_any()
 }
 
 #[component]
@@ -435,7 +460,6 @@ fn Events(workload: RwSignal<Workload>) -> impl IntoView {
 #[component]
 fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> impl IntoView {
     let toasts = use_toasts();
-    let navigate = use_navigate();
     let confirming = RwSignal::new(None::<Verb>);
     let id = workload.get_untracked().workload_id;
     let name = workload.get_untracked().name;
@@ -452,9 +476,12 @@ fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> impl IntoVi
             match result {
                 Ok(updated) => {
                     workload.set(updated);
-                    toasts.success(format!("asked to {} {name}", action.verb()));
+                    let said = format!("asked to {} {name}", action.verb());
                     if action == Verb::Delete {
-                        navigate("/trainings", Default::default());
+                        toasts.success_on_next_page(&said);
+                        crate::components::navigate::to("/trainings");
+                    } else {
+                        toasts.success(said);
                     }
                 }
                 Err(error) => toasts.error(format!("could not {} {name}: {error}", action.verb())),

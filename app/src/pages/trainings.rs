@@ -6,11 +6,12 @@ use crate::components::form::INPUT_CLASS;
 use crate::components::live::{LiveMessage, subscribe};
 use crate::components::{error_panel::ErrorPanel, phase_badge::PhaseBadge, relative_time::Age};
 use crate::model::phase::Phase;
+use crate::model::project::ProjectSummary;
 use crate::model::url::query;
-use crate::model::workload::{WorkloadPage, WorkloadQuery, WorkloadRow};
+use crate::model::workload::{RowChange, WorkloadPage, WorkloadQuery, WorkloadRow};
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::components::{A, Form};
 use leptos_router::hooks::use_query_map;
 
 /// The list's query from the page URL.
@@ -60,8 +61,7 @@ pub const SECONDARY_BUTTON_CLASS: &str = "inline-flex items-center rounded-md bo
 pub fn TrainingsPage() -> impl IntoView {
     let q = query_from_url();
     let page = Resource::new(move || q.get(), list_workloads);
-    let rows = StoredValue::new(Vec::new());
-    follow_changes(q, rows, move || page.refetch());
+    let projects = Resource::new(|| (), |_| list_projects());
     view! {
         <Title text="Trainings" />
         <div class="mb-6 flex flex-wrap items-center justify-between gap-4">
@@ -70,18 +70,20 @@ pub fn TrainingsPage() -> impl IntoView {
                 "New training"
             </a>
         </div>
-        <Filters q />
-        <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
+        <Suspense fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
             {move || Suspend::new(async move {
+                let projects = projects.await.unwrap_or_default();
+                let q = q.get_untracked();
                 match page.await {
-                    Ok(p) if p.total == 0 => {
-                        view! { <EmptyState filtered=q.with_untracked(is_filtered) /> }.into_any()
+                    Ok(page) => view! {
+                        <Filters q=q.clone() projects />
+                        <LiveTrainings page q />
                     }
-                    Ok(p) => view! { <TrainingTable page=p q rows /> }.into_any(),
+                        .into_any(),
                     Err(error) => view! { <ErrorPanel error /> }.into_any(),
                 }
             })}
-        </Transition>
+        </Suspense>
     }
 }
 
@@ -92,17 +94,46 @@ type Rows = StoredValue<Vec<(String, RwSignal<WorkloadRow>)>>;
 /// before the page is loaded again: a busy cluster must not make the list reload on every event.
 const RELOAD_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// The table (or the empty state) and its pages, kept current by the event stream: the one part
+/// of this page that runs in the browser.
+#[island]
+fn LiveTrainings(page: WorkloadPage, q: WorkloadQuery) -> impl IntoView {
+    let filtered = is_filtered(&q);
+    let page = RwSignal::new(page);
+    let rows: Rows = StoredValue::new(Vec::new());
+    let reload = {
+        let q = q.clone();
+        move || {
+            let q = q.clone();
+            leptos::task::spawn_local(async move {
+                match list_workloads(q).await {
+                    Ok(fresh) => page.set(fresh),
+                    Err(error) => leptos::logging::warn!("cannot reload the trainings: {error}"),
+                }
+            })
+        }
+    };
+    follow_changes(q.project_id.clone(), rows, reload);
+    view! {
+        {move || {
+            let page = page.get();
+            if page.total == 0 {
+                Either::Left(view! { <EmptyState filtered /> })
+            } else {
+                Either::Right(view! { <TrainingTable page q=q.clone() rows /> })
+            }
+        }}
+    }
+}
+
 /// Keeps the rows on screen current from the event stream, for as long as the page is shown
 /// (one stream per page, not per load, so reloading the rows never reopens it).
-fn follow_changes(
-    q: Memo<WorkloadQuery>,
-    rows: Rows,
-    reload: impl Fn() + Send + Sync + Copy + 'static,
-) {
-    let reload_pending = StoredValue::new(false);
+fn follow_changes(project: Option<String>, rows: Rows, reload: impl Fn() + Clone + 'static) {
+    let reload_pending = StoredValue::new_local(false);
     let reload_soon = move || {
         if !reload_pending.get_value() {
             reload_pending.set_value(true);
+            let reload = reload.clone();
             set_timeout(
                 move || {
                     reload_pending.set_value(false);
@@ -112,30 +143,26 @@ fn follow_changes(
             );
         }
     };
-    let project = Memo::new(move |_| q.with(|q| q.project_id.clone()));
-    Effect::new(move |_| {
-        let project = project.get();
-        let url = format!(
-            "/api/v1/workloads/events{}",
-            query(&[("projectId", project.as_deref())])
-        );
-        // Every connection opens with a resync; the first one finds the rows just loaded.
-        let connected = StoredValue::new(false);
-        subscribe(url, move |message| match message {
-            LiveMessage::Workload(e) => {
-                let row = rows.with_value(|rows| {
-                    rows.iter()
-                        .find(|(id, _)| *id == e.workload_id)
-                        .map(|(_, row)| *row)
-                });
-                match row {
-                    Some(row) if !e.deleted => row.update(|w| w.apply(&e)),
-                    _ => reload_soon(),
-                }
+    let url = format!(
+        "/api/v1/workloads/events{}",
+        query(&[("projectId", project.as_deref())])
+    );
+    // Every connection opens with a resync; the first one finds the rows just loaded.
+    let connected = StoredValue::new(false);
+    subscribe(url, move |message: LiveMessage<RowChange>| match message {
+        LiveMessage::Workload(e) => {
+            let row = rows.with_value(|rows| {
+                rows.iter()
+                    .find(|(id, _)| *id == e.workload_id)
+                    .map(|(_, row)| *row)
+            });
+            match row {
+                Some(row) if !e.deleted => row.update(|w| w.apply(&e)),
+                _ => reload_soon(),
             }
-            LiveMessage::Resync if connected.get_value() => reload_soon(),
-            LiveMessage::Resync => connected.set_value(true),
-        });
+        }
+        LiveMessage::Resync if connected.get_value() => reload_soon(),
+        LiveMessage::Resync => connected.set_value(true),
     });
 }
 
@@ -143,44 +170,34 @@ fn is_filtered(q: &WorkloadQuery) -> bool {
     q.project_id.is_some() || q.phase.is_some() || q.created_by.is_some() || q.name.is_some()
 }
 
-/// A GET form: the filters become the URL, with or without JavaScript.
+/// A GET form: the filters become the URL. Rendered on the server; it needs no script.
 #[component]
-fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
-    let projects = OnceResource::new(list_projects());
-    let current = move || q.get();
+fn Filters(q: WorkloadQuery, projects: Vec<ProjectSummary>) -> impl IntoView {
+    let filtered = is_filtered(&q);
+    let project = q.project_id.clone();
+    let phase = q.phase.clone();
     view! {
-        <Form method="GET" action="/trainings" attr:class="mb-4 flex flex-wrap items-end gap-3" attr:aria-label="Filter trainings">
+        <form method="GET" action="/trainings" class="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter trainings">
             <Filter label="Name contains" id="filter-name">
                 <input
                     id="filter-name"
                     name="name"
                     type="search"
                     class=INPUT_CLASS
-                    prop:value=move || current().name.unwrap_or_default()
+                    value=q.name.clone().unwrap_or_default()
                 />
             </Filter>
             <Filter label="Project" id="filter-project">
                 <select id="filter-project" name="projectId" class=INPUT_CLASS>
                     <option value="">"All projects"</option>
-                    <Suspense>
-                        {move || Suspend::new(async move {
-                            projects
-                                .await
-                                .unwrap_or_default()
-                                .into_iter()
-                                .map(|p| {
-                                    let selected = current().project_id.as_deref()
-                                        == Some(p.name.as_str())
-                                        || current().project_id.as_deref() == Some(p.id.as_str());
-                                    view! {
-                                        <option value=p.name.clone() selected=selected>
-                                            {p.name.clone()}
-                                        </option>
-                                    }
-                                })
-                                .collect_view()
-                        })}
-                    </Suspense>
+                    {projects
+                        .into_iter()
+                        .map(|p| {
+                            let selected = project.as_deref() == Some(p.name.as_str())
+                                || project.as_deref() == Some(p.id.as_str());
+                            view! { <option value=p.name.clone() selected=selected>{p.name.clone()}</option> }
+                        })
+                        .collect_view()}
                 </select>
             </Filter>
             <Filter label="Phase" id="filter-phase">
@@ -188,13 +205,10 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
                     <option value="">"Any phase"</option>
                     {Phase::ALL
                         .into_iter()
-                        .map(|phase| {
+                        .map(|p| {
                             view! {
-                                <option
-                                    value=phase.as_str()
-                                    selected=move || current().phase.as_deref() == Some(phase.as_str())
-                                >
-                                    {phase.as_str()}
+                                <option value=p.as_str() selected=phase.as_deref() == Some(p.as_str())>
+                                    {p.as_str()}
                                 </option>
                             }
                         })
@@ -207,22 +221,21 @@ fn Filters(q: Memo<WorkloadQuery>) -> impl IntoView {
                     name="createdBy"
                     type="text"
                     class=INPUT_CLASS
-                    prop:value=move || current().created_by.unwrap_or_default()
+                    value=q.created_by.clone().unwrap_or_default()
                 />
             </Filter>
-            <input type="hidden" name="sortBy" prop:value=move || current().sort_by.unwrap_or_default() />
-            <input type="hidden" name="sortOrder" prop:value=move || current().sort_order.unwrap_or_default() />
+            <input type="hidden" name="sortBy" value=q.sort_by.clone().unwrap_or_default() />
+            <input type="hidden" name="sortOrder" value=q.sort_order.clone().unwrap_or_default() />
             <button type="submit" class=SECONDARY_BUTTON_CLASS>
                 "Apply"
             </button>
-            <Show when=move || is_filtered(&current())>
+            {filtered.then(|| view! {
                 <a href="/trainings" class=format!("{BUTTON_CLASS} text-indigo-700 underline dark:text-indigo-300")>
                     "Clear filters"
                 </a>
-            </Show>
-        </Form>
+            })}
+        </form>
     }
-    .into_any()
 }
 
 /// A labelled control of the filter form.
@@ -243,16 +256,15 @@ fn EmptyState(filtered: bool) -> impl IntoView {
     view! {
         <div class="rounded-lg border border-dashed border-slate-300 p-10 text-center dark:border-slate-700" data-testid="empty-state">
             {if filtered {
-                view! {
+                Either::Left(view! {
                     <p class="text-lg font-medium">"No trainings match these filters"</p>
                     <p class="mt-2 text-sm text-slate-600 dark:text-slate-400">
                         <a href="/trainings" class="text-indigo-700 underline dark:text-indigo-300">"Clear the filters"</a>
                         " to see every training."
                     </p>
-                }
-                    .into_any()
+                })
             } else {
-                view! {
+                Either::Right(view! {
                     <p class="text-lg font-medium">"No trainings yet"</p>
                     <p class="mt-2 text-sm text-slate-600 dark:text-slate-400">
                         "Describe the image, the command and the GPUs it needs, and Tephra starts all its pods together. "
@@ -261,8 +273,7 @@ fn EmptyState(filtered: bool) -> impl IntoView {
                         <code class="rounded-md bg-slate-100 px-1 dark:bg-slate-800">"/api/v1/workloads/trainings"</code>
                         "."
                     </p>
-                }
-                    .into_any()
+                })
             }}
         </div>
     }
@@ -270,56 +281,50 @@ fn EmptyState(filtered: bool) -> impl IntoView {
 
 /// A column header that sorts by `key`; the current sort is announced with `aria-sort`.
 #[component]
-fn SortHeader(label: &'static str, key: &'static str, q: Memo<WorkloadQuery>) -> impl IntoView {
-    let active = move || q.with(|q| q.sort_by.as_deref().unwrap_or("createdAt") == key);
-    let ascending = move || q.with(|q| q.sort_order.as_deref() == Some("asc"));
-    let href = move || {
-        let mut next = q.get();
+fn SortHeader(label: &'static str, key: &'static str, q: WorkloadQuery) -> impl IntoView {
+    let active = q.sort_by.as_deref().unwrap_or("createdAt") == key;
+    let ascending = q.sort_order.as_deref() == Some("asc");
+    let href = {
+        let mut next = q;
         next.sort_by = Some(key.to_owned());
-        next.sort_order = Some(
-            if active() && !ascending() {
-                "asc"
-            } else {
-                "desc"
-            }
-            .to_owned(),
-        );
+        next.sort_order = Some(if active && !ascending { "asc" } else { "desc" }.to_owned());
         next.offset = None;
         list_href(&next)
     };
-    let aria_sort = move || match (active(), ascending()) {
+    let aria_sort = match (active, ascending) {
         (false, _) => "none",
         (true, true) => "ascending",
         (true, false) => "descending",
     };
     view! {
         <th scope="col" class="px-4 py-2 font-medium" aria-sort=aria_sort>
-            <A href=href attr:class="hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500">
+            <a href=href class="hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500">
                 {label}
                 <span aria-hidden="true">
-                    {move || match (active(), ascending()) {
+                    {match (active, ascending) {
                         (false, _) => "",
                         (true, true) => " ↑",
                         (true, false) => " ↓",
                     }}
                 </span>
-            </A>
+            </a>
         </th>
     }
 }
 
+/// GPUs as whole numbers or with two decimals. Written without float formatting, whose code
+/// (Grisu and Dragon4) would otherwise be the list's largest single dependency in the browser.
 fn format_gpus(g: f64) -> String {
-    if g == 0.0 {
-        "–".to_owned()
-    } else if g.fract() == 0.0 {
-        format!("{g:.0}")
-    } else {
-        format!("{g:.2}")
+    let hundredths = (g * 100.0).round() as i64;
+    match (hundredths / 100, hundredths % 100) {
+        (0, 0) => "–".to_owned(),
+        (whole, 0) => whole.to_string(),
+        (whole, part) => format!("{whole}.{part:02}"),
     }
 }
 
 #[component]
-fn TrainingTable(page: WorkloadPage, q: Memo<WorkloadQuery>, rows: Rows) -> impl IntoView {
+fn TrainingTable(page: WorkloadPage, q: WorkloadQuery, rows: Rows) -> impl IntoView {
     let shown_rows: Vec<(String, RwSignal<WorkloadRow>)> = page
         .workloads
         .iter()
@@ -333,12 +338,12 @@ fn TrainingTable(page: WorkloadPage, q: Memo<WorkloadQuery>, rows: Rows) -> impl
         page.total
     );
     let previous = (page.offset > 0).then(|| {
-        let mut prev = q.get_untracked();
+        let mut prev = q.clone();
         prev.offset = Some((page.offset - page.limit).max(0));
         list_href(&prev)
     });
     let next = page.next.map(|offset| {
-        let mut next = q.get_untracked();
+        let mut next = q.clone();
         next.offset = Some(offset);
         list_href(&next)
     });
@@ -348,13 +353,13 @@ fn TrainingTable(page: WorkloadPage, q: Memo<WorkloadQuery>, rows: Rows) -> impl
                 <caption class="sr-only">"Trainings, " {shown.clone()}</caption>
                 <thead class="border-b border-slate-200 text-slate-600 dark:border-slate-800 dark:text-slate-300">
                     <tr>
-                        <SortHeader label="Name" key="name" q />
+                        <SortHeader label="Name" key="name" q=q.clone() />
                         <th scope="col" class="px-4 py-2 font-medium">"Project"</th>
                         <th scope="col" class="px-4 py-2 font-medium">"Created by"</th>
-                        <SortHeader label="Phase" key="actualPhase" q />
+                        <SortHeader label="Phase" key="actualPhase" q=q.clone() />
                         <th scope="col" class="px-4 py-2 font-medium">"Pods running"</th>
                         <th scope="col" class="px-4 py-2 font-medium">"GPUs"</th>
-                        <SortHeader label="Age" key="createdAt" q />
+                        <SortHeader label="Age" key="createdAt" q=q.clone() />
                     </tr>
                 </thead>
                 <tbody>
@@ -368,12 +373,11 @@ fn TrainingTable(page: WorkloadPage, q: Memo<WorkloadQuery>, rows: Rows) -> impl
         <nav aria-label="Pages" class="mt-3 flex items-center justify-between text-sm text-slate-600 dark:text-slate-300">
             <span data-testid="page-range">{shown}</span>
             <span class="flex gap-2">
-                {previous.map(|href| view! { <A href=href attr:class=SECONDARY_BUTTON_CLASS>"Previous"</A> })}
-                {next.map(|href| view! { <A href=href attr:class=SECONDARY_BUTTON_CLASS>"Next"</A> })}
+                {previous.map(|href| view! { <a href=href class=SECONDARY_BUTTON_CLASS>"Previous"</a> })}
+                {next.map(|href| view! { <a href=href class=SECONDARY_BUTTON_CLASS>"Next"</a> })}
             </span>
         </nav>
     }
-    .into_any()
 }
 
 #[component]
@@ -406,5 +410,18 @@ fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
             <td class="px-4 py-2"><Age rfc3339=w.created_at.clone() /></td>
         </tr>
     }
-    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_gpus;
+
+    #[test]
+    fn gpus_read_as_whole_numbers_or_with_two_decimals() {
+        assert_eq!(format_gpus(0.0), "–");
+        assert_eq!(format_gpus(3.0), "3");
+        assert_eq!(format_gpus(0.5), "0.50");
+        assert_eq!(format_gpus(2.25), "2.25");
+        assert_eq!(format_gpus(1.0 / 3.0), "0.33");
+    }
 }
