@@ -28,4 +28,9 @@ step() { printf '\n==> %s\n' "$*" >&2; }
 # use (the form, a training's detail, the overview, applications) are `#[island(lazy)]`: each is
 # its own WebAssembly chunk that only the page showing it downloads. Every build of the site needs
 # it (a lazy island does not link without the splitter).
-build_release() { cargo leptos build --release --split "$@"; }
+# The front end and the server are built one after the other: built together, cargo-leptos 0.3.10
+# once exited 0 with the server done and the front end's wasm-opt and minify steps cut short.
+build_release() {
+  cargo leptos build --release --split --frontend-only "$@"
+  cargo leptos build --release --split --server-only "$@"
+}

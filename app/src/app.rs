@@ -68,26 +68,3 @@ pub fn App() -> impl IntoView {
         </Router>
     }
 }
-
-/// Sets `data-hydrated` on `<body>` once every island of the page is interactive (the browser
-/// tests wait for it), and `data-hydrated-at` says when, in milliseconds since navigation started:
-/// the time to interactive the benchmark reads. The island script hydrates the islands in promise
-/// callbacks right after [`crate::hydrate`] returns, so a zero timeout runs after the last one.
-#[cfg(feature = "hydrate")]
-pub fn mark_hydrated() {
-    set_timeout(
-        || {
-            if let Some(body) = document().body() {
-                let _ = body.set_attribute("data-hydrated", "true");
-                if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
-                    // Tenths of a millisecond, formatted as integers (float formatting would
-                    // add its own code to every page's bundle).
-                    let tenths = (performance.now() * 10.0).round() as u64;
-                    let at = format!("{}.{}", tenths / 10, tenths % 10);
-                    let _ = body.set_attribute("data-hydrated-at", &at);
-                }
-            }
-        },
-        std::time::Duration::ZERO,
-    );
-}

@@ -22,6 +22,6 @@ pub mod pages;
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
+    components::hydrated::expect_islands();
     leptos::mount::hydrate_islands();
-    app::mark_hydrated();
 }

@@ -2,8 +2,10 @@
 
 pub mod error_panel;
 pub mod form;
+pub mod hydrated;
 pub mod layout;
 pub mod live;
+pub mod loaded;
 pub mod navigate;
 pub mod phase_badge;
 pub mod relative_time;

@@ -113,6 +113,7 @@ impl Toasts {
 /// Where toasts appear: bottom right, above the content.
 #[island]
 pub fn ToastRegion() -> impl IntoView {
+    crate::components::hydrated::island_ready();
     let toasts = use_toasts();
     Effect::new(move |_| toasts.show_left_over());
     view! {

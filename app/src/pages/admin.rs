@@ -1,7 +1,8 @@
 //! Administration: the state of this Tephra server.
 
 use crate::api::get_system_info;
-use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
+use crate::components::loaded::loaded;
+use crate::components::relative_time::Timestamp;
 use crate::model::system::SystemInfo;
 use crate::pages::audit::AuditTrail;
 use leptos::prelude::*;
@@ -13,14 +14,7 @@ pub fn AdminPage() -> impl IntoView {
     view! {
         <Title text="Admin" />
         <h1 class="mb-6 text-2xl font-semibold tracking-tight">"Admin"</h1>
-        <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match info.await {
-                    Ok(info) => view! { <System info /> }.into_any(),
-                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                }
-            })}
-        </Transition>
+        {loaded(info, |info| view! { <System info /> })}
         <AuditTrail />
     }
 }

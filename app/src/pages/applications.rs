@@ -2,6 +2,7 @@
 //! own, copies its secret (shown once), and revokes it when it is no longer needed.
 
 use crate::api::{CreateApplication, RevokeApplication, list_applications, list_projects};
+use crate::components::loaded::loaded;
 use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
 use crate::error::AppError;
 use crate::model::access::{ApplicationView, CreatedApplication};
@@ -14,20 +15,13 @@ const BUTTON: &str = "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-semibold
 
 #[component]
 pub fn ApplicationsPage() -> impl IntoView {
-    let loaded = Resource::new(
+    let both = Resource::new(
         || (),
         |_| async { Ok::<_, AppError>((list_applications().await?, list_projects().await?)) },
     );
     view! {
         <Title text="Applications" />
-        <Suspense fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match loaded.await {
-                    Ok((apps, projects)) => view! { <Applications apps projects /> }.into_any(),
-                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(both, |(apps, projects)| view! { <Applications apps projects /> })}
     }
 }
 
@@ -35,6 +29,7 @@ pub fn ApplicationsPage() -> impl IntoView {
 /// every create and revoke.
 #[island(lazy)]
 fn Applications(apps: Vec<ApplicationView>, projects: Vec<ProjectSummary>) -> impl IntoView {
+    crate::components::hydrated::island_ready();
     let create = ServerAction::<CreateApplication>::new();
     let revoke = ServerAction::<RevokeApplication>::new();
     let apps = RwSignal::new(Ok::<_, AppError>(apps));

@@ -2,7 +2,8 @@
 //! and action through the page's query (a plain GET form, so it works without JavaScript).
 
 use crate::api::get_audit;
-use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
+use crate::components::loaded::loaded;
+use crate::components::relative_time::Timestamp;
 use crate::model::access::{AuditPage, AuditQuery};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -39,14 +40,7 @@ pub fn AuditTrail() -> impl IntoView {
                     "Filter"
                 </button>
             </form>
-            <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match events.await {
-                        Ok(page) => view! { <Events page /> }.into_any(),
-                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(events, |page| view! { <Events page /> })}
         </section>
     }
 }

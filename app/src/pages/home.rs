@@ -2,6 +2,7 @@
 
 use crate::api::get_overview;
 use crate::components::error_panel::ErrorPanel;
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::{overview::Overview, phase::Phase};
 use leptos::prelude::*;
@@ -13,14 +14,7 @@ pub fn HomePage() -> impl IntoView {
     view! {
         <Title text="Overview" />
         <div class="flex flex-col gap-8">
-            <Suspense fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match overview.await {
-                        Ok(overview) => view! { <LiveOverview overview /> }.into_any(),
-                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                    }
-                })}
-            </Suspense>
+            {loaded(overview, |overview| view! { <LiveOverview overview /> })}
             <GettingStarted />
         </div>
     }
@@ -29,6 +23,7 @@ pub fn HomePage() -> impl IntoView {
 /// The numbers, with a button that fetches them again without reloading the page.
 #[island(lazy)]
 fn LiveOverview(overview: Overview) -> impl IntoView {
+    crate::components::hydrated::island_ready();
     let overview = RwSignal::new(Ok::<_, AppError>(overview));
     let refresh = Action::new_local(|_: &()| get_overview());
     Effect::new(move |_| {
@@ -98,6 +93,7 @@ fn Stats(overview: Overview) -> impl IntoView {
 /// browser test relies on to prove that hydration worked.
 #[island(lazy)]
 fn GettingStarted() -> impl IntoView {
+    crate::components::hydrated::island_ready();
     let open = RwSignal::new(false);
     view! {
         <section class="rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">

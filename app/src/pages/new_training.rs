@@ -4,10 +4,10 @@
 //! the server's answer (`?draft=...&error=...`).
 
 use crate::api::{clone_workload, list_projects, preview_training, submit_training};
-use crate::components::error_panel::ErrorPanel;
 use crate::components::form::{
     CheckboxField, FormState, GroupMessage, SelectField, TextField, field_id, use_form,
 };
+use crate::components::loaded::loaded;
 use crate::components::toast::use_toasts;
 use crate::error::AppError;
 use crate::model::project::ProjectSummary;
@@ -126,14 +126,7 @@ pub fn NewTrainingPage() -> impl IntoView {
         <p class="mb-6 text-sm text-slate-600 dark:text-slate-300">
             "Fields marked * are required. Each field is checked as you type, with the same rules the API applies."
         </p>
-        <Suspense fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match start.await {
-                    Ok((start, projects)) => view! { <TrainingForm start projects /> }.into_any(),
-                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(start, |(start, projects)| view! { <TrainingForm start projects /> })}
     }
 }
 
@@ -141,6 +134,7 @@ pub fn NewTrainingPage() -> impl IntoView {
 /// validator runs in the browser as you type.
 #[island(lazy)]
 fn TrainingForm(start: Start, projects: Vec<ProjectSummary>) -> impl IntoView {
+    crate::components::hydrated::island_ready();
     let bounced = !start.errors.is_empty() || start.problem.is_some();
     let form = FormState::new(start.draft, start.errors, bounced);
     provide_context(form);

@@ -1,7 +1,8 @@
 //! Projects: each one a namespace and a Volcano queue in the cluster.
 
 use crate::api::list_projects;
-use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
+use crate::components::loaded::loaded;
+use crate::components::relative_time::Timestamp;
 use crate::model::project::ProjectSummary;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -12,14 +13,7 @@ pub fn ProjectsPage() -> impl IntoView {
     view! {
         <Title text="Projects" />
         <h1 class="mb-6 text-2xl font-semibold tracking-tight">"Projects"</h1>
-        <Transition fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match projects.await {
-                    Ok(list) => view! { <ProjectTable list /> }.into_any(),
-                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                }
-            })}
-        </Transition>
+        {loaded(projects, |list| view! { <ProjectTable list /> })}
     }
 }
 

@@ -3,8 +3,9 @@
 
 use crate::api::{act_on_workload, get_workload};
 use crate::components::live::{LiveMessage, subscribe};
+use crate::components::loaded::loaded;
 use crate::components::toast::use_toasts;
-use crate::components::{error_panel::ErrorPanel, phase_badge::PhaseBadge, relative_time::Age};
+use crate::components::{phase_badge::PhaseBadge, relative_time::Age};
 use crate::error::AppError;
 use crate::model::action::Action as Verb;
 use crate::model::phase::Phase;
@@ -25,24 +26,14 @@ pub fn TrainingDetailPage() -> impl IntoView {
     let id = Memo::new(move |_| params.with(|p| p.get("id").unwrap_or_default()));
     let detail = Resource::new(move || id.get(), get_workload);
     view! {
-        <Suspense fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match detail.await {
-                    Ok(d) => view! {
-                        <Title text=d.workload.name.clone() />
-                        <LiveDetail workload=d.workload.clone() history=d.history.clone()>
-                            <Submitted detail=d />
-                        </LiveDetail>
-                    }
-                        .into_any(),
-                    Err(error) => view! {
-                        <Title text="Training" />
-                        <ErrorPanel error />
-                    }
-                        .into_any(),
-                }
-            })}
-        </Suspense>
+        // The training's name replaces this title once it has loaded.
+        <Title text="Training" />
+        {loaded(detail, |d| view! {
+            <Title text=d.workload.name.clone() />
+            <LiveDetail workload=d.workload.clone() history=d.history.clone()>
+                <Submitted detail=d />
+            </LiveDetail>
+        })}
     }
 }
 
@@ -77,6 +68,7 @@ fn Submitted(detail: WorkloadDetail) -> impl IntoView {
 /// the server has it).
 #[island(lazy)]
 fn LiveDetail(workload: Workload, history: Vec<HistoryEntry>, children: Children) -> impl IntoView {
+    crate::components::hydrated::island_ready();
     let id = workload.workload_id.clone();
     let workload = RwSignal::new(workload);
     let history = RwSignal::new(history);

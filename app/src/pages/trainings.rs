@@ -4,7 +4,9 @@
 use crate::api::{list_projects, list_workloads};
 use crate::components::form::INPUT_CLASS;
 use crate::components::live::{LiveMessage, subscribe};
-use crate::components::{error_panel::ErrorPanel, phase_badge::PhaseBadge, relative_time::Age};
+use crate::components::loaded::loaded;
+use crate::components::{phase_badge::PhaseBadge, relative_time::Age};
+use crate::error::AppError;
 use crate::model::phase::Phase;
 use crate::model::project::ProjectSummary;
 use crate::model::url::query;
@@ -60,8 +62,15 @@ pub const SECONDARY_BUTTON_CLASS: &str = "inline-flex items-center rounded-md bo
 #[component]
 pub fn TrainingsPage() -> impl IntoView {
     let q = query_from_url();
-    let page = Resource::new(move || q.get(), list_workloads);
-    let projects = Resource::new(|| (), |_| list_projects());
+    let page = Resource::new(
+        move || q.get(),
+        |q| async {
+            Ok::<_, AppError>((
+                list_workloads(q).await?,
+                list_projects().await.unwrap_or_default(),
+            ))
+        },
+    );
     view! {
         <Title text="Trainings" />
         <div class="mb-6 flex flex-wrap items-center justify-between gap-4">
@@ -70,20 +79,13 @@ pub fn TrainingsPage() -> impl IntoView {
                 "New training"
             </a>
         </div>
-        <Suspense fallback=|| view! { <p class="text-slate-500">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                let projects = projects.await.unwrap_or_default();
-                let q = q.get_untracked();
-                match page.await {
-                    Ok(page) => view! {
-                        <Filters q=q.clone() projects />
-                        <LiveTrainings page q />
-                    }
-                        .into_any(),
-                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                }
-            })}
-        </Suspense>
+        {loaded(page, move |(page, projects)| {
+            let q = q.get_untracked();
+            view! {
+                <Filters q=q.clone() projects />
+                <LiveTrainings page q />
+            }
+        })}
     }
 }
 
@@ -98,6 +100,7 @@ const RELOAD_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 /// of this page that runs in the browser.
 #[island]
 fn LiveTrainings(page: WorkloadPage, q: WorkloadQuery) -> impl IntoView {
+    crate::components::hydrated::island_ready();
     let filtered = is_filtered(&q);
     let page = RwSignal::new(page);
     let rows: Rows = StoredValue::new(Vec::new());
