@@ -4,6 +4,7 @@
 use app::model::training::draft::{GpuMode, TolerationRow, TrainingDraft};
 use fantoccini::Locator;
 use fantoccini::key::Key;
+use futures::StreamExt;
 use serde_json::Value;
 use std::time::Duration;
 use tephra_tests::axe;
@@ -333,4 +334,52 @@ async fn every_route_reads_without_its_script() {
     }
     browser.screenshot("training-without-script").await.unwrap();
     browser.close().await.unwrap();
+}
+
+/// Pages render on whichever server thread picks the request up: many requests for every page at
+/// once all answer 200. (A value tied to the thread that created it once made the trainings list
+/// fail one request in ten.)
+#[tokio::test]
+async fn every_page_renders_under_concurrent_requests() {
+    let server = tephra::start_release().expect("the release server starts");
+    let base = server.base_url();
+    let stored = submit(&server, "concurrent").await;
+    let id = stored["workloadId"].as_str().unwrap().to_owned();
+    // A fresh connection per request, so requests land on different threads.
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let paths = [
+        "/".to_owned(),
+        "/trainings".to_owned(),
+        "/trainings/new".to_owned(),
+        format!("/trainings/new?from={id}"),
+        format!("/trainings/{id}"),
+        "/projects".to_owned(),
+        "/applications".to_owned(),
+        "/admin".to_owned(),
+    ];
+    let urls: Vec<String> = paths
+        .iter()
+        .flat_map(|path| std::iter::repeat_n(format!("{base}{path}"), 30))
+        .collect();
+    let answers: Vec<_> = futures::stream::iter(urls)
+        .map(|url| {
+            let http = &http;
+            async move { (url.clone(), http.get(&url).send().await.map(|r| r.status())) }
+        })
+        .buffer_unordered(4)
+        .collect()
+        .await;
+    let failed: Vec<String> = answers
+        .into_iter()
+        .filter(|(_, status)| !matches!(status, Ok(s) if s.is_success()))
+        .map(|(url, status)| format!("{url}: {status:?}"))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "pages that failed:\n{}",
+        failed.join("\n")
+    );
 }

@@ -25,7 +25,7 @@ pub fn HomePage() -> impl IntoView {
 fn LiveOverview(overview: Overview) -> impl IntoView {
     crate::components::hydrated::island_ready();
     let overview = RwSignal::new(Ok::<_, AppError>(overview));
-    let refresh = Action::new_local(|_: &()| get_overview());
+    let refresh = Action::new(|_: &()| get_overview());
     Effect::new(move |_| {
         if let Some(fresh) = refresh.value().get() {
             overview.set(fresh);

@@ -141,7 +141,7 @@ fn TrainingForm(start: Start, projects: Vec<ProjectSummary>) -> impl IntoView {
     let toasts = use_toasts();
     let summary_ref = NodeRef::<leptos::html::Div>::new();
 
-    let submit = Action::new_local(|draft: &TrainingDraft| submit_training(draft.clone()));
+    let submit = Action::new(|draft: &TrainingDraft| submit_training(draft.clone()));
     Effect::new(move |_| match submit.value().get() {
         Some(Ok(workload)) => {
             toasts.success_on_next_page(&format!("submitted {}", workload.name));
@@ -910,7 +910,7 @@ const PREVIEW_DEBOUNCE: Duration = Duration::from_millis(400);
 fn Preview() -> impl IntoView {
     let form = use_form();
     let open = RwSignal::new(false);
-    let preview = Action::new_local(|draft: &TrainingDraft| preview_training(draft.clone()));
+    let preview = Action::new(|draft: &TrainingDraft| preview_training(draft.clone()));
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
         let draft = form.draft.get();

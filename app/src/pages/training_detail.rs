@@ -458,7 +458,7 @@ fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> impl IntoVi
     let act = {
         let id = id.clone();
         let name = name.clone();
-        Action::new_local(move |action: &Verb| {
+        Action::new(move |action: &Verb| {
             let (id, name, action) = (id.clone(), name.clone(), *action);
             async move { (action, name, act_on_workload(id, action).await) }
         })

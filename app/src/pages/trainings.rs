@@ -132,7 +132,7 @@ fn LiveTrainings(page: WorkloadPage, q: WorkloadQuery) -> impl IntoView {
 /// Keeps the rows on screen current from the event stream, for as long as the page is shown
 /// (one stream per page, not per load, so reloading the rows never reopens it).
 fn follow_changes(project: Option<String>, rows: Rows, reload: impl Fn() + Clone + 'static) {
-    let reload_pending = StoredValue::new_local(false);
+    let reload_pending = StoredValue::new(false);
     let reload_soon = move || {
         if !reload_pending.get_value() {
             reload_pending.set_value(true);
