@@ -5,13 +5,14 @@
 use crate::error::AppError;
 use crate::model::access::{ApplicationView, AuditPage, AuditQuery, CreatedApplication};
 use crate::model::action::Action;
-use crate::model::training::draft::TrainingDraft;
+use crate::model::training::draft::Draft;
 use crate::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
 use crate::model::{
     overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
 };
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
+use std::collections::BTreeMap;
 
 #[server(prefix = "/api/fn", endpoint = "get_me")]
 pub async fn get_me() -> Result<Principal, AppError> {
@@ -39,36 +40,37 @@ pub async fn get_workload(id: String) -> Result<WorkloadDetail, AppError> {
 
 /// The stored request of a workload, as a draft for the form ("Clone").
 #[server(prefix = "/api/fn", endpoint = "clone_workload", input = Json)]
-pub async fn clone_workload(id: String) -> Result<TrainingDraft, AppError> {
+pub async fn clone_workload(id: String) -> Result<Draft, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     let detail = backend.workload_detail(&principal, &id).await?;
-    let w = detail.workload;
-    Ok(TrainingDraft::from_request(&w.kind, &w.request()))
+    Ok(Draft::from_stored(&detail.workload.request()))
 }
 
 #[server(prefix = "/api/fn", endpoint = "preview_training", input = Json)]
-pub async fn preview_training(draft: TrainingDraft) -> Result<String, AppError> {
+pub async fn preview_training(draft: Draft) -> Result<String, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
-        .preview_workload(&principal, draft.distributed, draft.to_request())
+        .preview_workload(&principal, draft.is_distributed(), draft.to_request())
         .await
 }
 
 #[server(prefix = "/api/fn", endpoint = "submit_training", input = Json)]
-pub async fn submit_training(draft: TrainingDraft) -> Result<Workload, AppError> {
+pub async fn submit_training(draft: Draft) -> Result<Workload, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
-        .submit_workload(&principal, draft.distributed, draft.to_request())
+        .submit_workload(&principal, draft.is_distributed(), draft.to_request())
         .await
 }
 
-/// The form posted without JavaScript (URL-encoded fields named `draft[...]`). Always answers
-/// with a redirect: to the new training, or back to the form with what was typed and the error.
+/// The form posted without JavaScript (URL-encoded fields named `draft[...]`, see
+/// `draft::posted`). Always answers with a redirect: to the new training, or back to the form
+/// with what was typed and the error.
 #[server(prefix = "/api/fn", endpoint = "submit_training_form")]
-pub async fn submit_training_form(draft: TrainingDraft) -> Result<(), AppError> {
+pub async fn submit_training_form(draft: BTreeMap<String, String>) -> Result<(), AppError> {
     let (backend, principal) = crate::backend::acting().await?;
+    let draft = Draft::from_posted(&draft);
     match backend
-        .submit_workload(&principal, draft.distributed, draft.to_request())
+        .submit_workload(&principal, draft.is_distributed(), draft.to_request())
         .await
     {
         Ok(workload) => leptos_axum::redirect(&format!("/trainings/{}", workload.workload_id)),

@@ -1,7 +1,6 @@
 //! The dashboard in a real browser without a cluster: the form's validation against the API's,
 //! accessibility of every page (light and dark), and keyboard focus.
 
-use app::model::training::draft::{GpuMode, TolerationRow, TrainingDraft};
 use fantoccini::Locator;
 use fantoccini::key::Key;
 use futures::StreamExt;
@@ -77,6 +76,77 @@ async fn invalid_input_gets_the_apis_own_message_before_submit() {
     browser.screenshot("form-invalid-input").await.unwrap();
 
     // The same input, sent to the API by a script.
+    let request = serde_json::json!({
+        "name": "Bad_Name",
+        "projectId": "default",
+        "spec": {
+            "compute": {"gpuRequestType": "portion", "gpuPortionRequest": 1.5},
+            "tolerations": [{"operator": "Exists", "value": "gpu"}],
+        },
+    });
+    let res = reqwest::Client::new()
+        .post(format!("{}/api/v1/workloads/trainings", server.base_url()))
+        .json(&serde_json::json!({
+            "name": name, "projectId": "default",
+            "spec": {"image": "busybox", "command": "sleep 60", "compute": {"gpuDevicesRequest": 1}},
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    res.json().await.unwrap()
+}
+
+/// The message the page shows under the field with this element id.
+async fn message_under(browser: &Browser, id: &str) -> String {
+    let css = format!("[data-error-for='{id}']");
+    let c = &browser.client;
+    tephra_tests::wait_for(&format!("a message under #{id}"), WAIT, || async {
+        let text = c.find(Locator::Css(&css)).await.ok()?.text().await.ok()?;
+        (!text.is_empty()).then_some(text)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn invalid_input_gets_the_apis_own_message_before_submit() {
+    let server = tephra::start_release().expect("the release server starts");
+    let browser = Browser::start().await.expect("Chromium starts");
+    let base = server.base_url();
+    browser
+        .open(&format!("{base}/trainings/new"))
+        .await
+        .unwrap();
+
+    browser.fill("f-name", "Bad_Name").await.unwrap();
+    let name = message_under(&browser, "f-name").await;
+    browser.click("#gpu-mode-portion").await.unwrap();
+    browser
+        .fill("f-spec-compute-gpuPortionRequest", "1.5")
+        .await
+        .unwrap();
+    let portion = message_under(&browser, "f-spec-compute-gpuPortionRequest").await;
+    browser
+        .client
+        .find(Locator::XPath("//button[contains(., 'Add a toleration')]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .select("f-spec-tolerations-0--operator", "Exists")
+        .await
+        .unwrap();
+    browser
+        .fill("f-spec-tolerations-0--value", "gpu")
+        .await
+        .unwrap();
+    let toleration = message_under(&browser, "f-spec-tolerations-0--value").await;
+    browser.screenshot("form-invalid-input").await.unwrap();
+
+    // The same input, sent to the API by a script.
     let mut draft = TrainingDraft::new("default");
     draft.name = "Bad_Name".into();
     draft.gpu_mode = GpuMode::Portion;
@@ -88,7 +158,7 @@ async fn invalid_input_gets_the_apis_own_message_before_submit() {
     }];
     let res = reqwest::Client::new()
         .post(format!("{base}/api/v1/workloads/trainings"))
-        .json(&draft.to_request())
+        .json(&request)
         .send()
         .await
         .unwrap();

@@ -70,8 +70,8 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         .fill("f-spec-compute-cpuMemoryRequest", "2Gi")
         .await?;
     // Storage: an NFS export.
+    browser.select("f-new-volume-kind", "nfs").await?;
     click_text(&browser, "button", "Add a volume").await?;
-    browser.select("f-volumes-0--kind", "nfs").await?;
     browser
         .fill("f-spec-storage-nfs-0--server", "nfs.example.com")
         .await?;

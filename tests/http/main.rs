@@ -296,36 +296,53 @@ async fn the_trainings_list_and_a_training_read_without_javascript() {
 
 #[tokio::test]
 async fn the_new_training_form_submits_without_javascript() {
+    use app::model::training::draft::fields::{compute, name, project, spec};
+    use app::model::training::draft::posted::{GPU_MODE, input_name, unchecked_name};
+    use app::model::training::draft::{Kind, Path};
     let server = Running::start().await;
     let client = Running::no_redirects();
     let form = server.get("/trainings/new").await.text().await.unwrap();
-    for field in [
-        "draft[name]",
-        "draft[image]",
-        "draft[gpu_mode]",
-        "draft[distributed]",
+    let field = |kind: Kind, path: &Path| format!("draft[{}]", input_name(kind, path));
+    let image = spec().key("image");
+    let shm = compute().key("largeShmRequest");
+    for posted in [
+        field(Kind::Required, &name()),
+        field(Kind::Text, &image),
+        format!("draft[{GPU_MODE}]"),
+        "draft[distributed]".to_owned(),
+        format!("draft[{}]", unchecked_name(Kind::Flag, &shm)),
+        "draft[document]".to_owned(),
     ] {
-        assert!(
-            form.contains(&format!("name=\"{field}\"")),
-            "the form posts {field}"
-        );
+        let attribute = format!("name=\"{posted}\"");
+        assert!(form.contains(&attribute), "the form posts {posted}");
     }
-    let post = |body: &'static str| {
+    let post = |pairs: Vec<(String, String)>| {
         client
             .post(format!("{}/api/fn/submit_training_form", server.base))
-            .header("content-type", "application/x-www-form-urlencoded")
             .header("accept", "text/html")
             .header("referer", format!("{}/trainings/new", server.base))
-            .body(body)
+            .form(&pairs)
             .send()
     };
+    let typed = |name_text: &str| {
+        vec![
+            (field(Kind::Required, &name()), name_text.to_owned()),
+            (field(Kind::Text, &project()), "default".to_owned()),
+            (field(Kind::Text, &image), "busybox".to_owned()),
+            (format!("draft[{GPU_MODE}]"), "devices".to_owned()),
+            (
+                field(Kind::Number, &compute().key("gpuDevicesRequest")),
+                "1".to_owned(),
+            ),
+            (
+                format!("draft[{}]", unchecked_name(Kind::Flag, &shm)),
+                String::new(),
+            ),
+            (field(Kind::Flag, &shm), "true".to_owned()),
+        ]
+    };
 
-    let accepted = post(
-        "draft%5Bname%5D=plain-form&draft%5Bproject%5D=default&draft%5Bimage%5D=busybox\
-         &draft%5Bgpu_mode%5D=devices&draft%5Bgpu_devices%5D=1&draft%5Blarge_shm%5D=true",
-    )
-    .await
-    .unwrap();
+    let accepted = post(typed("plain-form")).await.unwrap();
     assert!(accepted.status().is_redirection(), "{}", accepted.status());
     let to = accepted.headers()["location"].to_str().unwrap().to_owned();
     assert!(to.starts_with("/trainings/"), "to the new training: {to}");
@@ -341,10 +358,7 @@ async fn the_new_training_form_submits_without_javascript() {
         true
     );
 
-    let rejected =
-        post("draft%5Bname%5D=Bad_Name&draft%5Bproject%5D=default&draft%5Bimage%5D=busybox")
-            .await
-            .unwrap();
+    let rejected = post(typed("Bad_Name")).await.unwrap();
     assert!(rejected.status().is_redirection());
     let back = rejected.headers()["location"].to_str().unwrap().to_owned();
     assert!(

@@ -1,24 +1,29 @@
-//! Form fields bound to a [`TrainingDraft`], each tied to its label, its hint and its error.
+//! Form fields bound to the request a [`Draft`] holds, each named once: by its [`Path`].
 //!
-//! Every field knows the JSON path the request validator reports it under, so the message shown
-//! under a field is the validator's (the API's) own. A field shows its error once it has been
-//! edited, and every field does after a submit attempt. Each input also has the `name` an HTML
-//! form posts it under (`draft[...]`), so the form submits without JavaScript too.
+//! From the path a field derives everything else: the value it shows and writes (converted by
+//! its [`Kind`]), its element id, the name an HTML form posts it under (so the form submits
+//! without JavaScript), and its error, which is the request validator's (the API's) own message
+//! for that path. A field shows its error once it has been edited, and every field does after a
+//! submit attempt.
 
-use crate::model::training::draft::TrainingDraft;
+use crate::model::training::draft::posted::{input_name, unchecked_name};
+use crate::model::training::draft::{Draft, Kind, Path};
 use crate::model::validation::FieldError;
 use leptos::prelude::*;
+use serde_json::Value;
 use std::collections::HashSet;
 
 pub const INPUT_CLASS: &str = "block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[invalid=true]:border-red-600 dark:border-slate-600 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-400";
 const LABEL_CLASS: &str = "text-sm font-medium";
 const HINT_CLASS: &str = "text-xs text-slate-600 dark:text-slate-400";
 const ERROR_CLASS: &str = "text-xs font-medium text-red-700 dark:text-red-300";
+pub const ROW_CLASS: &str = "grid items-start gap-3 rounded-md border border-slate-200 p-3 md:grid-cols-3 dark:border-slate-700";
+pub const LINK_BUTTON_CLASS: &str = "self-start rounded-md px-2 py-1 text-sm font-medium text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-300";
 
 /// The form's state, shared by every field through context.
 #[derive(Clone, Copy)]
 pub struct FormState {
-    pub draft: RwSignal<TrainingDraft>,
+    pub draft: RwSignal<Draft>,
     /// What the validator says about the current draft.
     pub errors: Memo<Vec<FieldError>>,
     /// What the server said about the last submit (a taken name, an unknown project...).
@@ -29,7 +34,7 @@ pub struct FormState {
 }
 
 impl FormState {
-    pub fn new(initial: TrainingDraft, server_errors: Vec<FieldError>, submitted: bool) -> Self {
+    pub fn new(initial: Draft, server_errors: Vec<FieldError>, submitted: bool) -> Self {
         let draft = RwSignal::new(initial);
         FormState {
             draft,
@@ -80,6 +85,16 @@ impl FormState {
         }
         all
     }
+
+    /// The text of the field at `path`, and a setter that writes it as `kind`.
+    pub fn bind(&self, path: &Path, kind: Kind) -> (Signal<String>, Callback<String>) {
+        let draft = self.draft;
+        let (read, write) = (path.clone(), path.clone());
+        (
+            Signal::derive(move || draft.with(|d| d.text(&read))),
+            Callback::new(move |text: String| draft.update(|d| d.set_text(&write, kind, &text))),
+        )
+    }
 }
 
 pub fn use_form() -> FormState {
@@ -95,37 +110,9 @@ pub fn field_id(path: &str) -> String {
     id
 }
 
-/// A getter and a setter for one field of the draft.
-#[macro_export]
-macro_rules! bind {
-    ($form:expr, $($field:ident).+) => {{
-        let draft = $form.draft;
-        (
-            Signal::derive(move || draft.with(|d| d.$($field).+.clone())),
-            Callback::new(move |v| draft.update(|d| d.$($field).+ = v)),
-        )
-    }};
-}
-
-/// A getter and a setter for one field of row `i` of a list in the draft.
-#[macro_export]
-macro_rules! bind_row {
-    ($form:expr, $list:ident, $i:expr, $field:ident) => {{
-        let draft = $form.draft;
-        let i = $i;
-        (
-            Signal::derive(move || {
-                draft.with(|d| d.$list.get(i).map(|r| r.$field.clone()).unwrap_or_default())
-            }),
-            Callback::new(move |v| {
-                draft.update(|d| {
-                    if let Some(r) = d.$list.get_mut(i) {
-                        r.$field = v;
-                    }
-                })
-            }),
-        )
-    }};
+/// The name a field's input posts under.
+fn posted(name: String) -> String {
+    format!("draft[{name}]")
 }
 
 #[component]
@@ -149,28 +136,28 @@ fn described_by(id: &str, hint: &str) -> String {
     }
 }
 
-/// A text input. `kind` is the input type (`text`, `url`...); `number` fields are text inputs
-/// with a numeric keyboard, because a browser's number input reports half-typed decimals ("1.")
-/// as empty, which would erase them as they are typed.
+/// A text input. Numbers are text inputs with a numeric keyboard, because a browser's number
+/// input reports half-typed decimals ("1.") as empty, which would erase them as they are typed;
+/// `decimal` asks for a keyboard with a decimal point.
 #[component]
 pub fn TextField(
     label: &'static str,
-    path: String,
-    name: String,
-    value: Signal<String>,
-    set: Callback<String>,
+    path: Path,
+    #[prop(default = Kind::Text)] kind: Kind,
     #[prop(optional)] hint: &'static str,
     #[prop(optional)] placeholder: &'static str,
-    #[prop(default = "text")] kind: &'static str,
-    #[prop(optional)] step: &'static str,
+    #[prop(optional)] decimal: bool,
     #[prop(optional)] required: bool,
 ) -> impl IntoView {
     let form = use_form();
+    let (value, set) = form.bind(&path, kind);
+    let name = posted(input_name(kind, &path));
+    let path = path.to_string();
     let id = field_id(&path);
-    let (kind, inputmode) = match (kind, step.is_empty()) {
-        ("number", true) => ("text", Some("numeric")),
-        ("number", false) => ("text", Some("decimal")),
-        (other, _) => (other, None),
+    let inputmode = match (kind, decimal) {
+        (Kind::Number, false) => Some("numeric"),
+        (Kind::Number, true) => Some("decimal"),
+        _ => None,
     };
     let invalid = {
         let path = path.clone();
@@ -186,7 +173,7 @@ pub fn TextField(
             <input
                 id=id.clone()
                 name=name
-                type=kind
+                type="text"
                 inputmode=inputmode
                 class=INPUT_CLASS
                 placeholder=placeholder
@@ -208,14 +195,15 @@ pub fn TextField(
 #[component]
 pub fn SelectField(
     label: &'static str,
-    path: String,
-    name: String,
-    value: Signal<String>,
-    set: Callback<String>,
+    path: Path,
     options: &'static [(&'static str, &'static str)],
+    #[prop(default = Kind::Text)] kind: Kind,
     #[prop(optional)] hint: &'static str,
 ) -> impl IntoView {
     let form = use_form();
+    let (value, set) = form.bind(&path, kind);
+    let name = posted(input_name(kind, &path));
+    let path = path.to_string();
     let id = field_id(&path);
     let touched_path = path.clone();
     view! {
@@ -247,22 +235,28 @@ pub fn SelectField(
     }
 }
 
-/// A checkbox; posts `true` when checked (and nothing when not, which reads as false).
+/// A checkbox; posts `true` when checked, and beside it a hidden input saying it was shown, so
+/// a form posted with the box unchecked clears the field.
 #[component]
 pub fn CheckboxField(
     label: &'static str,
-    path: String,
-    name: String,
-    value: Signal<bool>,
-    set: Callback<bool>,
+    path: Path,
+    #[prop(default = Kind::Flag)] kind: Kind,
     #[prop(optional)] hint: &'static str,
 ) -> impl IntoView {
     let form = use_form();
+    let draft = form.draft;
+    let name = posted(input_name(kind, &path));
+    let shown = posted(unchecked_name(kind, &path));
+    let (read, write) = (path.clone(), path.clone());
+    let checked = move || draft.with(|d| d.is_true(&read));
+    let path = path.to_string();
     let id = field_id(&path);
     let touched_path = path.clone();
     view! {
         <div class="flex flex-col gap-1">
             <div class="flex items-center gap-2">
+                <input type="hidden" name=shown value="" />
                 <input
                     id=id.clone()
                     name=name
@@ -270,10 +264,11 @@ pub fn CheckboxField(
                     value="true"
                     class="h-4 w-4 rounded-sm border-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500"
                     aria-describedby=described_by(&id, hint)
-                    prop:checked=move || value.get()
+                    prop:checked=checked
                     on:change=move |ev| {
                         form.touch(&touched_path);
-                        set.run(event_target_checked(&ev));
+                        let text = event_target_checked(&ev).to_string();
+                        draft.update(|d| d.set_text(&write, kind, &text));
                     }
                 />
                 <label for=id.clone() class=LABEL_CLASS>{label}</label>
@@ -292,5 +287,95 @@ pub fn GroupMessage(path: String) -> impl IntoView {
         <p class=ERROR_CLASS data-error-for=id>
             {move || form.message(&path)}
         </p>
+    }
+}
+
+/// The rows of the list at `path`, each drawn by `row` from its own path, with a button that
+/// adds `template` and one on each row that removes it. A blank row keeps its place, so row `i`
+/// is always element `i` and its errors point at it.
+#[component]
+pub fn RowList(
+    title: &'static str,
+    path: Path,
+    /// What the add button says, after "+ "; none when empty (rows are added elsewhere).
+    #[prop(optional)]
+    add: &'static str,
+    /// What a row is called on its remove button.
+    what: &'static str,
+    template: fn() -> Value,
+    row: fn(Path) -> AnyView,
+    /// Draw the title as a legend of its own fieldset (a list inside a section) or not.
+    #[prop(default = true)]
+    legend: bool,
+) -> impl IntoView {
+    let form = use_form();
+    let draft = form.draft;
+    let (count, push) = (path.clone(), path.clone());
+    let rows = view! {
+        <div class="mt-2 flex flex-col gap-3">
+            <For each=move || 0..draft.with(|d| d.rows(&count)) key=|i| *i let:i>
+                {
+                    let here = path.index(i);
+                    let list = path.clone();
+                    view! {
+                        <div class=ROW_CLASS data-row=here.to_string()>
+                            {row(here.clone())}
+                            <button
+                                type="button"
+                                class=format!("{LINK_BUTTON_CLASS} md:mt-6")
+                                on:click=move |_| draft.update(|d| d.remove_row(&list, i))
+                            >
+                                {format!("Remove this {what}")}
+                            </button>
+                            <GroupMessage path=here.to_string() />
+                        </div>
+                    }
+                }
+            </For>
+            {(!add.is_empty()).then(|| view! {
+                <button type="button" class=LINK_BUTTON_CLASS on:click=move |_| draft.update(|d| d.push_row(&push, template()))>
+                    {format!("+ {add}")}
+                </button>
+            })}
+        </div>
+    };
+    if legend {
+        view! {
+            <fieldset class="mt-4">
+                <legend class="text-sm font-semibold">{title}</legend>
+                {rows}
+            </fieldset>
+        }
+        .into_any()
+    } else {
+        rows.into_any()
+    }
+}
+
+/// A checkbox for a choice that is not a request field of its own (a variable from a secret, a
+/// distributed training): `checked` reads it from the draft and `set` rewrites the draft. `name`
+/// is what a form posted without JavaScript sends when it is checked, if anything.
+#[component]
+pub fn Toggle(
+    label: &'static str,
+    id: String,
+    checked: Signal<bool>,
+    set: Callback<bool>,
+    #[prop(optional)] name: &'static str,
+) -> impl IntoView {
+    let name = (!name.is_empty()).then(|| posted(name.to_owned()));
+    view! {
+        <div class="flex items-center gap-2 md:mt-6">
+            <input
+                id=id.clone()
+                name=name
+                type="checkbox"
+                value="true"
+                class="h-4 w-4 rounded-sm border-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                prop:checked=move || checked.get()
+                on:change=move |ev| set.run(event_target_checked(&ev))
+            />
+            <label for=id class=LABEL_CLASS>{label}</label>
+        </div>
     }
 }
