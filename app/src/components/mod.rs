@@ -9,4 +9,6 @@ pub mod loaded;
 pub mod navigate;
 pub mod phase_badge;
 pub mod relative_time;
+pub mod style;
+pub mod table;
 pub mod toast;

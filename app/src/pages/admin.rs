@@ -3,6 +3,7 @@
 use crate::api::get_system_info;
 use crate::components::loaded::loaded;
 use crate::components::relative_time::Timestamp;
+use crate::components::style::CARD_CLASS;
 use crate::model::system::SystemInfo;
 use crate::pages::audit::AuditTrail;
 use leptos::prelude::*;
@@ -23,7 +24,7 @@ pub fn AdminPage() -> impl IntoView {
 fn System(info: SystemInfo) -> impl IntoView {
     view! {
         <div class="grid gap-6 md:grid-cols-2">
-            <section class="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+            <section class=CARD_CLASS>
                 <h2 class="mb-3 font-semibold">"Server"</h2>
                 <dl class="grid grid-cols-2 gap-2 text-sm">
                     <dt class="text-slate-500 dark:text-slate-400">"Version"</dt>
@@ -34,7 +35,7 @@ fn System(info: SystemInfo) -> impl IntoView {
                     <dd><Timestamp rfc3339=info.started_at /></dd>
                 </dl>
             </section>
-            <section class="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+            <section class=CARD_CLASS>
                 <h2 class="mb-3 font-semibold">"Users"</h2>
                 <ul class="divide-y divide-slate-100 text-sm dark:divide-slate-800">
                     {info

@@ -3,6 +3,8 @@
 
 use crate::api::{CreateApplication, RevokeApplication, list_applications, list_projects};
 use crate::components::loaded::loaded;
+use crate::components::style::CARD_CLASS;
+use crate::components::table::{Column, Table};
 use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
 use crate::error::AppError;
 use crate::model::access::{ApplicationView, CreatedApplication};
@@ -47,7 +49,7 @@ fn Applications(apps: Vec<ApplicationView>, projects: Vec<ProjectSummary>) -> im
             <code>"Authorization: Bearer …"</code>
             "; it lasts an hour. An application acts with the role you give it here, which can be no wider than yours."
         </p>
-        <section class="mb-6 rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+        <section class=format!("mb-6 {CARD_CLASS}")>
             <h2 class="mb-3 font-semibold">"New application"</h2>
             <ActionForm action=create attr:class="grid gap-3 sm:grid-cols-4 sm:items-end">
                 <label class="text-sm font-medium">
@@ -107,64 +109,59 @@ fn Secret(created: CreatedApplication) -> impl IntoView {
     }
 }
 
+const COLUMNS: [Column; 5] = [
+    Column::text("Name (client id)"),
+    Column::text("Roles"),
+    Column::text("Created"),
+    Column::text("Last used"),
+    Column::text("Status"),
+];
+
 #[component]
 fn AppTable(list: Vec<ApplicationView>, revoke: ServerAction<RevokeApplication>) -> impl IntoView {
     if list.is_empty() {
         return view! { <p class="text-sm text-slate-600 dark:text-slate-400">"No applications yet."</p> }.into_any();
     }
     view! {
-        <div class="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
-            <table class="w-full text-left text-sm" data-testid="applications-table">
-                <thead class="border-b border-slate-200 text-slate-500 dark:border-slate-800 dark:text-slate-400">
-                    <tr>
-                        <th scope="col" class="px-4 py-2 font-medium">"Name (client id)"</th>
-                        <th scope="col" class="px-4 py-2 font-medium">"Roles"</th>
-                        <th scope="col" class="px-4 py-2 font-medium">"Created"</th>
-                        <th scope="col" class="px-4 py-2 font-medium">"Last used"</th>
-                        <th scope="col" class="px-4 py-2 font-medium">"Status"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {list
-                        .into_iter()
-                        .map(|app| {
-                            let id = app.id.clone();
-                            let name = app.name.clone();
-                            view! {
-                                <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
-                                    <td class="px-4 py-2 font-mono">{app.name}</td>
-                                    <td class="px-4 py-2">{app.roles.join(", ")}</td>
-                                    <td class="px-4 py-2">
-                                        <Timestamp rfc3339=app.created_at />" by "{app.created_by}
-                                    </td>
-                                    <td class="px-4 py-2">
-                                        {match app.last_used_at {
-                                            Some(at) => view! { <Timestamp rfc3339=at /> }.into_any(),
-                                            None => "never".into_any(),
-                                        }}
-                                    </td>
-                                    <td class="px-4 py-2">
-                                        {if app.enabled {
-                                            view! {
-                                                <ActionForm action=revoke>
-                                                    <input type="hidden" name="id" value=id />
-                                                    <button type="submit" data-testid=format!("revoke-{}", name) class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
-                                                        "Revoke"
-                                                    </button>
-                                                </ActionForm>
-                                            }
-                                                .into_any()
-                                        } else {
-                                            "revoked".into_any()
-                                        }}
-                                    </td>
-                                </tr>
-                            }
-                        })
-                        .collect_view()}
-                </tbody>
-            </table>
-        </div>
+        <Table testid="applications-table" columns=&COLUMNS>
+            {list
+                .into_iter()
+                .map(|app| {
+                    let id = app.id.clone();
+                    let name = app.name.clone();
+                    view! {
+                        <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
+                            <td class="px-4 py-2 font-mono">{app.name}</td>
+                            <td class="px-4 py-2">{app.roles.join(", ")}</td>
+                            <td class="px-4 py-2">
+                                <Timestamp rfc3339=app.created_at />" by "{app.created_by}
+                            </td>
+                            <td class="px-4 py-2">
+                                {match app.last_used_at {
+                                    Some(at) => view! { <Timestamp rfc3339=at /> }.into_any(),
+                                    None => "never".into_any(),
+                                }}
+                            </td>
+                            <td class="px-4 py-2">
+                                {if app.enabled {
+                                    view! {
+                                        <ActionForm action=revoke>
+                                            <input type="hidden" name="id" value=id />
+                                            <button type="submit" data-testid=format!("revoke-{}", name) class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
+                                                "Revoke"
+                                            </button>
+                                        </ActionForm>
+                                    }
+                                        .into_any()
+                                } else {
+                                    "revoked".into_any()
+                                }}
+                            </td>
+                        </tr>
+                    }
+                })
+                .collect_view()}
+        </Table>
     }
     .into_any()
 }

@@ -4,6 +4,8 @@
 use crate::api::get_audit;
 use crate::components::loaded::loaded;
 use crate::components::relative_time::Timestamp;
+use crate::components::style::CARD_CLASS;
+use crate::components::table::{Column, Table};
 use crate::model::access::{AuditPage, AuditQuery};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -23,7 +25,7 @@ pub fn AuditTrail() -> impl IntoView {
     };
     let events = Resource::new(filters, get_audit);
     view! {
-        <section class="mt-6 rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+        <section class=format!("mt-6 {CARD_CLASS}")>
             <h2 class="mb-3 font-semibold">"Audit trail"</h2>
             <form method="get" action="/admin" class="mb-4 grid gap-3 sm:grid-cols-3 sm:items-end">
                 <label class="text-sm font-medium">
@@ -45,45 +47,40 @@ pub fn AuditTrail() -> impl IntoView {
     }
 }
 
+const COLUMNS: [Column; 5] = [
+    Column::text("When"),
+    Column::text("Who"),
+    Column::text("Action"),
+    Column::text("Target"),
+    Column::text("Detail"),
+];
+
 #[component]
 fn Events(page: AuditPage) -> impl IntoView {
     let shown = page.events.len();
     view! {
         <p class="mb-2 text-xs text-slate-600 dark:text-slate-400">{format!("{shown} of {} events, newest first", page.total)}</p>
-        <div class="overflow-x-auto">
-            <table class="w-full text-left text-sm" data-testid="audit-table">
-                <thead class="border-b border-slate-200 text-slate-500 dark:border-slate-800 dark:text-slate-400">
-                    <tr>
-                        <th scope="col" class="px-2 py-2 font-medium">"When"</th>
-                        <th scope="col" class="px-2 py-2 font-medium">"Who"</th>
-                        <th scope="col" class="px-2 py-2 font-medium">"Action"</th>
-                        <th scope="col" class="px-2 py-2 font-medium">"Target"</th>
-                        <th scope="col" class="px-2 py-2 font-medium">"Detail"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {page
-                        .events
-                        .into_iter()
-                        .map(|e| {
-                            let who = match e.actor {
-                                Some(name) if e.actor_type == "application" => format!("{name} (application)"),
-                                Some(name) => name,
-                                None => "Tephra".to_owned(),
-                            };
-                            view! {
-                                <tr class="border-b border-slate-100 align-top last:border-0 dark:border-slate-800">
-                                    <td class="px-2 py-1 whitespace-nowrap"><Timestamp rfc3339=e.at /></td>
-                                    <td class="px-2 py-1">{who}</td>
-                                    <td class="px-2 py-1 font-mono text-xs">{e.action}</td>
-                                    <td class="px-2 py-1 font-mono text-xs">{format!("{} {}", e.target_type, e.target_id)}</td>
-                                    <td class="px-2 py-1 font-mono text-xs break-all">{e.detail.to_string()}</td>
-                                </tr>
-                            }
-                        })
-                        .collect_view()}
-                </tbody>
-            </table>
-        </div>
+        <Table testid="audit-table" columns=&COLUMNS in_card=true>
+            {page
+                .events
+                .into_iter()
+                .map(|e| {
+                    let who = match e.actor {
+                        Some(name) if e.actor_type == "application" => format!("{name} (application)"),
+                        Some(name) => name,
+                        None => "Tephra".to_owned(),
+                    };
+                    view! {
+                        <tr class="border-b border-slate-100 align-top last:border-0 dark:border-slate-800">
+                            <td class="px-2 py-1 whitespace-nowrap"><Timestamp rfc3339=e.at /></td>
+                            <td class="px-2 py-1">{who}</td>
+                            <td class="px-2 py-1 font-mono text-xs">{e.action}</td>
+                            <td class="px-2 py-1 font-mono text-xs">{format!("{} {}", e.target_type, e.target_id)}</td>
+                            <td class="px-2 py-1 font-mono text-xs break-all">{e.detail.to_string()}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()}
+        </Table>
     }
 }

@@ -1,0 +1,47 @@
+//! The pods that exist right now: where they run, their phase and restarts.
+
+use super::Headings;
+use crate::components::relative_time::Age;
+use crate::model::workload::Workload;
+use leptos::prelude::*;
+
+#[component]
+pub(super) fn Pods(workload: RwSignal<Workload>) -> impl IntoView {
+    view! {
+        {move || {
+            let pods = workload.with(|w| w.status.pods.clone());
+            if pods.is_empty() {
+                return view! {
+                    <p class="text-sm text-slate-600 dark:text-slate-300">"No pods exist right now."</p>
+                }
+                    .into_any();
+            }
+            view! {
+                <div class="overflow-x-auto">
+                    <table class="w-full text-left text-sm" data-testid="pods-table">
+                        <Headings labels=&["Pod", "Task", "Node", "Phase", "Restarts", "Age"] />
+                        <tbody>
+                            {pods
+                                .into_iter()
+                                .map(|p| {
+                                    let (pod, phase) = (p.name.clone(), p.phase.clone());
+                                    view! {
+                                    <tr data-pod=pod data-phase=phase>
+                                        <td class="py-1 pr-4 font-mono text-xs">{p.name}</td>
+                                        <td class="py-1 pr-4">{p.task}</td>
+                                        <td class="py-1 pr-4">{p.node.unwrap_or_else(|| "not placed".to_owned())}</td>
+                                        <td class="py-1 pr-4">{p.phase}</td>
+                                        <td class="py-1 pr-4 tabular-nums">{p.restarts}</td>
+                                        <td class="py-1 pr-4">{p.created_at.map(|at| view! { <Age rfc3339=at /> })}</td>
+                                    </tr>
+                                }})
+                                .collect_view()}
+                        </tbody>
+                    </table>
+                </div>
+            }
+                .into_any()
+        }}
+    }
+    .into_any()
+}

@@ -1,0 +1,79 @@
+//! Why the training is where it is, and what stands in its way that Tephra cannot clear.
+
+use crate::model::phase::Phase;
+use crate::model::workload::Workload;
+use leptos::prelude::*;
+
+/// Why the training is where it is, in plain words, with the gang and the queue it waits in.
+#[component]
+pub(super) fn Reason(workload: RwSignal<Workload>) -> impl IntoView {
+    let waiting = move || {
+        workload.with(|w| {
+            matches!(
+                w.actual_phase,
+                Phase::Pending | Phase::Creating | Phase::Failed
+            )
+        })
+    };
+    view! {
+        {move || {
+            let w = workload.get();
+            let message = w.phase_message.clone()?;
+            let heading = match w.actual_phase {
+                Phase::Pending | Phase::Creating => "Why it is waiting",
+                Phase::Failed => "Why it failed",
+                _ => "Status",
+            };
+            let tone = if waiting() {
+                "border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+            } else {
+                "border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900"
+            };
+            let gang = w.status.pod_group.as_ref().map(|g| {
+                format!(
+                    "Queue {} · the gang of {} pod(s) must start together · PodGroup {} is {}",
+                    g.queue, g.min_member, g.name, g.phase
+                )
+            });
+            let gpus = w.gpus();
+            Some(view! {
+                <section aria-labelledby="reason-heading" class=format!("rounded-lg border p-4 {tone}") data-testid="reason">
+                    <h2 id="reason-heading" class="font-semibold">{heading}</h2>
+                    <p class="mt-1 text-sm">{message}</p>
+                    {gang.map(|g| view! { <p class="mt-1 text-sm">{g}</p> })}
+                    {(gpus > 0.0).then(|| view! {
+                        <p class="mt-1 text-sm">{format!("Needs {gpus} GPU(s) in total")}</p>
+                    })}
+                </section>
+            })
+        }}
+    }
+    .into_any()
+}
+
+/// What Tephra cannot fix on its own: an error acting on the cluster (retried with backoff) and a
+/// Job changed by hand.
+#[component]
+pub(super) fn Trouble(workload: RwSignal<Workload>) -> impl IntoView {
+    view! {
+        {move || {
+            let status = workload.with(|w| w.status.clone());
+            let error = status.reconcile_error.map(|e| {
+                let kind = if e.permanent { "needs attention" } else { "retrying" };
+                format!(
+                    "Tephra cannot act on this training in the cluster ({kind}, {} attempt(s), next at {}): {}",
+                    e.attempts, e.next_attempt_at, e.message
+                )
+            });
+            (error.is_some() || status.drift.is_some()).then(|| view! {
+                <section aria-labelledby="trouble-heading" data-testid="trouble"
+                    class="rounded-lg border border-red-300 bg-red-50 p-4 text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
+                    <h2 id="trouble-heading" class="font-semibold">"Needs attention"</h2>
+                    {error.map(|e| view! { <p class="mt-1 text-sm">{e}</p> })}
+                    {status.drift.map(|d| view! { <p class="mt-1 text-sm">{d}</p> })}
+                </section>
+            })
+        }}
+    }
+    .into_any()
+}

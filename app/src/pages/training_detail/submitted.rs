@@ -1,0 +1,31 @@
+//! What was asked for and what Tephra created: the request as JSON and the Volcano Job as YAML.
+
+use crate::components::style::CARD_CLASS;
+use crate::model::workload::WorkloadDetail;
+use leptos::prelude::*;
+
+/// What was asked for and what Tephra created: fixed once submitted, so rendered on the server
+/// and never shipped to the browser as data.
+#[component]
+pub(super) fn Submitted(detail: WorkloadDetail) -> impl IntoView {
+    view! {
+        <section aria-labelledby="spec-heading" class=CARD_CLASS>
+            <h2 id="spec-heading" class="mb-3 text-lg font-semibold">"What was asked for"</h2>
+            <pre class="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="spec" tabindex="0" aria-label="The request as submitted (JSON)">
+                {serde_json::to_string_pretty(&detail.workload.request()).unwrap_or_default()}
+            </pre>
+        </section>
+        <section aria-labelledby="yaml-heading" class=CARD_CLASS>
+            <h2 id="yaml-heading" class="mb-3 text-lg font-semibold">"Volcano Job (YAML)"</h2>
+            {match detail.rendered_yaml {
+                Ok(yaml) => view! {
+                    <pre class="max-h-[32rem] overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="rendered-yaml" tabindex="0" aria-label="The Volcano Job and its objects (YAML)">
+                        {yaml}
+                    </pre>
+                }
+                    .into_any(),
+                Err(why) => view! { <p class="text-sm text-red-800 dark:text-red-300">{why}</p> }.into_any(),
+            }}
+        </section>
+    }
+}
