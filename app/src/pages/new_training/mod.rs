@@ -25,7 +25,7 @@ use crate::model::training::NAME_MAX;
 use crate::model::training::draft::Draft;
 use crate::model::training::draft::posted::DOCUMENT;
 use crate::model::validation::FieldError;
-use crate::pages::trainings::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
+use crate::components::style::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
