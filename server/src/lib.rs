@@ -40,35 +40,62 @@ pub struct Application {
     grace: Duration,
 }
 
+/// The database, migrated, with the default project in it.
+async fn open_database(args: &ServeArgs) -> anyhow::Result<Database> {
+    let url = args.database_url();
+    let db = Database::connect(&url)
+        .await
+        .with_context(|| format!("cannot open the database at {}", db::redact(&url)))?;
+    db.projects()
+        .ensure_default_prefixed(&args.namespace_prefix)
+        .await
+        .context("cannot create the default project")?;
+    Ok(db)
+}
+
+/// The cluster's watchers and reconciler, or a detached handle when no cluster is configured
+/// (the dashboard still serves what the database holds).
+async fn start_cluster(
+    args: &ServeArgs,
+    db: &Database,
+    profile: &domain::cluster::ClusterProfile,
+) -> anyhow::Result<cluster::ClusterHandle> {
+    Ok(match cluster::connect(args.kubeconfig.as_deref()).await? {
+        Some(client) => cluster::start(
+            &args.cluster_id,
+            db.clone(),
+            client,
+            profile.clone(),
+            Duration::from_secs(args.resync_seconds),
+            cluster::owner_key(db).await?,
+        ),
+        None => {
+            tracing::warn!("{}", cluster::NO_CLUSTER);
+            cluster::ClusterHandle::detached(&args.cluster_id)
+        }
+    })
+}
+
+/// Where the compiled front end lives and which address the pages name.
+fn leptos_options(args: &ServeArgs, local_addr: SocketAddr) -> LeptosOptions {
+    LeptosOptions::builder()
+        .output_name("tephra")
+        .site_root(args.site_root.to_string_lossy().into_owned())
+        .site_pkg_dir("pkg")
+        .site_addr(local_addr)
+        .env(Env::PROD)
+        .build()
+}
+
 impl Application {
     pub async fn build(args: &ServeArgs) -> anyhow::Result<Self> {
         args.validate()?;
-        let url = args.database_url();
-        let db = Database::connect(&url)
-            .await
-            .with_context(|| format!("cannot open the database at {}", db::redact(&url)))?;
-        db.projects()
-            .ensure_default_prefixed(&args.namespace_prefix)
-            .await
-            .context("cannot create the default project")?;
+        let db = open_database(args).await?;
         let profile = match &args.cluster_profile {
             Some(path) => render_cli::load_profile(path).map_err(anyhow::Error::msg)?,
             None => domain::cluster::ClusterProfile::default(),
         };
-        let cluster = match cluster::connect(args.kubeconfig.as_deref()).await? {
-            Some(client) => cluster::start(
-                &args.cluster_id,
-                db.clone(),
-                client,
-                profile.clone(),
-                Duration::from_secs(args.resync_seconds),
-                cluster::owner_key(&db).await?,
-            ),
-            None => {
-                tracing::warn!("{}", cluster::NO_CLUSTER);
-                cluster::ClusterHandle::detached(&args.cluster_id)
-            }
-        };
+        let cluster = start_cluster(args, &db, &profile).await?;
         let dev_login = args.dev_login_enabled()?;
         let (auth, sessions) = auth::start(args, &db, &cluster.shared.health).await?;
 
@@ -82,13 +109,7 @@ impl Application {
             .local_addr()
             .context("bound socket has an address")?;
 
-        let leptos_options = LeptosOptions::builder()
-            .output_name("tephra")
-            .site_root(args.site_root.to_string_lossy().into_owned())
-            .site_pkg_dir("pkg")
-            .site_addr(local_addr)
-            .env(Env::PROD)
-            .build();
+        let leptos_options = leptos_options(args, local_addr);
         let cluster_configured = cluster.is_configured();
         let control = control::Control {
             db: db.clone(),
