@@ -3,8 +3,8 @@
 
 use crate::api::preview_training;
 use crate::components::form::use_form;
-use crate::model::training::draft::Draft;
 use crate::components::style::SECONDARY_BUTTON_CLASS;
+use crate::model::training::draft::Draft;
 use leptos::prelude::*;
 use std::time::Duration;
 
