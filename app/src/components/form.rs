@@ -87,12 +87,29 @@ impl FormState {
     }
 
     /// The text of the field at `path`, and a setter that writes it as `kind`.
+    ///
+    /// The field keeps showing exactly what was typed as long as it still means what the draft
+    /// holds: "1." is 1 and "python " is "python" in the request, and showing those back would
+    /// eat the decimal point or the space before the next keystroke. A change from elsewhere
+    /// (another GPU style, a removed row) shows the draft's value.
     pub fn bind(&self, path: &Path, kind: Kind) -> (Signal<String>, Callback<String>) {
         let draft = self.draft;
+        let typed = RwSignal::new(None::<String>);
         let (read, write) = (path.clone(), path.clone());
         (
-            Signal::derive(move || draft.with(|d| d.text(&read))),
-            Callback::new(move |text: String| draft.update(|d| d.set_text(&write, kind, &text))),
+            Signal::derive(move || {
+                draft.with(|d| {
+                    let current = d.get(&read);
+                    match typed.get() {
+                        Some(text) if kind.value(&text).as_ref() == current => text,
+                        _ => d.text(&read),
+                    }
+                })
+            }),
+            Callback::new(move |text: String| {
+                typed.set(Some(text.clone()));
+                draft.update(|d| d.set_text(&write, kind, &text));
+            }),
         )
     }
 }
