@@ -8,10 +8,12 @@ use crate::model::validation::dns1123_subdomain;
 pub struct ObjectName(String);
 
 impl ObjectName {
+    /// Refuses what Kubernetes would not take as an object name.
     pub fn new(s: &str) -> Result<ObjectName, String> {
         dns1123_subdomain(s).map(|()| ObjectName(s.to_owned()))
     }
 
+    /// The name as written.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -28,6 +30,7 @@ impl std::fmt::Display for ObjectName {
 pub struct MigProfile(String);
 
 impl MigProfile {
+    /// Refuses what is not shaped like NVIDIA's profile names.
     pub fn new(s: &str) -> Result<MigProfile, String> {
         if is_mig_profile(s) {
             Ok(MigProfile(s.to_owned()))

@@ -10,6 +10,7 @@ pub const CPU_CORES_MAX: f64 = 1_000_000.0;
 pub struct CpuCores(f64);
 
 impl CpuCores {
+    /// Refuses nothing, negatives and more than [`CPU_CORES_MAX`].
     pub fn new(cores: f64) -> Result<CpuCores, String> {
         if cores > 0.0 && cores <= CPU_CORES_MAX {
             Ok(CpuCores(cores))
@@ -20,6 +21,7 @@ impl CpuCores {
         }
     }
 
+    /// The cores.
     pub fn get(self) -> f64 {
         self.0
     }
@@ -41,6 +43,7 @@ impl CpuCores {
 pub struct GpuPortion(f64);
 
 impl GpuPortion {
+    /// Refuses 0, 1 and anything outside them (whole GPUs are asked for as devices).
     pub fn new(portion: f64) -> Result<GpuPortion, String> {
         if portion > 0.0 && portion < 1.0 {
             Ok(GpuPortion(portion))
@@ -52,6 +55,7 @@ impl GpuPortion {
         }
     }
 
+    /// The portion.
     pub fn get(self) -> f64 {
         self.0
     }
@@ -83,6 +87,7 @@ impl ExtendedQuantity {
         }
     }
 
+    /// The units.
     pub fn get(self) -> u64 {
         self.0
     }

@@ -6,6 +6,7 @@
 pub struct AbsolutePath(String);
 
 impl AbsolutePath {
+    /// Refuses relative paths, `..` and control characters a path cannot hold.
     pub fn new(s: &str) -> Result<AbsolutePath, String> {
         if !s.starts_with('/') {
             return Err(format!(
@@ -33,6 +34,7 @@ impl AbsolutePath {
 pub struct MountPath(AbsolutePath);
 
 impl MountPath {
+    /// Refuses what [`AbsolutePath::new`] refuses, the root and `/dev/shm`, however written.
     pub fn new(s: &str) -> Result<MountPath, String> {
         let path = AbsolutePath::new(s)?;
         // Compared without trailing slashes: `/dev/shm/` and `//` are `/dev/shm` and `/`.

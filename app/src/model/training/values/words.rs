@@ -54,6 +54,7 @@ impl Words {
         Words(words.iter().map(|w| (*w).to_owned()).collect())
     }
 
+    /// The words.
     pub fn as_slice(&self) -> &[String] {
         &self.0
     }
@@ -97,6 +98,7 @@ fn double_quoted(chars: &mut std::str::Chars<'_>, current: &mut String) -> Resul
 pub struct SupplementalGroups(Vec<i64>);
 
 impl SupplementalGroups {
+    /// Refuses anything but comma-separated ids in range.
     pub fn parse(s: &str) -> Result<SupplementalGroups, String> {
         if s.trim().is_empty() {
             return Ok(SupplementalGroups::default());
@@ -119,6 +121,7 @@ impl SupplementalGroups {
             .map(SupplementalGroups)
     }
 
+    /// The group ids.
     pub fn as_slice(&self) -> &[i64] {
         &self.0
     }
