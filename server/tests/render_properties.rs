@@ -35,6 +35,7 @@ fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
     }
     match &request {
         Request::Training(t) => {
+            let t = t.request();
             prop_assert_eq!(replicas, t.spec.parallelism.unwrap_or(1));
             prop_assert_eq!(min_available, replicas);
             if let Some(completions) = t.spec.completions {
@@ -42,6 +43,7 @@ fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
             }
         }
         Request::Generic(g) => {
+            let g = g.request();
             let expected: i64 = g
                 .spec
                 .replica_specs
@@ -57,6 +59,7 @@ fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
             prop_assert_eq!(rendered.starts_paused, g.spec.starts_paused());
         }
         Request::Distributed(d) => {
+            let d = d.request();
             prop_assert_eq!(replicas, d.spec.num_workers + 1);
             prop_assert_eq!(min_available, d.spec.min_replicas.unwrap_or(replicas));
             prop_assert_eq!(&tasks[0]["policies"][0]["action"], "CompleteJob");

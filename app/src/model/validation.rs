@@ -1,6 +1,7 @@
-//! Field-level rules shared by the browser form and the API: Kubernetes names, keys, quantities,
-//! paths and shell words. Every failure is a [`FieldError`] naming the field's JSON path and what
-//! is allowed; callers collect all of them instead of stopping at the first.
+//! Field-level rules shared by the browser form and the API: Kubernetes names, keys, values and
+//! ports, and [`Errors`], which collects every failure as a [`FieldError`] naming the field's JSON
+//! path and what is allowed, instead of stopping at the first. Values the renderer needs parsed
+//! (quantities, paths, command lines) are types in `training::values`.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -31,9 +32,48 @@ impl Errors {
     }
 
     /// Records `result`'s error, if any, at `path`.
-    pub fn check(&mut self, path: impl fmt::Display, result: Result<(), String>) {
+    pub fn check<T>(&mut self, path: impl fmt::Display, result: Result<T, String>) {
         if let Err(message) = result {
             self.add(path, message);
+        }
+    }
+
+    /// `result`'s value, or `None` with its error recorded at `path`.
+    pub fn take<T>(&mut self, path: impl fmt::Display, result: Result<T, String>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(message) => {
+                self.add(path, message);
+                None
+            }
+        }
+    }
+
+    /// [`Errors::take`] for a field the request may leave out: `Some(None)` when it does.
+    pub fn take_some<R, T>(
+        &mut self,
+        path: impl fmt::Display,
+        value: Option<R>,
+        parse: impl FnOnce(R) -> Result<T, String>,
+    ) -> Option<Option<T>> {
+        match value {
+            None => Some(None),
+            Some(value) => self.take(path, parse(value)).map(Some),
+        }
+    }
+
+    /// The checked value, or every error. A rule that yields no value always records why, so
+    /// `None` with no errors would be a rule that forgot; it is refused rather than trusted.
+    pub fn finish<T>(self, checked: Option<T>) -> Result<T, Vec<FieldError>> {
+        match (self.0.is_empty(), checked) {
+            (true, Some(checked)) => Ok(checked),
+            (false, _) => Err(self.0),
+            (true, None) => Err(vec![FieldError {
+                path: ".".into(),
+                message: "could not be checked, though no rule named a problem; please report \
+                          this request"
+                    .into(),
+            }]),
         }
     }
 
@@ -59,6 +99,7 @@ pub fn join(parent: &str, field: &str) -> String {
     }
 }
 
+/// `a[i]`.
 pub fn index(parent: &str, i: usize) -> String {
     format!("{parent}[{i}]")
 }
@@ -172,174 +213,27 @@ pub fn config_key(s: &str) -> Result<(), String> {
     }
 }
 
-/// An absolute path in a container or on a node.
-pub fn absolute_path(s: &str) -> Result<(), String> {
-    if !s.starts_with('/') {
-        return Err(format!(
-            "must be an absolute path starting with '/' (got {s:?})"
-        ));
-    }
-    if s.split('/').any(|part| part == "..") {
-        return Err(format!("must not contain '..' (got {s:?})"));
-    }
-    if s.contains(['\0', '\n']) {
-        return Err("must not contain NUL or newline characters".into());
-    }
-    Ok(())
-}
-
-pub fn port(n: i64) -> Result<(), String> {
-    if (1..=65535).contains(&n) {
-        Ok(())
-    } else {
-        Err(format!("must be a port from 1 to 65535 (got {n})"))
+/// A TCP port, as the int32 Kubernetes objects hold it.
+pub fn port(n: i64) -> Result<i32, String> {
+    match i32::try_from(n) {
+        Ok(port) if (1..=65535).contains(&port) => Ok(port),
+        _ => Err(format!("must be a port from 1 to 65535 (got {n})")),
     }
 }
 
-/// The largest value of the int32 fields Kubernetes objects have (probe periods, replicas, TTLs).
-pub const I32_MAX: i64 = i32::MAX as i64;
-
-/// `n` in `min..=max`, with the range in the message.
-pub fn between(n: i64, min: i64, max: i64) -> Result<(), String> {
-    if (min..=max).contains(&n) {
-        Ok(())
-    } else {
-        Err(format!("must be between {min} and {max} (got {n})"))
-    }
+/// Every item's checked value, or `None` if any was refused. Each item is checked before this is
+/// called, so every item's errors are recorded.
+pub fn all<T>(checked: Vec<Option<T>>) -> Option<Vec<T>> {
+    checked.into_iter().collect()
 }
 
+/// `n` from `min` up, with the bound in the message.
 pub fn at_least(n: i64, min: i64) -> Result<(), String> {
     if n >= min {
         Ok(())
     } else {
         Err(format!("must be at least {min} (got {n})"))
     }
-}
-
-/// Kubernetes turns quantities into int64 base units (the scheduler sums them), so anything from
-/// 2^63 up would overflow there: the bound is 8Ei, exclusive.
-pub const QUANTITY_LIMIT: f64 = 9_223_372_036_854_775_808.0;
-
-/// A Kubernetes quantity (`500m`, `2`, `1.5Gi`, `10M`, `1e3`), as a number of base units.
-pub fn quantity(s: &str) -> Result<f64, String> {
-    let allowed = "must be a Kubernetes quantity: a number with an optional suffix (m, k, M, G, T, \
-                   P, E, Ki, Mi, Gi, Ti, Pi, Ei), e.g. 500m, 2, 1.5Gi";
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
-        .unwrap_or(s.len());
-    let (number, suffix) = s.split_at(split);
-    let multiplier = match suffix {
-        "" => 1.0,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "Ki" => 1024.0,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        exp if exp.starts_with(['e', 'E']) => {
-            let power: i32 = exp[1..]
-                .parse()
-                .map_err(|_| format!("{allowed} (got {s:?})"))?;
-            10f64.powi(power)
-        }
-        _ => return Err(format!("{allowed} (got {s:?})")),
-    };
-    let digits_ok = !number.is_empty()
-        && number
-            .trim_start_matches(['+', '-'])
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == '.')
-        && number.matches('.').count() <= 1
-        && number.chars().any(|c| c.is_ascii_digit());
-    if !digits_ok {
-        return Err(format!("{allowed} (got {s:?})"));
-    }
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{allowed} (got {s:?})"))?;
-    if value < 0.0 {
-        return Err(format!("must not be negative (got {s:?})"));
-    }
-    let total = value * multiplier;
-    // An exponent like 1e400 or 400 digits make the value infinite, which f64 carries silently.
-    if !total.is_finite() || total >= QUANTITY_LIMIT {
-        return Err(format!(
-            "must be below 8Ei (2^63 base units, the most Kubernetes can count) (got {s:?})"
-        ));
-    }
-    Ok(total)
-}
-
-/// Splits a command line the way a POSIX shell splits words (quotes and backslashes), without
-/// expanding anything.
-pub fn shell_words(s: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut in_word = false;
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => current.push(c),
-                        None => return Err("has an unterminated single quote".into()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\' | '$' | '`')) => current.push(c),
-                            Some('\n') => {}
-                            Some(c) => {
-                                current.push('\\');
-                                current.push(c);
-                            }
-                            None => return Err("has an unterminated double quote".into()),
-                        },
-                        Some(c) => current.push(c),
-                        None => return Err("has an unterminated double quote".into()),
-                    }
-                }
-            }
-            '\\' => match chars.next() {
-                Some('\n') => {}
-                Some(c) => {
-                    in_word = true;
-                    current.push(c);
-                }
-                None => return Err("ends with a lone backslash".into()),
-            },
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut current));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                current.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(current);
-    }
-    Ok(words)
 }
 
 #[cfg(test)]
@@ -370,70 +264,8 @@ mod tests {
     }
 
     #[test]
-    fn quantities() {
-        assert_eq!(quantity("500m").unwrap(), 0.5);
-        assert_eq!(quantity("2").unwrap(), 2.0);
-        assert_eq!(quantity("1Gi").unwrap(), 1073741824.0);
-        assert_eq!(quantity("10M").unwrap(), 1e7);
-        assert_eq!(quantity("1e3").unwrap(), 1000.0);
-        assert_eq!(quantity("1.5").unwrap(), 1.5);
-        for bad in ["", "G", "1.2.3", "12x", "-1", "1 Gi", "."] {
-            assert!(quantity(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn quantities_kubernetes_cannot_count_are_refused_with_the_bound() {
-        assert!(quantity("7Ei").is_ok());
-        assert!(quantity("9223372036854775").is_ok());
-        for bad in [
-            "1e400",
-            "8Ei",
-            "1e19",
-            "9223372036854775808",
-            &"9".repeat(400),
-            "1000000Ei",
-        ] {
-            let message = quantity(bad).unwrap_err();
-            assert!(message.contains("must be below 8Ei"), "{bad:?}: {message}");
-        }
-        // A tiny exponent is a finite (if useless) value; callers refuse 0 themselves.
-        assert_eq!(quantity("1e-400").unwrap(), 0.0);
-    }
-
-    #[test]
-    fn ranges_name_their_bounds() {
-        assert!(between(5, 1, I32_MAX).is_ok());
-        assert_eq!(
-            between(4_294_967_297, 1, I32_MAX).unwrap_err(),
-            "must be between 1 and 2147483647 (got 4294967297)"
-        );
-        assert!(between(0, 1, 10).is_err());
-    }
-
-    #[test]
-    fn shell_word_splitting() {
-        assert_eq!(
-            shell_words("-x my-script.py").unwrap(),
-            ["-x", "my-script.py"]
-        );
-        assert_eq!(
-            shell_words(r#"python -c 'print("hi there")' --flag="a b" c\ d"#).unwrap(),
-            ["python", "-c", r#"print("hi there")"#, "--flag=a b", "c d"]
-        );
-        assert_eq!(shell_words("  ").unwrap(), Vec::<String>::new());
-        assert_eq!(shell_words("''").unwrap(), [""]);
-        assert!(shell_words("echo 'open").is_err());
-        assert!(shell_words("echo \"open").is_err());
-        assert!(shell_words("trailing\\").is_err());
-    }
-
-    #[test]
-    fn paths_and_ports() {
-        assert!(absolute_path("/mnt/data").is_ok());
-        assert!(absolute_path("string").is_err());
-        assert!(absolute_path("/a/../etc").is_err());
-        assert!(port(8080).is_ok());
+    fn ports_are_from_1_to_65535() {
+        assert_eq!(port(8080), Ok(8080));
         assert!(port(0).is_err());
         assert!(port(65536).is_err());
     }

@@ -106,13 +106,11 @@ impl Control {
             request.uses_name_as_prefix(),
             &name_suffix(),
         );
-        // Render now, so what the reconciler will render later is known to work.
-        let owner = checked.owner(
-            Uuid::nil().to_string().as_str(),
-            name.clone(),
-            creator_of(principal),
-        );
-        self.render(&checked, &owner)?;
+        // The request is checked; what the reconciler will look up when it renders is looked up
+        // now, so a request this cluster cannot run is refused rather than stored.
+        request
+            .bind(&self.profile, checked.token_uid_gid)
+            .map_err(AppError::Rejected)?;
         let user_id: Uuid = principal.user_id.parse().map_err(|_| AppError::Internal)?;
         let project = &checked.project;
         let new = NewWorkload {

@@ -2,20 +2,20 @@
 
 use super::cluster::ClusterProfile;
 use super::labels::{Owner, job_name};
-use super::render::{self, Rendered};
-use app::model::training::distributed::DistributedRequest;
-use app::model::training::generic::GenericRequest;
+use super::render::{self, Binding, Rendered, Target};
+use app::model::training::checked::{Distributed, Generic, Spec, Training};
 use app::model::training::parse;
 use app::model::training::pods::PodCount;
-use app::model::training::request::TrainingRequest;
-use app::model::validation::FieldError;
+use app::model::validation::{FieldError, join};
 use serde_json::Value;
 
+/// A request of any kind, checked: it renders unless the cluster or its creator cannot give
+/// what it needs (see [`Request::bind`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    Training(Box<TrainingRequest>),
-    Distributed(Box<DistributedRequest>),
-    Generic(Box<GenericRequest>),
+    Training(Box<Training>),
+    Distributed(Box<Distributed>),
+    Generic(Box<Generic>),
 }
 
 /// Which of the API's collections a workload belongs to (`/workloads/trainings` or
@@ -166,27 +166,27 @@ impl Request {
 
     pub fn name(&self) -> &str {
         match self {
-            Request::Training(r) => &r.name,
-            Request::Distributed(r) => &r.name,
-            Request::Generic(r) => &r.name,
+            Request::Training(r) => &r.request().name,
+            Request::Distributed(r) => &r.request().name,
+            Request::Generic(r) => &r.request().name,
         }
     }
 
     /// The project the request names (an id or a name).
     pub fn project_id(&self) -> String {
         match self {
-            Request::Training(r) => r.project_id.to_string(),
-            Request::Distributed(r) => r.project_id.to_string(),
-            Request::Generic(r) => r.project_id.to_string(),
+            Request::Training(r) => r.request().project_id.to_string(),
+            Request::Distributed(r) => r.request().project_id.to_string(),
+            Request::Generic(r) => r.request().project_id.to_string(),
         }
     }
 
     /// The cluster the request names, if any.
     pub fn cluster_id(&self) -> Option<&str> {
         match self {
-            Request::Training(r) => r.cluster_id.as_deref(),
-            Request::Distributed(r) => r.cluster_id.as_deref(),
-            Request::Generic(r) => r.cluster_id.as_deref(),
+            Request::Training(r) => r.request().cluster_id.as_deref(),
+            Request::Distributed(r) => r.request().cluster_id.as_deref(),
+            Request::Generic(r) => r.request().cluster_id.as_deref(),
         }
     }
 
@@ -194,8 +194,8 @@ impl Request {
     /// Tephra deletes it itself once it has recorded the outcome; see the reconciler.
     pub fn job_ttl_seconds(&self) -> Option<i64> {
         match self {
-            Request::Training(r) => r.spec.auto_deletion_time_after_completion_seconds,
-            Request::Distributed(r) => r.spec.worker.auto_deletion_time_after_completion_seconds,
+            Request::Training(r) => r.spec().auto_deletion_seconds.map(i64::from),
+            Request::Distributed(r) => r.worker().auto_deletion_seconds.map(i64::from),
             // Generic clean-up policies are rendered for Volcano (seeds/004).
             Request::Generic(_) => None,
         }
@@ -203,18 +203,18 @@ impl Request {
 
     pub fn uses_name_as_prefix(&self) -> bool {
         match self {
-            Request::Training(r) => r.use_given_name_as_prefix == Some(true),
-            Request::Distributed(r) => r.use_given_name_as_prefix == Some(true),
-            Request::Generic(r) => r.use_given_name_as_prefix == Some(true),
+            Request::Training(r) => r.request().use_given_name_as_prefix == Some(true),
+            Request::Distributed(r) => r.request().use_given_name_as_prefix == Some(true),
+            Request::Generic(r) => r.request().use_given_name_as_prefix == Some(true),
         }
     }
 
     /// The most pods the request can have at once, and the field that asks for them.
     pub fn pod_count(&self) -> PodCount {
         match self {
-            Request::Training(r) => r.pod_count(),
-            Request::Distributed(r) => r.pod_count(),
-            Request::Generic(r) => r.pod_count(),
+            Request::Training(r) => r.request().pod_count(),
+            Request::Distributed(r) => r.request().pod_count(),
+            Request::Generic(r) => r.request().pod_count(),
         }
     }
 
@@ -234,16 +234,71 @@ impl Request {
         })
     }
 
+    /// Looks up what the request needs from `profile` and its creator's token: the only step
+    /// between a checked request and its objects that can refuse it.
+    pub fn bind(
+        &self,
+        profile: &ClusterProfile,
+        token_uid_gid: Option<(i64, i64)>,
+    ) -> Result<Binding, Vec<FieldError>> {
+        let replica_paths: Vec<String>;
+        let (job_spec, tasks): (&Spec, Vec<(&str, &Spec)>) = match self {
+            Request::Training(r) => (r.spec(), vec![("spec", r.spec())]),
+            Request::Distributed(r) => {
+                let worker = ("spec", r.worker());
+                let master_path = r.request().spec.master_spec_path();
+                // A master running the worker's spec needs nothing more.
+                let tasks = if master_path == "spec" {
+                    vec![worker]
+                } else {
+                    vec![(master_path, r.master()), worker]
+                };
+                (r.worker(), tasks)
+            }
+            Request::Generic(r) => {
+                replica_paths = (0..r.replicas().count())
+                    .map(|i| join(&format!("spec.replicaSpecs[{i}]"), "spec"))
+                    .collect();
+                let tasks = replica_paths
+                    .iter()
+                    .map(String::as_str)
+                    .zip(r.replicas().map(|replica| &replica.spec))
+                    .collect();
+                (&r.first().spec, tasks)
+            }
+        };
+        Binding::new(job_spec, &tasks, profile, token_uid_gid)
+    }
+
+    /// The Job and the objects beside it for `workload`, once [`Request::bind`] has looked up
+    /// what they need.
+    pub fn render_bound(
+        &self,
+        workload: &Owner,
+        profile: &ClusterProfile,
+        binding: &Binding,
+    ) -> Rendered {
+        let target = Target {
+            workload,
+            profile,
+            binding,
+        };
+        match self {
+            Request::Training(r) => render::training(r, target),
+            Request::Distributed(r) => render::distributed(r, target),
+            Request::Generic(r) => render::generic(r, target),
+        }
+    }
+
+    /// Binds and renders: refused only for what the cluster or the creator (the token ids in
+    /// `workload`) cannot give.
     pub fn render(
         &self,
         workload: &Owner,
         profile: &ClusterProfile,
     ) -> Result<Rendered, Vec<FieldError>> {
-        match self {
-            Request::Training(r) => render::training(r, workload, profile),
-            Request::Distributed(r) => render::distributed(r, workload, profile),
-            Request::Generic(r) => render::generic(r, workload, profile),
-        }
+        let binding = self.bind(profile, workload.token_uid_gid)?;
+        Ok(self.render_bound(workload, profile, &binding))
     }
 }
 

@@ -85,4 +85,12 @@ impl DistributedSpec {
             _ => &self.worker,
         }
     }
+
+    /// Where [`DistributedSpec::master_spec`] is in the request: `spec.master` or `spec`.
+    pub fn master_spec_path(&self) -> &'static str {
+        match (&self.master, self.master_spec_same_as_worker) {
+            (Some(_), Some(false) | None) => "spec.master",
+            _ => "spec",
+        }
+    }
 }

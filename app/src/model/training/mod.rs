@@ -1,6 +1,7 @@
 //! Training requests: the Run:ai-shaped types, their validation, and parsing JSON into them with
 //! every problem reported by path. Shared by the server and the browser form.
 
+pub mod checked;
 pub mod distributed;
 pub mod draft;
 pub mod generic;
@@ -8,6 +9,7 @@ pub mod parse;
 pub mod pods;
 pub mod request;
 pub mod validate;
+pub mod values;
 
 /// Longest name a training may have: pod names are `<name>-<task>-<index>` and must fit in a
 /// 63-character DNS label (the longest task name is 9 characters, indices up to 4 digits).

@@ -1,6 +1,7 @@
 //! JSON to request types, reporting unknown fields and type errors by path, then running
 //! validation so one answer lists every problem.
 
+use super::checked::{Distributed, Generic, Training};
 use super::distributed::{DISTRIBUTED_KEYS, DistributedRequest, DistributedSpec};
 use super::request::{TrainingRequest, TrainingSpec};
 use super::validate;
@@ -9,25 +10,17 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// Parses and validates a training request.
-pub fn training(value: &Value) -> Result<TrainingRequest, Vec<FieldError>> {
-    without_nul(value, |value| {
-        let request: TrainingRequest = strict(value, "")?;
-        validate::training(&request)?;
-        Ok(request)
-    })
+pub fn training(value: &Value) -> Result<Training, Vec<FieldError>> {
+    without_nul(value, |value| validate::training(strict(value, "")?))
 }
 
 /// Parses and validates a generic multi-replica request.
-pub fn generic(value: &Value) -> Result<super::generic::GenericRequest, Vec<FieldError>> {
-    without_nul(value, |value| {
-        let request: super::generic::GenericRequest = strict(value, "")?;
-        validate::generic(&request)?;
-        Ok(request)
-    })
+pub fn generic(value: &Value) -> Result<Generic, Vec<FieldError>> {
+    without_nul(value, |value| validate::generic(strict(value, "")?))
 }
 
 /// Parses and validates a distributed training request.
-pub fn distributed(value: &Value) -> Result<DistributedRequest, Vec<FieldError>> {
+pub fn distributed(value: &Value) -> Result<Distributed, Vec<FieldError>> {
     without_nul(value, distributed_request)
 }
 
@@ -99,7 +92,7 @@ fn without_nul<T>(
 
 /// Its spec is a [`TrainingSpec`] (the worker's) plus the distributed keys, so the two are
 /// separated before each is parsed strictly.
-fn distributed_request(value: &Value) -> Result<DistributedRequest, Vec<FieldError>> {
+fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
     let Value::Object(top) = value else {
         return Err(vec![not_an_object("")]);
     };
@@ -180,8 +173,7 @@ fn distributed_request(value: &Value) -> Result<DistributedRequest, Vec<FieldErr
     if !errors.is_empty() {
         return Err(errors);
     }
-    validate::distributed(&request)?;
-    Ok(request)
+    validate::distributed(request)
 }
 
 fn not_an_object(path: &str) -> FieldError {
@@ -367,8 +359,8 @@ mod tests {
                       "master": { "image": "y" }, "masterSpecSameAsWorker": false }
         }))
         .unwrap();
-        assert_eq!(ok.spec.num_workers, 2);
-        assert_eq!(ok.spec.master_spec().image.as_deref(), Some("y"));
+        assert_eq!(ok.workers(), 2);
+        assert_eq!(ok.master().image, "y");
 
         let errors = distributed(&json!({
             "name": "ddp", "projectId": "p",

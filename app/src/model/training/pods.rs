@@ -79,7 +79,7 @@ mod tests {
         let mut spec = spec;
         spec["image"] = json!("x");
         let r = parse::training(&json!({ "name": "a", "projectId": "p", "spec": spec })).unwrap();
-        let c = r.pod_count();
+        let c = r.request().pod_count();
         (c.pods, c.field)
     }
 
@@ -102,7 +102,7 @@ mod tests {
             }
             let r = parse::distributed(&json!({ "name": "a", "projectId": "p", "spec": spec }))
                 .unwrap();
-            let c = r.pod_count();
+            let c = r.request().pod_count();
             (c.pods, c.field)
         };
         assert_eq!(request(json!({})), (5, "spec.numWorkers".into()));
@@ -124,7 +124,7 @@ mod tests {
                 "spec": { "replicaSpecs": replicas }
             }))
             .unwrap();
-            let c = r.pod_count();
+            let c = r.request().pod_count();
             (c.pods, c.field)
         };
         assert_eq!(

@@ -1,10 +1,10 @@
 //! Volumes and mounts for every kind of storage in a request, the PVCs Tephra must create, and the
 //! init containers that clone git repositories.
 
-use super::pod::PodContext;
+use super::pod::{PodContext, plain};
 use crate::domain::labels::Owner;
-use app::model::training::request::*;
-use app::model::validation::{Errors, index, join};
+use app::model::training::checked::{Claim, Git, HostPath, NewClaim, Pvc, S3, Spec};
+use app::model::training::request::{MountPropagation, VolumeMode};
 use k8s_openapi::api::core::v1::*;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -22,13 +22,13 @@ impl PodStorage {
         &mut self,
         volume: Volume,
         mount_path: &str,
-        read_only: Option<bool>,
+        read_only: bool,
         propagation: Option<&str>,
     ) {
         self.mounts.push(VolumeMount {
             name: volume.name.clone(),
             mount_path: mount_path.to_owned(),
-            read_only: read_only.filter(|ro| *ro),
+            read_only: read_only.then_some(true),
             mount_propagation: propagation.map(str::to_owned),
             ..VolumeMount::default()
         });
@@ -37,202 +37,192 @@ impl PodStorage {
 }
 
 pub(super) fn render(
-    spec: &TrainingSpec,
+    spec: &Spec,
     ctx: &PodContext<'_>,
     claims: &mut Vec<PersistentVolumeClaim>,
-    errors: &mut Errors,
 ) -> PodStorage {
     let mut out = PodStorage::default();
-    if spec.compute.as_ref().and_then(|c| c.large_shm_request) == Some(true) {
+    if spec.compute.as_ref().is_some_and(|c| c.large_shm) {
+        let shm = EmptyDirVolumeSource {
+            medium: Some("Memory".into()),
+            ..Default::default()
+        };
+        out.add(empty_dir("dshm".into(), shm), "/dev/shm", false, None);
+    }
+    if spec.create_home_dir {
+        let home = &ctx.target.profile.home_dir;
         out.add(
-            Volume {
-                name: "dshm".into(),
-                empty_dir: Some(EmptyDirVolumeSource {
-                    medium: Some("Memory".into()),
-                    ..Default::default()
-                }),
-                ..Volume::default()
-            },
-            "/dev/shm",
-            None,
+            empty_dir("home".into(), Default::default()),
+            home,
+            false,
             None,
         );
     }
-    if spec.create_home_dir == Some(true) {
-        out.add(
-            Volume {
-                name: "home".into(),
-                empty_dir: Some(EmptyDirVolumeSource::default()),
-                ..Volume::default()
-            },
-            &ctx.profile.home_dir,
-            None,
-            None,
-        );
-    }
-    let Some(storage) = &spec.storage else {
-        return out;
-    };
-    let at = |kind: &str, i: usize| index(&ctx.at(&format!("storage.{kind}")), i);
-
-    for (i, d) in storage.data_volume.iter().flatten().enumerate() {
-        match ctx.profile.data_volumes.get(&d.id) {
-            Some(claim) => out.add(
-                pvc_volume(format!("data-{i}"), claim, Some(true)),
-                &d.mount_path,
-                Some(true),
-                None,
-            ),
-            None => errors.add(
-                join(&at("dataVolume", i), "id"),
-                format!("{} is not a data volume registered in this cluster", d.id),
-            ),
+    let storage = &spec.storage;
+    for (i, d) in storage.data_volumes.iter().enumerate() {
+        // The binding holds a claim for every data volume the request mounts.
+        if let Some(claim) = ctx.target.binding.data_volume(&d.id) {
+            let volume = pvc_volume(format!("data-{i}"), claim, true);
+            out.add(volume, d.mount.as_str(), true, None);
         }
     }
-    for (i, p) in storage.pvc.iter().flatten().enumerate() {
-        let name = format!("pvc-{i}");
-        if p.existing_pvc == Some(true) {
-            let claim = p.claim_name.clone().unwrap_or_default();
-            out.add(
-                pvc_volume(name, &claim, p.read_only),
-                &p.path,
-                p.read_only,
-                None,
-            );
-            continue;
-        }
-        let Some(info) = &p.claim_info else { continue };
-        let claim_spec = claim_spec(info);
-        if p.ephemeral == Some(true) {
-            // Lives and dies with the pod: each pod gets its own claim from the template.
-            let volume = Volume {
-                name: name.clone(),
-                ephemeral: Some(EphemeralVolumeSource {
-                    volume_claim_template: Some(PersistentVolumeClaimTemplate {
-                        metadata: Some(ObjectMeta {
-                            labels: Some(ctx.workload.labels()),
-                            ..ObjectMeta::default()
-                        }),
-                        spec: claim_spec,
-                    }),
-                }),
-                ..Volume::default()
-            };
-            out.add(volume, &p.path, p.read_only, None);
-        } else {
-            let claim_name = p
-                .claim_name
-                .clone()
-                .unwrap_or_else(|| format!("{}-{name}", ctx.workload.job_name));
-            claims.push(claim(&claim_name, claim_spec, ctx.workload));
-            out.add(
-                pvc_volume(name, &claim_name, p.read_only),
-                &p.path,
-                p.read_only,
-                None,
-            );
-        }
+    for (i, p) in storage.pvcs.iter().enumerate() {
+        let volume = pvc(format!("pvc-{i}"), p, ctx, claims);
+        out.add(volume, p.mount.as_str(), p.read_only, None);
     }
-    for (i, g) in storage.git.iter().flatten().enumerate() {
+    for (i, g) in storage.git.iter().enumerate() {
         let name = format!("git-{i}");
         out.add(
-            Volume {
-                name: name.clone(),
-                empty_dir: Some(EmptyDirVolumeSource::default()),
-                ..Volume::default()
-            },
-            &g.path,
-            None,
+            empty_dir(name.clone(), Default::default()),
+            g.mount.as_str(),
+            false,
             None,
         );
         out.init_containers.push(git_clone(&name, g, ctx));
     }
-    for (i, c) in storage.config_map_volume.iter().flatten().enumerate() {
+    for (i, c) in storage.config_maps.iter().enumerate() {
         let volume = Volume {
             name: format!("configmap-{i}"),
             config_map: Some(ConfigMapVolumeSource {
-                name: c.config_map.clone(),
+                name: c.config_map.to_string(),
                 ..Default::default()
             }),
             ..Volume::default()
         };
-        out.add(volume, &c.mount_path, Some(true), None);
+        out.add(volume, c.mount.as_str(), true, None);
     }
-    for (i, s) in storage.secret_volume.iter().flatten().enumerate() {
+    for (i, s) in storage.secrets.iter().enumerate() {
         let volume = Volume {
             name: format!("secret-{i}"),
             secret: Some(SecretVolumeSource {
-                secret_name: Some(s.secret.clone()),
+                secret_name: Some(s.secret.to_string()),
                 ..Default::default()
             }),
             ..Volume::default()
         };
-        out.add(volume, &s.mount_path, Some(true), None);
+        out.add(volume, s.mount.as_str(), true, None);
     }
-    for (i, h) in storage.host_path.iter().flatten().enumerate() {
-        let volume = Volume {
-            name: format!("hostpath-{i}"),
-            host_path: Some(HostPathVolumeSource {
-                path: h.path.clone(),
-                type_: Some(String::new()),
-            }),
-            ..Volume::default()
-        };
-        let propagation = h.mount_propagation.map(|p| match p {
-            MountPropagation::None => "None",
-            MountPropagation::HostToContainer => "HostToContainer",
-            MountPropagation::Bidirectional => "Bidirectional",
-        });
-        out.add(volume, &h.mount_path, h.read_only, propagation);
-    }
-    for (i, n) in storage.nfs.iter().flatten().enumerate() {
+    host_paths(&storage.host_paths, &mut out);
+    for (i, n) in storage.nfs.iter().enumerate() {
         let volume = Volume {
             name: format!("nfs-{i}"),
             nfs: Some(NFSVolumeSource {
                 server: n.server.clone(),
-                path: n.path.clone(),
+                path: n.path.as_str().to_owned(),
                 read_only: n.read_only,
             }),
             ..Volume::default()
         };
-        out.add(volume, &n.mount_path, n.read_only, None);
+        out.add(volume, n.mount.as_str(), n.read_only == Some(true), None);
     }
-    for (i, b) in storage.s3.iter().flatten().enumerate() {
-        let mut attributes = BTreeMap::from([("bucketName".to_owned(), b.bucket.clone())]);
-        if let Some(url) = &b.url {
-            attributes.insert("endpoint".into(), url.clone());
-        }
-        let volume = Volume {
-            name: format!("s3-{i}"),
-            csi: Some(CSIVolumeSource {
-                driver: ctx.profile.s3_csi_driver.clone(),
-                volume_attributes: Some(attributes),
-                node_publish_secret_ref: b
-                    .access_key_secret
-                    .clone()
-                    .map(|name| LocalObjectReference { name }),
-                ..CSIVolumeSource::default()
-            }),
-            ..Volume::default()
-        };
-        out.add(volume, &b.path, None, None);
+    for (i, b) in storage.s3.iter().enumerate() {
+        out.add(s3(format!("s3-{i}"), b, ctx), b.mount.as_str(), false, None);
     }
     out
 }
 
-fn pvc_volume(name: String, claim: &str, read_only: Option<bool>) -> Volume {
+fn empty_dir(name: String, source: EmptyDirVolumeSource) -> Volume {
     Volume {
         name,
-        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
-            claim_name: claim.to_owned(),
-            read_only: read_only.filter(|ro| *ro),
+        empty_dir: Some(source),
+        ..Volume::default()
+    }
+}
+
+/// The volume of a claim: an existing one, one Tephra creates (added to `claims`), or one per pod.
+fn pvc(
+    name: String,
+    p: &Pvc,
+    ctx: &PodContext<'_>,
+    claims: &mut Vec<PersistentVolumeClaim>,
+) -> Volume {
+    let workload = ctx.target.workload;
+    match &p.claim {
+        Claim::Existing(claim) => pvc_volume(name, claim.as_str(), p.read_only),
+        // Lives and dies with the pod: each pod gets its own claim from the template.
+        Claim::New {
+            ephemeral: true,
+            spec,
+            ..
+        } => Volume {
+            name,
+            ephemeral: Some(EphemeralVolumeSource {
+                volume_claim_template: Some(PersistentVolumeClaimTemplate {
+                    metadata: Some(ObjectMeta {
+                        labels: Some(workload.labels()),
+                        ..ObjectMeta::default()
+                    }),
+                    spec: claim_spec(spec),
+                }),
+            }),
+            ..Volume::default()
+        },
+        Claim::New {
+            name: claim_name,
+            spec,
+            ..
+        } => {
+            let claim_name = claim_name.as_ref().map_or_else(
+                || format!("{}-{name}", workload.job_name),
+                |n| n.to_string(),
+            );
+            claims.push(claim(&claim_name, claim_spec(spec), workload));
+            pvc_volume(name, &claim_name, p.read_only)
+        }
+    }
+}
+
+fn host_paths(paths: &[HostPath], out: &mut PodStorage) {
+    for (i, h) in paths.iter().enumerate() {
+        let volume = Volume {
+            name: format!("hostpath-{i}"),
+            host_path: Some(HostPathVolumeSource {
+                path: h.path.as_str().to_owned(),
+                type_: Some(String::new()),
+            }),
+            ..Volume::default()
+        };
+        let propagation = h.propagation.map(|p| match p {
+            MountPropagation::None => "None",
+            MountPropagation::HostToContainer => "HostToContainer",
+            MountPropagation::Bidirectional => "Bidirectional",
+        });
+        out.add(volume, h.mount.as_str(), h.read_only, propagation);
+    }
+}
+
+fn s3(name: String, b: &S3, ctx: &PodContext<'_>) -> Volume {
+    let mut attributes = BTreeMap::from([("bucketName".to_owned(), b.bucket.clone())]);
+    if let Some(url) = &b.url {
+        attributes.insert("endpoint".into(), url.clone());
+    }
+    Volume {
+        name,
+        csi: Some(CSIVolumeSource {
+            driver: ctx.target.profile.s3_csi_driver.clone(),
+            volume_attributes: Some(attributes),
+            node_publish_secret_ref: b.credentials.as_ref().map(|c| LocalObjectReference {
+                name: c.secret.to_string(),
+            }),
+            ..CSIVolumeSource::default()
         }),
         ..Volume::default()
     }
 }
 
-fn claim_spec(info: &ClaimInfo) -> PersistentVolumeClaimSpec {
-    let modes = info.access_modes.clone().unwrap_or_default();
+fn pvc_volume(name: String, claim: &str, read_only: bool) -> Volume {
+    Volume {
+        name,
+        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+            claim_name: claim.to_owned(),
+            read_only: read_only.then_some(true),
+        }),
+        ..Volume::default()
+    }
+}
+
+fn claim_spec(info: &NewClaim) -> PersistentVolumeClaimSpec {
+    let modes = &info.access_modes;
     let access_modes: Vec<String> = [
         (modes.read_write_once, "ReadWriteOnce"),
         (modes.read_only_many, "ReadOnlyMany"),
@@ -244,7 +234,7 @@ fn claim_spec(info: &ClaimInfo) -> PersistentVolumeClaimSpec {
     .collect();
     PersistentVolumeClaimSpec {
         access_modes: Some(access_modes),
-        storage_class_name: info.storage_class.clone(),
+        storage_class_name: info.storage_class.as_ref().map(ToString::to_string),
         volume_mode: info.volume_mode.map(|m| match m {
             VolumeMode::Filesystem => "Filesystem".into(),
             VolumeMode::Block => "Block".into(),
@@ -252,7 +242,7 @@ fn claim_spec(info: &ClaimInfo) -> PersistentVolumeClaimSpec {
         resources: Some(VolumeResourceRequirements {
             requests: Some(BTreeMap::from([(
                 "storage".to_owned(),
-                Quantity(info.size.clone().unwrap_or_default().trim().to_owned()),
+                Quantity(info.size.as_str().to_owned()),
             )])),
             ..VolumeResourceRequirements::default()
         }),
@@ -291,27 +281,24 @@ if [ -n "${GIT_REVISION:-}" ]; then
   git -C /repo checkout --detach "$GIT_REVISION"
 fi
 "#;
-    let mut env = vec![plain(
-        "GIT_REPOSITORY",
-        g.repository.as_deref().unwrap_or_default(),
-    )];
+    let mut env = vec![plain("GIT_REPOSITORY", &g.repository)];
     if let Some(branch) = &g.branch {
         env.push(plain("GIT_BRANCH", branch));
     }
     if let Some(revision) = &g.revision {
         env.push(plain("GIT_REVISION", revision));
     }
-    if let Some(secret) = &g.password_secret {
-        for (name, key) in [
-            ("GIT_USERNAME", &g.secret_key_of_user),
-            ("GIT_PASSWORD", &g.secret_key_of_password),
-        ] {
+    if let Some(credentials) = &g.credentials {
+        for (name, key) in ["GIT_USERNAME", "GIT_PASSWORD"]
+            .into_iter()
+            .zip(&credentials.keys)
+        {
             env.push(EnvVar {
                 name: name.into(),
                 value_from: Some(EnvVarSource {
                     secret_key_ref: Some(SecretKeySelector {
-                        name: secret.clone(),
-                        key: key.clone().unwrap_or_default(),
+                        name: credentials.secret.to_string(),
+                        key: key.clone(),
                         optional: Some(false),
                     }),
                     ..EnvVarSource::default()
@@ -322,7 +309,7 @@ fi
     }
     Container {
         name: format!("{volume}-clone"),
-        image: Some(ctx.profile.git_image.clone()),
+        image: Some(ctx.target.profile.git_image.clone()),
         command: Some(vec!["sh".into(), "-c".into(), SCRIPT.into()]),
         env: Some(env),
         volume_mounts: Some(vec![VolumeMount {
@@ -331,13 +318,5 @@ fi
             ..VolumeMount::default()
         }]),
         ..Container::default()
-    }
-}
-
-fn plain(name: &str, value: &str) -> EnvVar {
-    EnvVar {
-        name: name.into(),
-        value: Some(value.into()),
-        ..EnvVar::default()
     }
 }

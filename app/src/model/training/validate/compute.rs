@@ -1,49 +1,90 @@
 //! What a container asks for: GPUs (whole, or in one fractional style), CPU, memory and extended
 //! resources.
 
-use super::quantity_field;
-use crate::model::training::request::{Compute, ExtendedResource, GpuRequestType};
-use crate::model::validation::{self as v, Errors, index, join};
+use crate::model::training::checked::{Compute, Gpu};
+use crate::model::training::request::{
+    Compute as RequestCompute, ExtendedResource, GpuRequestType,
+};
+use crate::model::training::values::{
+    CpuCores, ExtendedQuantity, GpuPortion, MigProfile, Quantity,
+};
+use crate::model::validation::{self as v, Errors, all, index, join};
 use std::collections::BTreeSet;
 
-pub(super) fn compute(errors: &mut Errors, c: &Compute, path: &str) {
+pub(super) fn compute(errors: &mut Errors, c: &RequestCompute, path: &str) -> Option<Compute> {
     let at = |field: &str| join(path, field);
-    if let Some(n) = c.gpu_devices_request {
-        errors.check(at("gpuDevicesRequest"), v::at_least(n, 0));
-    }
-    gpu_style(errors, c, path);
-    gpu_fractions(errors, c, path);
-    cpu(errors, c, path);
-    if let Some(resources) = &c.extended_resources {
-        extended_resources(errors, resources, &at("extendedResources"));
-    }
+    let devices = errors.take_some(at("gpuDevicesRequest"), c.gpu_devices_request, |n| {
+        v::at_least(n, 0).map(|()| n.unsigned_abs())
+    });
+    let style_ok = gpu_style(errors, c, path);
+    let fractions = gpu_fractions(errors, c, path);
+    let cpu = cpu(errors, c, path);
+    let extended = extended_resources(
+        errors,
+        c.extended_resources.as_deref().unwrap_or_default(),
+        &at("extendedResources"),
+    );
+    let devices = devices?.unwrap_or(0);
+    let (portion, gpu_memory, mig) = fractions?;
+    let gpu = match c.gpu_request_type {
+        None if devices > 0 => Gpu::Devices(devices),
+        None => Gpu::None,
+        Some(GpuRequestType::Portion) => Gpu::Portion {
+            devices,
+            portion: portion?,
+        },
+        Some(GpuRequestType::Memory) => Gpu::Memory {
+            devices,
+            memory: gpu_memory?,
+        },
+        Some(GpuRequestType::MigProfile) => Gpu::Mig {
+            devices,
+            profile: mig?,
+        },
+    };
+    let (cpu_request, cpu_limit, memory_request, memory_limit) = cpu?;
+    style_ok.then_some(Compute {
+        gpu,
+        cpu_request,
+        cpu_limit,
+        memory_request,
+        memory_limit,
+        large_shm: c.large_shm_request == Some(true),
+        extended: extended?,
+    })
 }
 
-fn gpu_style(errors: &mut Errors, c: &Compute, path: &str) {
+/// Whether the request uses exactly one GPU style, and asks for an amount in it.
+fn gpu_style(errors: &mut Errors, c: &RequestCompute, path: &str) -> bool {
+    let before = errors.0.len();
     let at = |field: &str| join(path, field);
     // Exactly one way to ask for GPUs: whole devices (gpuDevicesRequest alone), or one of the
-    // fractional styles, chosen by gpuRequestType.
+    // fractional styles, chosen by gpuRequestType. A style is used when any of its fields is set,
+    // and asked for only when its request is: a limit alone would leave nothing to schedule by.
     let styles = [
         (
             GpuRequestType::Portion,
             "gpuPortionRequest",
             c.gpu_portion_request.is_some() || c.gpu_portion_limit.is_some(),
+            c.gpu_portion_request.is_some(),
         ),
         (
             GpuRequestType::Memory,
             "gpuMemoryRequest",
             c.gpu_memory_request.is_some() || c.gpu_memory_limit.is_some(),
+            c.gpu_memory_request.is_some(),
         ),
         (
             GpuRequestType::MigProfile,
             "migProfile",
             c.mig_profile.is_some(),
+            c.mig_profile.is_some(),
         ),
     ];
-    let used: Vec<_> = styles.iter().filter(|(_, _, set)| *set).collect();
+    let used: Vec<_> = styles.iter().filter(|(_, _, set, _)| *set).collect();
     match c.gpu_request_type {
         None => {
-            if let Some((_, field, _)) = used.first() {
+            if let Some((_, field, _, _)) = used.first() {
                 errors.add(
                     at("gpuRequestType"),
                     format!("is required when {field} is set: one of portion, memory, migProfile"),
@@ -51,17 +92,15 @@ fn gpu_style(errors: &mut Errors, c: &Compute, path: &str) {
             }
         }
         Some(kind) => {
-            let (_, wanted, _) = styles
-                .iter()
-                .find(|(k, _, _)| *k == kind)
-                .expect("every type is listed");
-            if !used.iter().any(|(k, _, _)| *k == kind) {
-                errors.add(
-                    at(wanted),
-                    format!("is required with gpuRequestType {}", type_name(kind)),
-                );
+            for (_, wanted, _, requested) in styles.iter().filter(|(k, ..)| *k == kind) {
+                if !requested {
+                    errors.add(
+                        at(wanted),
+                        format!("is required with gpuRequestType {}", type_name(kind)),
+                    );
+                }
             }
-            for (other, field, _) in used.iter().filter(|(k, _, _)| *k != kind) {
+            for (other, field, ..) in used.iter().filter(|(k, ..)| *k != kind) {
                 errors.add(
                     at(field),
                     format!(
@@ -74,79 +113,102 @@ fn gpu_style(errors: &mut Errors, c: &Compute, path: &str) {
             }
         }
     }
+    errors.0.len() == before
 }
 
-/// The amounts of the fractional GPU styles, whichever style is chosen.
-fn gpu_fractions(errors: &mut Errors, c: &Compute, path: &str) {
+/// The amounts of the fractional GPU styles, whichever style is chosen: the portion, the memory
+/// and the MIG profile, each when set.
+type Fractions = (Option<GpuPortion>, Option<Quantity>, Option<MigProfile>);
+
+fn gpu_fractions(errors: &mut Errors, c: &RequestCompute, path: &str) -> Option<Fractions> {
     let at = |field: &str| join(path, field);
-    if let Some(p) = c.gpu_portion_request
-        && !(p > 0.0 && p < 1.0)
-    {
-        errors.add(at("gpuPortionRequest"), format!("must be between 0 and 1, exclusive, e.g. 0.5 (got {p}); use gpuDevicesRequest for whole GPUs"));
+    let portion = errors.take_some(
+        at("gpuPortionRequest"),
+        c.gpu_portion_request,
+        GpuPortion::new,
+    );
+    if let Some(limit) = c.gpu_portion_limit {
+        if !(limit > 0.0 && limit <= 1.0) {
+            errors.add(
+                at("gpuPortionLimit"),
+                format!("must be greater than 0 and at most 1 (got {limit})"),
+            );
+        } else if let Some(request) = c.gpu_portion_request
+            && limit < request
+        {
+            errors.add(
+                at("gpuPortionLimit"),
+                format!("must be at least gpuPortionRequest ({request}) (got {limit})"),
+            );
+        }
     }
-    fractional_limit(
+    let memory = memory_pair(
         errors,
-        (&at("gpuPortionLimit"), c.gpu_portion_limit),
-        ("gpuPortionRequest", c.gpu_portion_request),
-        Some(1.0),
-    );
-    let gpu_mem_request = quantity_field(
-        errors,
-        c.gpu_memory_request.as_deref(),
-        &at("gpuMemoryRequest"),
-    );
-    let gpu_mem_limit =
-        quantity_field(errors, c.gpu_memory_limit.as_deref(), &at("gpuMemoryLimit"));
-    limit_at_least_request(
-        errors,
-        gpu_mem_request,
-        gpu_mem_limit,
-        &at("gpuMemoryLimit"),
+        (c.gpu_memory_request.as_deref(), &at("gpuMemoryRequest")),
+        (c.gpu_memory_limit.as_deref(), &at("gpuMemoryLimit")),
         "gpuMemoryRequest",
     );
-    if let Some(profile) = &c.mig_profile
-        && !is_mig_profile(profile)
-    {
-        errors.add(
-            at("migProfile"),
-            format!("must be a MIG profile like 1g.5gb, 2g.10gb or 3g.20gb (got {profile:?})"),
-        );
-    }
+    let mig = errors.take_some(at("migProfile"), c.mig_profile.as_deref(), MigProfile::new);
+    Some((portion?, memory?.0, mig?))
 }
 
-fn cpu(errors: &mut Errors, c: &Compute, path: &str) {
+/// CPU cores and memory: each request and its limit.
+type Cpu = (
+    Option<CpuCores>,
+    Option<CpuCores>,
+    Option<Quantity>,
+    Option<Quantity>,
+);
+
+fn cpu(errors: &mut Errors, c: &RequestCompute, path: &str) -> Option<Cpu> {
     let at = |field: &str| join(path, field);
-    if let Some(cpu) = c.cpu_core_request
-        && !(cpu > 0.0 && cpu <= CPU_CORES_MAX)
-    {
-        errors.add(
-            at("cpuCoreRequest"),
-            format!("must be greater than 0 and at most {CPU_CORES_MAX} (got {cpu})"),
-        );
-    }
-    fractional_limit(
+    let request = errors.take_some(at("cpuCoreRequest"), c.cpu_core_request, CpuCores::new);
+    let limit = errors.take_some(at("cpuCoreLimit"), c.cpu_core_limit, |limit| {
+        let cores = CpuCores::new(limit)?;
+        match c.cpu_core_request {
+            Some(request) if limit < request => Err(format!(
+                "must be at least cpuCoreRequest ({request}) (got {limit})"
+            )),
+            _ => Ok(cores),
+        }
+    });
+    let memory = memory_pair(
         errors,
-        (&at("cpuCoreLimit"), c.cpu_core_limit),
-        ("cpuCoreRequest", c.cpu_core_request),
-        Some(CPU_CORES_MAX),
-    );
-    let mem_request = quantity_field(
-        errors,
-        c.cpu_memory_request.as_deref(),
-        &at("cpuMemoryRequest"),
-    );
-    let mem_limit = quantity_field(errors, c.cpu_memory_limit.as_deref(), &at("cpuMemoryLimit"));
-    limit_at_least_request(
-        errors,
-        mem_request,
-        mem_limit,
-        &at("cpuMemoryLimit"),
+        (c.cpu_memory_request.as_deref(), &at("cpuMemoryRequest")),
+        (c.cpu_memory_limit.as_deref(), &at("cpuMemoryLimit")),
         "cpuMemoryRequest",
     );
+    let (memory_request, memory_limit) = memory?;
+    Some((request?, limit?, memory_request, memory_limit))
 }
 
-fn extended_resources(errors: &mut Errors, resources: &[ExtendedResource], path: &str) {
+/// A memory request and its limit, which must not be below it.
+fn memory_pair(
+    errors: &mut Errors,
+    (request, request_path): (Option<&str>, &str),
+    (limit, limit_path): (Option<&str>, &str),
+    request_field: &str,
+) -> Option<(Option<Quantity>, Option<Quantity>)> {
+    let request = errors.take_some(request_path, request, Quantity::positive);
+    let limit = errors.take_some(limit_path, limit, Quantity::positive);
+    if let (Some(Some(request)), Some(Some(limit))) = (&request, &limit)
+        && limit.units() < request.units()
+    {
+        errors.add(limit_path, format!("must be at least {request_field}"));
+        return None;
+    }
+    Some((request?, limit?))
+}
+
+/// The extended resources to request, without the excluded ones.
+fn extended_resources(
+    errors: &mut Errors,
+    resources: &[ExtendedResource],
+    path: &str,
+) -> Option<Vec<(String, ExtendedQuantity)>> {
+    let before = errors.0.len();
     let mut seen = BTreeSet::new();
+    let mut requested = Vec::new();
     for (i, r) in resources.iter().enumerate() {
         let item = index(path, i);
         match v::qualified_name(&r.resource) {
@@ -178,23 +240,18 @@ fn extended_resources(errors: &mut Errors, resources: &[ExtendedResource], path:
         if r.exclude == Some(true) {
             continue;
         }
-        match &r.quantity {
-            None => errors.add(
-                join(&item, "quantity"),
-                "is required unless exclude is true",
-            ),
-            Some(q) => {
-                if let Err(message) = extended_quantity(q) {
-                    errors.add(join(&item, "quantity"), message);
-                }
-            }
-        }
+        let quantity = match &r.quantity {
+            None => Err("is required unless exclude is true".to_owned()),
+            Some(q) => ExtendedQuantity::new(q),
+        };
+        requested.push(
+            errors
+                .take(join(&item, "quantity"), quantity)
+                .map(|q| (r.resource.clone(), q)),
+        );
     }
+    all(requested).filter(|_| errors.0.len() == before)
 }
-
-/// Most CPU cores one container may ask for. No node comes near it; the bound keeps the
-/// millicores the renderer writes (cores × 1000, an int64) exact and far from overflow.
-pub const CPU_CORES_MAX: f64 = 1_000_000.0;
 
 /// Resources a request sets through dedicated fields, so they cannot also be extended resources.
 const RESERVED_RESOURCES: [&str; 4] = [
@@ -204,24 +261,6 @@ const RESERVED_RESOURCES: [&str; 4] = [
     "volcano.sh/vgpu-memory",
 ];
 
-/// Extended resources are whole units: a positive integer, as a number or a string, that fits
-/// the int64 Kubernetes counts them in.
-pub fn extended_quantity(q: &serde_json::Value) -> Result<u64, String> {
-    let allowed = format!(
-        "must be a whole number from 1 to {} (extended resources cannot be split)",
-        i64::MAX
-    );
-    let n = match q {
-        serde_json::Value::Number(n) => n.as_u64(),
-        serde_json::Value::String(s) => s.parse::<u64>().ok(),
-        _ => None,
-    };
-    match n {
-        Some(n) if n >= 1 && i64::try_from(n).is_ok() => Ok(n),
-        _ => Err(format!("{allowed} (got {q})")),
-    }
-}
-
 fn type_name(kind: GpuRequestType) -> &'static str {
     match kind {
         GpuRequestType::Portion => "portion",
@@ -230,62 +269,9 @@ fn type_name(kind: GpuRequestType) -> &'static str {
     }
 }
 
-fn is_mig_profile(s: &str) -> bool {
-    // <n>g.<m>gb, optionally with a suffix like +me: NVIDIA's profile names.
-    let Some((compute, memory)) = s.split_once('.') else {
-        return false;
-    };
-    let memory = memory.split('+').next().unwrap_or("");
-    compute
-        .strip_suffix('g')
-        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-        && memory
-            .strip_suffix("gb")
-            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-}
-
-/// A numeric limit: greater than 0, at most `max` when given, and not below its request.
-fn fractional_limit(
-    errors: &mut Errors,
-    (path, limit): (&str, Option<f64>),
-    (request_field, request): (&str, Option<f64>),
-    max: Option<f64>,
-) {
-    let Some(limit) = limit else { return };
-    if limit <= 0.0 || max.is_some_and(|max| limit > max) {
-        let range = match max {
-            Some(max) => format!("greater than 0 and at most {max}"),
-            None => "greater than 0".to_owned(),
-        };
-        errors.add(path, format!("must be {range} (got {limit})"));
-    } else if let Some(request) = request
-        && limit < request
-    {
-        errors.add(
-            path,
-            format!("must be at least {request_field} ({request}) (got {limit})"),
-        );
-    }
-}
-
-fn limit_at_least_request(
-    errors: &mut Errors,
-    request: Option<f64>,
-    limit: Option<f64>,
-    path: &str,
-    request_field: &str,
-) {
-    if let (Some(request), Some(limit)) = (request, limit)
-        && limit < request
-    {
-        errors.add(path, format!("must be at least {request_field}"));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::tests::{accepts, paths, refused, refuses, request};
-    use super::{extended_quantity, is_mig_profile};
     use serde_json::{Value, json};
 
     fn compute(compute: Value) -> Value {
@@ -343,6 +329,20 @@ mod tests {
                 &format!("is required with gpuRequestType {kind}"),
             );
         }
+    }
+
+    #[test]
+    fn a_limit_alone_does_not_ask_for_a_fractional_gpu() {
+        refuses(
+            compute(json!({ "gpuRequestType": "portion", "gpuPortionLimit": 0.5 })),
+            "spec.compute.gpuPortionRequest",
+            "is required with gpuRequestType portion",
+        );
+        refuses(
+            compute(json!({ "gpuRequestType": "memory", "gpuMemoryLimit": "4Gi" })),
+            "spec.compute.gpuMemoryRequest",
+            "is required with gpuRequestType memory",
+        );
     }
 
     #[test]
@@ -452,18 +452,6 @@ mod tests {
             "spec.compute.migProfile",
             "must be a MIG profile like 1g.5gb, 2g.10gb or 3g.20gb (got \"large\")",
         );
-    }
-
-    #[test]
-    fn mig_profile_names() {
-        for good in ["1g.5gb", "7g.80gb", "1g.10gb+me", "12g.100gb"] {
-            assert!(is_mig_profile(good), "{good:?}");
-        }
-        for bad in [
-            "", "1g", "g.5gb", "1g.gb", "1.5gb", "1g.5", "1g.5GB", "ag.5gb", "1g.5gb.1",
-        ] {
-            assert!(!is_mig_profile(bad), "{bad:?}");
-        }
     }
 
     #[test]
@@ -594,28 +582,5 @@ mod tests {
             "must be a whole number from 1 to 9223372036854775807 (extended resources cannot \
              be split) (got 0.5)",
         );
-    }
-
-    #[test]
-    fn extended_quantities_are_whole_units_that_fit_int64() {
-        assert_eq!(extended_quantity(&json!(1)), Ok(1));
-        assert_eq!(extended_quantity(&json!("42")), Ok(42));
-        assert_eq!(extended_quantity(&json!(i64::MAX)), Ok(i64::MAX as u64));
-        for bad in [
-            json!(0),
-            json!(-1),
-            json!(1.5),
-            json!(1.0),
-            json!("0"),
-            json!(" 1"),
-            json!("1.5"),
-            json!(i64::MAX as u64 + 1),
-            json!(null),
-            json!(true),
-            json!([1]),
-        ] {
-            let message = extended_quantity(&bad).unwrap_err();
-            assert!(message.ends_with(&format!("(got {bad})")), "{message}");
-        }
     }
 }

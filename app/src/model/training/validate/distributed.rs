@@ -3,10 +3,12 @@
 
 use super::header::header;
 use super::spec::spec;
+use crate::model::training::checked::{Distributed, Spec};
 use crate::model::training::distributed::{DistributedRequest, DistributedSpec, Framework};
 use crate::model::validation::{self as v, Errors, FieldError, join};
 
-pub fn distributed(req: &DistributedRequest) -> Result<(), Vec<FieldError>> {
+/// Checks a distributed training request; every problem is reported, by path.
+pub fn distributed(req: DistributedRequest) -> Result<Distributed, Vec<FieldError>> {
     let mut errors = Errors::default();
     header(
         &mut errors,
@@ -16,7 +18,7 @@ pub fn distributed(req: &DistributedRequest) -> Result<(), Vec<FieldError>> {
         &req.cluster_id,
     );
     let d = &req.spec;
-    spec(&mut errors, &d.worker, "spec", true);
+    let worker = spec(&mut errors, &d.worker, "spec");
     for field in ["completions", "parallelism"] {
         let set = match field {
             "completions" => d.worker.completions.is_some(),
@@ -29,23 +31,27 @@ pub fn distributed(req: &DistributedRequest) -> Result<(), Vec<FieldError>> {
             );
         }
     }
-    replicas(&mut errors, d);
-    master(&mut errors, d);
+    let sizes = replicas(&mut errors, d);
+    let master = master(&mut errors, d);
     if d.distributed_framework == Framework::Mpi && d.master_spec().command.is_none() {
+        // Named where the launcher's spec comes from, which is where the user adds the command.
         errors.add(
-            if d.master.is_some() {
-                "spec.master.command"
-            } else {
-                "spec.command"
-            },
+            join(d.master_spec_path(), "command"),
             "is required for MPI: the launcher runs mpirun (the workers only run sshd)",
         );
     }
-    errors.into_result()
+    let checked = worker
+        .zip(sizes)
+        .zip(master)
+        .map(|((worker, (workers, gang)), master)| {
+            Distributed::new(req, worker, master, workers, gang)
+        });
+    errors.finish(checked)
 }
 
-/// How many pods run, and how many of them are scheduled as one gang.
-fn replicas(errors: &mut Errors, d: &DistributedSpec) {
+/// How many pods run, and how many of them are scheduled as one gang: the workers and the gang.
+fn replicas(errors: &mut Errors, d: &DistributedSpec) -> Option<(i32, i32)> {
+    let before = errors.0.len();
     errors.check("spec.numWorkers", v::at_least(d.num_workers, 1));
     if d.num_workers > 9999 {
         errors.add(
@@ -70,16 +76,29 @@ fn replicas(errors: &mut Errors, d: &DistributedSpec) {
             format!("must be at least the number of pods, numWorkers + 1 = {pods} (got {max})"),
         );
     }
+    if errors.0.len() != before {
+        return None;
+    }
+    // At most 10000 pods, so both fit.
+    let workers = i32::try_from(d.num_workers).ok()?;
+    let gang = i32::try_from(d.min_replicas.unwrap_or(pods)).ok()?;
+    Some((workers, gang))
 }
 
-fn master(errors: &mut Errors, d: &DistributedSpec) {
+/// The master's own spec, `Some(None)` when it runs the worker's.
+fn master(errors: &mut Errors, d: &DistributedSpec) -> Option<Option<Spec>> {
     match (&d.master, d.master_spec_same_as_worker) {
-        (Some(_), Some(true)) => errors.add(
-            "spec.master",
-            "must not be set when masterSpecSameAsWorker is true; remove one of them",
-        ),
+        (Some(_), Some(true)) => {
+            errors.add(
+                "spec.master",
+                "must not be set when masterSpecSameAsWorker is true; remove one of them",
+            );
+            None
+        }
         (Some(master), _) => {
-            spec(errors, master, "spec.master", false);
+            // The master's spec replaces the worker's whole (Run:ai's `master` is a complete
+            // spec, and nothing is merged), so it names its own image like any other spec.
+            let checked = spec(errors, master, "spec.master");
             for (field, set) in [
                 ("completions", master.completions.is_some()),
                 ("parallelism", master.parallelism.is_some()),
@@ -91,12 +110,16 @@ fn master(errors: &mut Errors, d: &DistributedSpec) {
                     );
                 }
             }
+            checked.map(Some)
         }
-        (None, Some(false)) => errors.add(
-            "spec.master",
-            "is required when masterSpecSameAsWorker is false",
-        ),
-        (None, _) => {}
+        (None, Some(false)) => {
+            errors.add(
+                "spec.master",
+                "is required when masterSpecSameAsWorker is false",
+            );
+            None
+        }
+        (None, _) => Some(None),
     }
 }
 
@@ -225,6 +248,17 @@ mod tests {
     }
 
     #[test]
+    fn a_master_of_its_own_names_its_image() {
+        for same in [json!(null), json!(false)] {
+            refuses(
+                json!({ "master": { "command": "python rank0.py" }, "masterSpecSameAsWorker": same }),
+                "spec.master.image",
+                "is required: the container image to run",
+            );
+        }
+    }
+
+    #[test]
     fn the_master_is_not_sized_by_completions_or_parallelism() {
         for field in ["completions", "parallelism"] {
             refuses(
@@ -256,5 +290,11 @@ mod tests {
             "spec.master.command",
             required,
         );
+        // The master is the worker here, so the worker's spec is where the command goes.
+        let errors = refused(mpi(
+            json!({ "master": { "image": "y" }, "masterSpecSameAsWorker": true }),
+        ));
+        assert_eq!(paths(&errors), ["spec.master", "spec.command"]);
+        assert_eq!(errors[1].message, required);
     }
 }

@@ -1,12 +1,19 @@
 //! Generic multi-replica requests: every replica type's spec is a training spec under its own
-//! path. The rules of the generic form itself live beside its types, in `generic::validate_spec`.
+//! path, and the generic form's own rules (replica types, finish rules, run modes, clean-up).
 
 use super::header::header;
 use super::spec::spec;
-use crate::model::training::generic::{GenericRequest, validate_spec};
-use crate::model::validation::{Errors, FieldError};
+use crate::model::training::checked::{Generic, Override, Replica, Spec};
+use crate::model::training::generic::{
+    CleanUpPolicy, GenericRequest, GenericSpec, REPLICA_TYPE_MAX, ReplicaOverride,
+    RestartPolicyType,
+};
+use crate::model::training::values::{Words, int32};
+use crate::model::validation::{self as v, Errors, FieldError, all, index, join};
+use std::collections::BTreeSet;
 
-pub fn generic(req: &GenericRequest) -> Result<(), Vec<FieldError>> {
+/// Checks a generic request; every problem is reported, by path.
+pub fn generic(req: GenericRequest) -> Result<Generic, Vec<FieldError>> {
     let mut errors = Errors::default();
     header(
         &mut errors,
@@ -15,16 +22,216 @@ pub fn generic(req: &GenericRequest) -> Result<(), Vec<FieldError>> {
         &req.project_id,
         &req.cluster_id,
     );
-    for (i, replica) in req.spec.replica_specs.iter().enumerate() {
-        spec(
-            &mut errors,
-            &replica.spec,
-            &format!("spec.replicaSpecs[{i}].spec"),
-            true,
+    let specs: Vec<Option<Spec>> = req
+        .spec
+        .replica_specs
+        .iter()
+        .enumerate()
+        .map(|(i, replica)| {
+            spec(
+                &mut errors,
+                &replica.spec,
+                &format!("spec.replicaSpecs[{i}].spec"),
+            )
+        })
+        .collect();
+    let sizes = replica_types(&mut errors, &req.spec);
+    finish_rules(&mut errors, &req.spec, &sizes.1);
+    let overrides = run_mode(&mut errors, &req.spec, &sizes.1);
+    if req.spec.clean_up_policy == Some(CleanUpPolicy::All)
+        && req
+            .spec
+            .replica_specs
+            .iter()
+            .any(|r| r.spec.auto_deletion_time_after_completion_seconds.is_some())
+    {
+        errors.add(
+            "spec.cleanUpPolicy",
+            "All deletes the job as soon as it finishes; remove autoDeletionTimeAfterCompletionSeconds or choose another policy",
         );
     }
-    validate_spec(&mut errors, &req.spec);
-    errors.into_result()
+    let replicas = all(specs)
+        .zip(sizes.0)
+        .zip(overrides)
+        .map(|((specs, sizes), overrides)| replicas(&req.spec, specs, sizes, &overrides));
+    errors.finish(replicas.and_then(|replicas| Generic::new(req, replicas)))
+}
+
+/// Each replica type's replicas and restarts (how often a failed pod restarts before its
+/// failure counts), and the set of types.
+fn replica_types<'a>(
+    errors: &mut Errors,
+    spec: &'a GenericSpec,
+) -> (Option<Vec<(i32, i32)>>, BTreeSet<&'a str>) {
+    let mut types = BTreeSet::new();
+    if spec.replica_specs.is_empty() {
+        errors.add("spec.replicaSpecs", "must list at least one replica type");
+    }
+    let mut sizes = Vec::new();
+    for (i, replica) in spec.replica_specs.iter().enumerate() {
+        let at = index("spec.replicaSpecs", i);
+        match v::dns1123_label(&replica.kind, REPLICA_TYPE_MAX) {
+            Err(message) => errors.add(join(&at, "type"), message),
+            Ok(()) if !types.insert(replica.kind.as_str()) => errors.add(
+                join(&at, "type"),
+                format!("{:?} is used twice", replica.kind),
+            ),
+            Ok(()) => {}
+        }
+        let count = errors.take(join(&at, "replicas"), {
+            let n = replica.replicas.unwrap_or(1);
+            i32::try_from(n)
+                .ok()
+                .filter(|n| (1..=9999).contains(n))
+                .ok_or_else(|| format!("must be from 1 to 9999 (got {n})"))
+        });
+        let policy = replica.restart_policy.clone().unwrap_or_default();
+        // The task's maxRetry is an int32.
+        let limit = errors.take_some(
+            join(&join(&at, "restartPolicy"), "limit"),
+            policy.limit,
+            |n| int32(n, 0),
+        );
+        for field in ["completions", "parallelism"] {
+            let set = if field == "completions" {
+                replica.spec.completions
+            } else {
+                replica.spec.parallelism
+            };
+            if set.is_some() {
+                errors.add(
+                    join(&join(&at, "spec"), field),
+                    "is not used here; set replicas",
+                );
+            }
+        }
+        let restarts = limit.map(|limit| match policy.policy {
+            RestartPolicyType::OnFailure => limit.unwrap_or(0),
+            RestartPolicyType::Never => 0,
+        });
+        sizes.push(count.zip(restarts));
+    }
+    (all(sizes), types)
+}
+
+fn finish_rules(errors: &mut Errors, spec: &GenericSpec, types: &BTreeSet<&str>) {
+    for (field, rules) in [
+        ("successRules", &spec.success_rules),
+        ("failureRules", &spec.failure_rules),
+    ] {
+        for (i, rule) in rules.iter().flatten().enumerate() {
+            let at = join(&index(&join("spec", field), i), "replicaTypes");
+            if rule.replica_types.is_empty() {
+                errors.add(&at, "must name at least one replica type");
+            }
+            if field == "successRules" && rule.replica_types.len() > 1 {
+                errors.add(
+                    &at,
+                    "must name one replica type: Volcano completes a job when one task completes; \
+                     list several rules for alternatives",
+                );
+            }
+            for (j, kind) in rule.replica_types.iter().enumerate() {
+                if !types.contains(kind.as_str()) {
+                    errors.add(
+                        index(&at, j),
+                        format!("{kind:?} is not a replica type of this job"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The debug and the resume overrides, by replica type, each in the request's order.
+type Overrides = (Vec<(String, Override)>, Vec<(String, Override)>);
+
+fn run_mode(errors: &mut Errors, spec: &GenericSpec, types: &BTreeSet<&str>) -> Option<Overrides> {
+    let Some(mode) = &spec.run_mode else {
+        return Some(Default::default());
+    };
+    if mode.debug.as_ref().is_some_and(|d| d.enabled)
+        && mode.pause.as_ref().is_some_and(|p| p.enabled)
+    {
+        errors.add("spec.runMode", "debug and pause cannot both be enabled");
+    }
+    let debug = overrides(
+        errors,
+        "spec.runMode.debug.replicaSpecs",
+        mode.debug.as_ref().and_then(|d| d.replica_specs.as_deref()),
+        types,
+    );
+    let resume = overrides(
+        errors,
+        "spec.runMode.pause.resumeSpecs",
+        mode.pause.as_ref().and_then(|p| p.resume_specs.as_deref()),
+        types,
+    );
+    debug.zip(resume)
+}
+
+fn overrides(
+    errors: &mut Errors,
+    path: &str,
+    list: Option<&[ReplicaOverride]>,
+    types: &BTreeSet<&str>,
+) -> Option<Vec<(String, Override)>> {
+    let mut checked = Vec::new();
+    for (i, o) in list.unwrap_or_default().iter().enumerate() {
+        let at = index(path, i);
+        let known = types.contains(o.kind.as_str());
+        if !known {
+            errors.add(
+                join(&at, "type"),
+                format!("{:?} is not a replica type of this job", o.kind),
+            );
+        }
+        let command = errors.take_some(join(&at, "command"), o.command.as_deref(), Words::split);
+        let args = errors.take_some(join(&at, "args"), o.args.as_deref(), Words::split);
+        checked.push(command.zip(args).filter(|_| known).map(|(command, args)| {
+            let skip_init_container = o.skip_init_container == Some(true);
+            (
+                o.kind.clone(),
+                Override {
+                    command,
+                    args,
+                    skip_init_container,
+                },
+            )
+        }));
+    }
+    all(checked)
+}
+
+/// The checked replica types, each with the run mode's override that applies to it.
+fn replicas(
+    spec: &GenericSpec,
+    specs: Vec<Spec>,
+    sizes: Vec<(i32, i32)>,
+    (debug, resume): &Overrides,
+) -> Vec<Replica> {
+    let find = |list: &[(String, Override)], kind: &str| {
+        list.iter().find(|(k, _)| k == kind).map(|(_, o)| o.clone())
+    };
+    spec.replica_specs
+        .iter()
+        .zip(specs)
+        .zip(sizes)
+        .map(|((replica, checked), (count, restarts))| Replica {
+            kind: replica.kind.clone(),
+            count,
+            restarts,
+            spec: checked,
+            // In debug mode every type runs something else: its override, or a default.
+            debug: spec
+                .debug()
+                .map(|_| find(debug, &replica.kind).unwrap_or_default()),
+            resume: spec
+                .starts_paused()
+                .then(|| find(resume, &replica.kind))
+                .flatten(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -79,8 +286,7 @@ mod tests {
         );
     }
 
-    // The rules below are the generic form's own (`generic::validate_spec`); this entry point is
-    // their only caller.
+    // The rules below are the generic form's own, beyond each replica's training spec.
 
     #[test]
     fn there_is_at_least_one_replica_type() {

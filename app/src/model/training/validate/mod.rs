@@ -14,15 +14,15 @@ mod security;
 mod spec;
 mod storage;
 
-pub use compute::{CPU_CORES_MAX, extended_quantity};
 pub use distributed::distributed;
 pub use generic::generic;
-pub use security::supplemental_groups;
 
+use super::checked::Training;
 use super::request::TrainingRequest;
-use crate::model::validation::{self as v, Errors, FieldError};
+use crate::model::validation::{Errors, FieldError};
 
-pub fn training(req: &TrainingRequest) -> Result<(), Vec<FieldError>> {
+/// Checks a training request; every problem is reported, by path.
+pub fn training(req: TrainingRequest) -> Result<Training, Vec<FieldError>> {
     let mut errors = Errors::default();
     header::header(
         &mut errors,
@@ -31,9 +31,12 @@ pub fn training(req: &TrainingRequest) -> Result<(), Vec<FieldError>> {
         &req.project_id,
         &req.cluster_id,
     );
-    spec::spec(&mut errors, &req.spec, "spec", true);
-    spec::job_size(&mut errors, &req.spec);
-    errors.into_result()
+    let spec = spec::spec(&mut errors, &req.spec, "spec");
+    let size = spec::job_size(&mut errors, &req.spec);
+    let checked = spec.zip(size).map(|(spec, (parallelism, completions))| {
+        Training::new(req, spec, parallelism, completions)
+    });
+    errors.finish(checked)
 }
 
 fn is_uuid(s: &str) -> bool {
@@ -43,21 +46,6 @@ fn is_uuid(s: &str) -> bool {
             .iter()
             .zip([8, 4, 4, 4, 12])
             .all(|(g, n)| g.len() == n && g.chars().all(|c| c.is_ascii_hexdigit()))
-}
-
-fn quantity_field(errors: &mut Errors, value: Option<&str>, path: &str) -> Option<f64> {
-    let value = value?;
-    match v::quantity(value) {
-        Ok(q) if q > 0.0 => Some(q),
-        Ok(_) => {
-            errors.add(path, format!("must be greater than 0 (got {value:?})"));
-            None
-        }
-        Err(message) => {
-            errors.add(path, message);
-            None
-        }
-    }
 }
 
 /// Shared by every section's tests: requests are parsed from JSON the way the API receives them,
@@ -142,23 +130,6 @@ mod tests {
         ] {
             assert!(!is_uuid(bad), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn quantities_must_be_greater_than_zero() {
-        let mut errors = Errors::default();
-        assert_eq!(quantity_field(&mut errors, None, "q"), None);
-        assert_eq!(quantity_field(&mut errors, Some("1Ki"), "q"), Some(1024.0));
-        assert!(errors.is_empty());
-        assert_eq!(quantity_field(&mut errors, Some("0"), "q"), None);
-        assert_eq!(quantity_field(&mut errors, Some("x"), "r"), None);
-        assert_eq!(errors.0[0].message, "must be greater than 0 (got \"0\")");
-        assert_eq!(errors.0[1].path, "r");
-        assert!(
-            errors.0[1]
-                .message
-                .starts_with("must be a Kubernetes quantity")
-        );
     }
 
     #[test]

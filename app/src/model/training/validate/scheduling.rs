@@ -1,30 +1,48 @@
 //! Where a pod may be placed: the node type and pools it asks for, the topology its pods share,
 //! and the taints it tolerates.
 
-use crate::model::training::request::{TaintEffect, Toleration, TolerationOperator, TrainingSpec};
+use crate::model::training::checked::{PodAffinity, Toleration};
+use crate::model::training::request::{
+    TaintEffect, Toleration as RequestToleration, TolerationOperator, TrainingSpec,
+};
 use crate::model::validation::{self as v, Errors, index, join};
 use std::collections::BTreeSet;
 
-pub(super) fn placement(errors: &mut Errors, s: &TrainingSpec, path: &str) {
+/// The node type, the node pools and the pod affinity.
+pub(super) type Placement = (Option<String>, Vec<String>, Option<PodAffinity>);
+
+pub(super) fn placement(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<Placement> {
     let at = |field: &str| join(path, field);
-    if let Some(node_type) = &s.node_type {
-        errors.check(at("nodeType"), non_empty_label_value(node_type));
-    }
-    if let Some(pools) = &s.node_pools {
-        let mut seen = BTreeSet::new();
-        for (i, pool) in pools.iter().enumerate() {
-            errors.check(index(&at("nodePools"), i), non_empty_label_value(pool));
-            if !seen.insert(pool) {
-                errors.add(index(&at("nodePools"), i), format!("lists {pool:?} twice"));
-            }
+    let node_type = errors.take_some(at("nodeType"), s.node_type.as_deref(), |node_type| {
+        non_empty_label_value(node_type).map(|()| node_type.to_owned())
+    });
+    let pools = s.node_pools.as_deref().unwrap_or_default();
+    let mut seen = BTreeSet::new();
+    let mut pools_ok = true;
+    for (i, pool) in pools.iter().enumerate() {
+        pools_ok &= errors
+            .take(index(&at("nodePools"), i), non_empty_label_value(pool))
+            .is_some();
+        if !seen.insert(pool) {
+            errors.add(index(&at("nodePools"), i), format!("lists {pool:?} twice"));
+            pools_ok = false;
         }
     }
-    if let Some(affinity) = &s.pod_affinity {
-        errors.check(
-            join(&at("podAffinity"), "key"),
-            v::qualified_name(&affinity.key),
-        );
-    }
+    let affinity = errors.take_some(
+        join(&at("podAffinity"), "key"),
+        s.pod_affinity.as_ref(),
+        |a| {
+            v::qualified_name(&a.key).map(|()| PodAffinity {
+                kind: a.kind,
+                key: a.key.clone(),
+            })
+        },
+    );
+    pools_ok
+        .then(|| pools.to_vec())
+        .zip(node_type)
+        .zip(affinity)
+        .map(|((pools, node_type), affinity)| (node_type, pools, affinity))
 }
 
 fn non_empty_label_value(s: &str) -> Result<(), String> {
@@ -35,7 +53,12 @@ fn non_empty_label_value(s: &str) -> Result<(), String> {
     }
 }
 
-pub(super) fn toleration(errors: &mut Errors, t: &Toleration, path: &str) {
+pub(super) fn toleration(
+    errors: &mut Errors,
+    t: &RequestToleration,
+    path: &str,
+) -> Option<Toleration> {
+    let before = errors.0.len();
     let exists = t.operator == Some(TolerationOperator::Exists);
     match t.key.as_deref() {
         Some("") | None if !exists => errors.add(
@@ -62,6 +85,13 @@ pub(super) fn toleration(errors: &mut Errors, t: &Toleration, path: &str) {
         }
         errors.check(join(path, "seconds"), v::at_least(seconds, 0));
     }
+    (errors.0.len() == before).then(|| Toleration {
+        key: t.key.clone().filter(|k| !k.is_empty()),
+        operator: t.operator.unwrap_or(TolerationOperator::Equal),
+        value: if exists { None } else { t.value.clone() },
+        effect: t.effect.filter(|e| *e != TaintEffect::Any),
+        seconds: t.seconds,
+    })
 }
 
 #[cfg(test)]

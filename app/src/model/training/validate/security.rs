@@ -1,10 +1,19 @@
-//! Who the container runs as and what it may do: user and group ids, capabilities and
-//! supplemental groups.
+//! Who the container runs as and what it may do: user and group ids, capabilities, the seccomp
+//! profile and supplemental groups.
 
-use crate::model::training::request::{Security, UidGidSource};
+use crate::model::training::checked::{Security, UidGid};
+use crate::model::training::request::{
+    SeccompProfileType, Security as RequestSecurity, UidGidSource,
+};
+use crate::model::training::values::SupplementalGroups;
 use crate::model::validation::{Errors, index, join};
 
-pub(super) fn security_rules(errors: &mut Errors, s: &Security, path: &str) {
+pub(super) fn security_rules(
+    errors: &mut Errors,
+    s: &RequestSecurity,
+    path: &str,
+) -> Option<Security> {
+    let before = errors.0.len();
     let at = |field: &str| join(path, field);
     let custom = s.uid_gid_source == Some(UidGidSource::Custom);
     for (field, value) in [("runAsUid", s.run_as_uid), ("runAsGid", s.run_as_gid)] {
@@ -26,17 +35,47 @@ pub(super) fn security_rules(errors: &mut Errors, s: &Security, path: &str) {
     if s.run_as_non_root == Some(true) && custom && s.run_as_uid == Some(0) {
         errors.add(at("runAsUid"), "must not be 0 when runAsNonRoot is true");
     }
-    if let Some(caps) = &s.capabilities {
-        capabilities(errors, caps, &at("capabilities"));
+    let capabilities = capabilities(
+        errors,
+        s.capabilities.as_deref().unwrap_or_default(),
+        &at("capabilities"),
+    );
+    let groups = errors.take_some(
+        at("supplementalGroups"),
+        s.supplemental_groups.as_deref(),
+        SupplementalGroups::parse,
+    );
+    if s.seccomp_profile_type == Some(SeccompProfileType::Localhost) {
+        errors.add(
+            at("seccompProfileType"),
+            "Localhost needs a profile file on every node, which this API cannot name; use RuntimeDefault or Unconfined",
+        );
     }
-    if let Some(groups) = &s.supplemental_groups
-        && let Err(message) = supplemental_groups(groups)
-    {
-        errors.add(at("supplementalGroups"), message);
-    }
+    let uid_gid = match (s.uid_gid_source, s.run_as_uid) {
+        (Some(UidGidSource::Custom), Some(uid)) => UidGid::Custom {
+            uid,
+            gid: s.run_as_gid,
+        },
+        (Some(UidGidSource::FromIdpToken), _) => UidGid::FromIdpToken,
+        _ => UidGid::FromTheImage,
+    };
+    let groups = groups?.unwrap_or_default();
+    (errors.0.len() == before).then(|| Security {
+        uid_gid,
+        capabilities,
+        seccomp: s.seccomp_profile_type,
+        run_as_non_root: s.run_as_non_root,
+        read_only_root_filesystem: s.read_only_root_filesystem,
+        allow_privilege_escalation: s.allow_privilege_escalation,
+        supplemental_groups: groups,
+        host_ipc: s.host_ipc == Some(true),
+        host_network: s.host_network == Some(true),
+    })
 }
 
-fn capabilities(errors: &mut Errors, caps: &[String], path: &str) {
+/// The capabilities without their `CAP_` prefix.
+fn capabilities(errors: &mut Errors, caps: &[String], path: &str) -> Vec<String> {
+    let mut names = Vec::new();
     for (i, cap) in caps.iter().enumerate() {
         let name = cap.strip_prefix("CAP_").unwrap_or(cap);
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
@@ -51,29 +90,14 @@ fn capabilities(errors: &mut Errors, caps: &[String], path: &str) {
                 "SYS_ADMIN is not allowed: it is equivalent to running privileged",
             );
         }
+        names.push(name.to_owned());
     }
-}
-
-/// `"2,3,5,8"` as group ids.
-pub fn supplemental_groups(s: &str) -> Result<Vec<i64>, String> {
-    if s.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    s.split(',')
-        .map(|g| {
-            g.trim()
-                .parse::<i64>()
-                .ok()
-                .filter(|n| (0..=i64::from(i32::MAX)).contains(n))
-                .ok_or_else(|| format!("must be comma-separated group ids from 0 to {}, e.g. \"2,3,5\" (got {s:?})", i32::MAX))
-        })
-        .collect()
+    names
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::tests::{accepts, refuses};
-    use super::supplemental_groups;
     use serde_json::{Value, json};
 
     fn security(security: Value) -> Value {
@@ -172,16 +196,13 @@ mod tests {
     }
 
     #[test]
-    fn supplemental_groups_parse_to_ids_in_the_int32_range() {
-        assert_eq!(supplemental_groups("2, 3 ,5").unwrap(), [2, 3, 5]);
-        assert_eq!(
-            supplemental_groups("0,2147483647").unwrap(),
-            [0, 2147483647]
+    fn a_localhost_seccomp_profile_is_refused() {
+        accepts(security(json!({ "seccompProfileType": "RuntimeDefault" })));
+        accepts(security(json!({ "seccompProfileType": "Unconfined" })));
+        refuses(
+            security(json!({ "seccompProfileType": "Localhost" })),
+            "spec.security.seccompProfileType",
+            "Localhost needs a profile file on every node, which this API cannot name",
         );
-        assert!(supplemental_groups("").unwrap().is_empty());
-        assert!(supplemental_groups("  ").unwrap().is_empty());
-        for bad in ["-1", "2147483648", "2,,3", "2;3", "1.5"] {
-            assert!(supplemental_groups(bad).is_err(), "{bad:?}");
-        }
     }
 }

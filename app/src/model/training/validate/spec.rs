@@ -3,142 +3,204 @@
 //! storage, security and scheduling have files of their own.
 
 use super::{compute, scheduling, security, storage};
+use crate::model::training::checked::{EnvVar, Port, Probe, Spec};
 use crate::model::training::request::{
-    EnvironmentVariable, NameValue, Port, Probe, ServiceType, TrainingSpec,
+    EnvironmentVariable, NameValue, Probe as RequestProbe, ServiceType, TrainingSpec,
 };
-use crate::model::validation::{self as v, Errors, index, join};
+use crate::model::training::values::{AbsolutePath, ObjectName, Words, int32};
+use crate::model::validation::{self as v, Errors, all, index, join};
 use std::collections::BTreeSet;
 
-/// One container's spec. `needs_image`: the master of a distributed training inherits nothing, so
-/// every spec needs its own image.
-pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str, needs_image: bool) {
+/// One container's spec. Every spec names its own image: a distributed master's spec replaces the
+/// worker's and inherits nothing from it.
+pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<Spec> {
     let at = |field: &str| join(path, field);
-    container(errors, s, path, needs_image);
-    if let Some(probes) = &s.probes
-        && let Some(readiness) = &probes.readiness
-    {
-        probe(errors, readiness, &join(&at("probes"), "readiness"));
+    let container = container(errors, s, path);
+    let readiness = match s.probes.as_ref().and_then(|p| p.readiness.as_ref()) {
+        None => Some(None),
+        Some(readiness) => probe(errors, readiness, &join(&at("probes"), "readiness")).map(Some),
+    };
+    let placement = scheduling::placement(errors, s, path);
+    let environment = environment(
+        errors,
+        listed(&s.environment_variables),
+        &at("environmentVariables"),
+    );
+    let annotations = name_values(errors, listed(&s.annotations), &at("annotations"), false);
+    let labels = name_values(errors, listed(&s.labels), &at("labels"), true);
+    let tolerations = all(listed(&s.tolerations)
+        .iter()
+        .enumerate()
+        .map(|(i, t)| scheduling::toleration(errors, t, &index(&at("tolerations"), i)))
+        .collect());
+    let finishing = finishing(errors, s, path);
+    let ports = ports(errors, listed(&s.ports), &at("ports"));
+    for (i, url) in listed(&s.exposed_urls).iter().enumerate() {
+        errors.check(
+            join(&index(&at("exposedUrls"), i), "container"),
+            v::port(url.container),
+        );
     }
-    scheduling::placement(errors, s, path);
-    if let Some(env) = &s.environment_variables {
-        environment(errors, env, &at("environmentVariables"));
-    }
-    if let Some(annotations) = &s.annotations {
-        name_values(errors, annotations, &at("annotations"), false);
-    }
-    if let Some(labels) = &s.labels {
-        name_values(errors, labels, &at("labels"), true);
-    }
-    if let Some(tolerations) = &s.tolerations {
-        for (i, t) in tolerations.iter().enumerate() {
-            scheduling::toleration(errors, t, &index(&at("tolerations"), i));
-        }
-    }
-    finishing(errors, s, path);
-    if let Some(ports) = &s.ports {
-        ports_rules(errors, ports, &at("ports"));
-    }
-    if let Some(urls) = &s.exposed_urls {
-        for (i, url) in urls.iter().enumerate() {
-            errors.check(
-                join(&index(&at("exposedUrls"), i), "container"),
-                v::port(url.container),
-            );
-        }
-    }
-    if let Some(class) = &s.priority_class {
-        errors.check(at("priorityClass"), v::dns1123_subdomain(class));
-    }
-    if let Some(c) = &s.compute {
-        compute::compute(errors, c, &at("compute"));
-    }
-    if let Some(storage) = &s.storage {
-        storage::storage_rules(errors, storage, &at("storage"));
-    }
-    if let Some(security) = &s.security {
-        security::security_rules(errors, security, &at("security"));
-    }
+    let priority_class = errors.take_some(
+        at("priorityClass"),
+        s.priority_class.as_deref(),
+        ObjectName::new,
+    );
+    let compute = match &s.compute {
+        None => Some(None),
+        Some(c) => compute::compute(errors, c, &at("compute")).map(Some),
+    };
+    let storage = match &s.storage {
+        None => Some(Default::default()),
+        Some(storage) => storage::storage_rules(errors, storage, &at("storage")),
+    };
+    let security = match &s.security {
+        None => Some(None),
+        Some(security) => security::security_rules(errors, security, &at("security")).map(Some),
+    };
+    let (image, command, args, working_dir) = container?;
+    let (node_type, node_pools, pod_affinity) = placement?;
+    let (environment, excluded_environment) = environment?;
+    let (auto_deletion_seconds, backoff_limit) = finishing?;
+    Some(Spec {
+        image,
+        image_pull_policy: s.image_pull_policy,
+        command,
+        args,
+        working_dir,
+        create_home_dir: s.create_home_dir == Some(true),
+        tty: s.tty == Some(true),
+        stdin: s.stdin == Some(true),
+        readiness: readiness?,
+        node_type,
+        node_pools,
+        pod_affinity,
+        environment,
+        excluded_environment,
+        labels: labels?,
+        annotations: annotations?,
+        tolerations: tolerations?,
+        terminate_after_preemption: s.terminate_after_preemption == Some(true),
+        auto_deletion_seconds,
+        backoff_limit,
+        ports: ports?,
+        priority_class: priority_class?,
+        compute: compute?,
+        storage: storage?,
+        security: security?,
+    })
 }
 
-fn container(errors: &mut Errors, s: &TrainingSpec, path: &str, needs_image: bool) {
+/// A list left out holds nothing, like an empty one.
+pub(super) fn listed<T>(items: &Option<Vec<T>>) -> &[T] {
+    items.as_deref().unwrap_or_default()
+}
+
+type Container = (String, Option<Words>, Option<Words>, Option<AbsolutePath>);
+
+fn container(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<Container> {
     let at = |field: &str| join(path, field);
-    match s.image.as_deref().map(str::trim) {
-        None | Some("") if needs_image || s.image.is_some() => {
-            errors.add(at("image"), "is required: the container image to run, e.g. pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime")
+    let image = match s.image.as_deref().map(str::trim) {
+        None | Some("") => {
+            errors.add(at("image"), "is required: the container image to run, e.g. pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime");
+            None
         }
         Some(image) if image.contains(char::is_whitespace) => {
-            errors.add(at("image"), format!("must not contain spaces (got {image:?})"))
-        }
-        _ => {}
-    }
-    for field in ["command", "args"] {
-        let value = if field == "command" {
-            &s.command
-        } else {
-            &s.args
-        };
-        if let Some(value) = value
-            && let Err(message) = v::shell_words(value)
-        {
             errors.add(
-                at(field),
-                format!("{message}; it is split into words like a shell does"),
+                at("image"),
+                format!("must not contain spaces (got {image:?})"),
             );
+            None
         }
-    }
-    if let Some(dir) = &s.working_dir {
-        errors.check(at("workingDir"), v::absolute_path(dir));
-    }
+        Some(image) => Some(image.to_owned()),
+    };
+    let words = |errors: &mut Errors, field: &str, value: &Option<String>| {
+        errors.take_some(at(field), value.as_deref(), |value| {
+            Words::split(value)
+                .map_err(|message| format!("{message}; it is split into words like a shell does"))
+        })
+    };
+    let command = words(errors, "command", &s.command);
+    let args = words(errors, "args", &s.args);
+    let working_dir = errors.take_some(
+        at("workingDir"),
+        s.working_dir.as_deref(),
+        AbsolutePath::new,
+    );
+    Some((image?, command?, args?, working_dir?))
 }
 
-fn probe(errors: &mut Errors, p: &Probe, path: &str) {
-    for (field, value, min) in [
+fn probe(errors: &mut Errors, p: &RequestProbe, path: &str) -> Option<Probe> {
+    // Every probe field is an int32 in the pod.
+    let [
+        initial_delay_seconds,
+        period_seconds,
+        timeout_seconds,
+        success_threshold,
+        failure_threshold,
+    ] = [
         ("initialDelaySeconds", p.initial_delay_seconds, 0),
         ("periodSeconds", p.period_seconds, 1),
         ("timeoutSeconds", p.timeout_seconds, 1),
         ("successThreshold", p.success_threshold, 1),
         ("failureThreshold", p.failure_threshold, 1),
-    ] {
-        // Every probe field is an int32 in the pod.
-        if let Some(value) = value {
-            errors.check(join(path, field), v::between(value, min, v::I32_MAX));
-        }
-    }
+    ]
+    .map(|(field, value, min)| errors.take_some(join(path, field), value, |n| int32(n, min)));
     let handler = join(path, "handler");
-    match p.handler.as_ref().and_then(|h| h.http_get.as_ref()) {
-        None => errors.add(
-            join(&handler, "httpGet"),
+    let get_path = join(&handler, "httpGet");
+    let Some(get) = p.handler.as_ref().and_then(|h| h.http_get.as_ref()) else {
+        errors.add(
+            get_path,
             "is required: the readiness probe needs an HTTP GET to make",
-        ),
-        Some(get) => {
-            let get_path = join(&handler, "httpGet");
-            match get.port {
-                Some(port) => errors.check(join(&get_path, "port"), v::port(port)),
-                None => errors.add(join(&get_path, "port"), "is required"),
-            }
-            if let Some(p) = &get.path
-                && !p.starts_with('/')
-            {
-                errors.add(
-                    join(&get_path, "path"),
-                    format!("must start with '/' (got {p:?})"),
-                );
-            }
-            if let Some(host) = &get.host
-                && v::dns1123_subdomain(host).is_err()
-                && host.parse::<std::net::IpAddr>().is_err()
-            {
-                errors.add(
-                    join(&get_path, "host"),
-                    format!("must be a host name or IP address (got {host:?})"),
-                );
-            }
+        );
+        return None;
+    };
+    let port = match get.port {
+        Some(port) => errors.take(join(&get_path, "port"), v::port(port)),
+        None => {
+            errors.add(join(&get_path, "port"), "is required");
+            None
         }
+    };
+    if let Some(p) = &get.path
+        && !p.starts_with('/')
+    {
+        errors.add(
+            join(&get_path, "path"),
+            format!("must start with '/' (got {p:?})"),
+        );
     }
+    if let Some(host) = &get.host
+        && v::dns1123_subdomain(host).is_err()
+        && host.parse::<std::net::IpAddr>().is_err()
+    {
+        errors.add(
+            join(&get_path, "host"),
+            format!("must be a host name or IP address (got {host:?})"),
+        );
+    }
+    Some(Probe {
+        initial_delay_seconds: initial_delay_seconds?,
+        period_seconds: period_seconds?,
+        timeout_seconds: timeout_seconds?,
+        success_threshold: success_threshold?,
+        failure_threshold: failure_threshold?,
+        path: get.path.clone(),
+        port: port?,
+        host: get.host.clone(),
+        scheme: get.scheme,
+    })
 }
 
-fn environment(errors: &mut Errors, env: &[EnvironmentVariable], path: &str) {
+/// The variables to set, and the names of those to leave out.
+fn environment(
+    errors: &mut Errors,
+    env: &[EnvironmentVariable],
+    path: &str,
+) -> Option<(Vec<EnvVar>, Vec<String>)> {
     let mut seen = BTreeSet::new();
+    let mut vars = Vec::new();
+    let mut excluded = Vec::new();
     for (i, var) in env.iter().enumerate() {
         let at = index(path, i);
         errors.check(join(&at, "name"), v::env_var_name(&var.name));
@@ -149,28 +211,48 @@ fn environment(errors: &mut Errors, env: &[EnvironmentVariable], path: &str) {
             if var.value.is_some() || var.secret.is_some() {
                 errors.add(&at, "an excluded variable takes no value or secret");
             }
+            excluded.push(var.name.clone());
             continue;
         }
-        match (&var.value, &var.secret) {
-            (Some(_), Some(_)) => errors.add(&at, "must have either value or secret, not both"),
-            (None, None) => errors.add(&at, "must have a value or a secret"),
-            (None, Some(secret)) => {
-                errors.check(
-                    join(&join(&at, "secret"), "name"),
-                    v::dns1123_subdomain(&secret.name),
-                );
-                errors.check(
-                    join(&join(&at, "secret"), "key"),
-                    v::config_key(&secret.key),
-                );
+        let name = var.name.clone();
+        let checked = match (&var.value, &var.secret) {
+            (Some(_), Some(_)) => {
+                errors.add(&at, "must have either value or secret, not both");
+                None
             }
-            (Some(_), None) => {}
-        }
+            (None, None) => {
+                errors.add(&at, "must have a value or a secret");
+                None
+            }
+            (None, Some(secret)) => {
+                let secret_at = join(&at, "secret");
+                let name_ok = errors.take(join(&secret_at, "name"), ObjectName::new(&secret.name));
+                let key_ok = errors.take(join(&secret_at, "key"), v::config_key(&secret.key));
+                name_ok.zip(key_ok).map(|(secret_name, ())| EnvVar::Secret {
+                    name,
+                    secret: secret_name,
+                    key: secret.key.clone(),
+                })
+            }
+            (Some(value), None) => Some(EnvVar::Value {
+                name,
+                value: value.clone(),
+            }),
+        };
+        vars.push(checked);
     }
+    Some((all(vars)?, excluded))
 }
 
-fn name_values(errors: &mut Errors, items: &[NameValue], path: &str, is_label: bool) {
+/// The pairs to set, without the excluded ones.
+fn name_values(
+    errors: &mut Errors,
+    items: &[NameValue],
+    path: &str,
+    is_label: bool,
+) -> Option<Vec<(String, String)>> {
     let mut seen = BTreeSet::new();
+    let mut pairs = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let at = index(path, i);
         errors.check(join(&at, "name"), v::qualified_name(&item.name));
@@ -186,62 +268,82 @@ fn name_values(errors: &mut Errors, items: &[NameValue], path: &str, is_label: b
         if item.exclude == Some(true) {
             continue;
         }
-        match &item.value {
-            None => errors.add(join(&at, "value"), "is required unless exclude is true"),
-            Some(value) if is_label => errors.check(join(&at, "value"), v::label_value(value)),
-            Some(value) if value.len() > 256 * 1024 => {
-                errors.add(join(&at, "value"), "must be at most 256 KiB")
-            }
-            Some(_) => {}
-        }
+        let value = match &item.value {
+            None => Err("is required unless exclude is true".to_owned()),
+            Some(value) if is_label => v::label_value(value).map(|()| value),
+            Some(value) if value.len() > 256 * 1024 => Err("must be at most 256 KiB".to_owned()),
+            Some(value) => Ok(value),
+        };
+        pairs.push(
+            errors
+                .take(join(&at, "value"), value)
+                .map(|value| (item.name.clone(), value.clone())),
+        );
     }
+    all(pairs)
 }
 
 /// What happens once the job's pods end: when the job is deleted and how often it is retried.
-fn finishing(errors: &mut Errors, s: &TrainingSpec, path: &str) {
+fn finishing(
+    errors: &mut Errors,
+    s: &TrainingSpec,
+    path: &str,
+) -> Option<(Option<i32>, Option<i32>)> {
     let at = |field: &str| join(path, field);
-    if let Some(seconds) = s.auto_deletion_time_after_completion_seconds {
-        // The Job's ttlSecondsAfterFinished is an int32.
-        errors.check(
-            at("autoDeletionTimeAfterCompletionSeconds"),
-            v::between(seconds, 0, v::I32_MAX),
-        );
-    }
-    if let Some(limit) = s.backoff_limit {
-        errors.check(at("backoffLimit"), v::at_least(limit, 0));
-        if limit > 100 {
-            errors.add(
-                at("backoffLimit"),
-                format!("must be at most 100 (got {limit})"),
-            );
+    // The Job's ttlSecondsAfterFinished is an int32.
+    let ttl = errors.take_some(
+        at("autoDeletionTimeAfterCompletionSeconds"),
+        s.auto_deletion_time_after_completion_seconds,
+        |seconds| int32(seconds, 0),
+    );
+    let backoff = match s.backoff_limit {
+        None => Some(None),
+        Some(limit) => {
+            errors.check(at("backoffLimit"), v::at_least(limit, 0));
+            if limit > 100 {
+                errors.add(
+                    at("backoffLimit"),
+                    format!("must be at most 100 (got {limit})"),
+                );
+            }
+            // Within 0..=100 when nothing was refused.
+            i32::try_from(limit)
+                .ok()
+                .filter(|n| (0..=100).contains(n))
+                .map(Some)
         }
-    }
+    };
+    Some((ttl?, backoff?))
 }
 
-fn ports_rules(errors: &mut Errors, ports: &[Port], path: &str) {
+fn ports(
+    errors: &mut Errors,
+    ports: &[crate::model::training::request::Port],
+    path: &str,
+) -> Option<Vec<Port>> {
     let mut seen_ports = BTreeSet::new();
     let mut seen_names = BTreeSet::new();
+    let mut checked = Vec::new();
     for (i, port) in ports.iter().enumerate() {
         let at = index(path, i);
-        errors.check(join(&at, "container"), v::port(port.container));
+        let container = errors.take(join(&at, "container"), v::port(port.container));
         if !seen_ports.insert(port.container) {
             errors.add(
                 join(&at, "container"),
                 format!("port {} is listed twice", port.container),
             );
         }
-        if let Some(external) = port.external {
-            match port.service_type {
-                Some(ServiceType::NodePort) if !(30000..=32767).contains(&external) => errors.add(
-                    join(&at, "external"),
-                    format!(
+        let external =
+            errors.take_some(join(&at, "external"), port.external, |external| match port
+                .service_type
+            {
+                Some(ServiceType::NodePort) if !(30000..=32767).contains(&external) => {
+                    Err(format!(
                         "must be in the node port range 30000-32767 for NodePort (got {external})"
-                    ),
-                ),
-                Some(ServiceType::NodePort) => {}
-                _ => errors.check(join(&at, "external"), v::port(external)),
-            }
-        }
+                    ))
+                }
+                _ => v::port(external),
+            });
         if let Some(name) = &port.name {
             // Port names are IANA service names: at most 15 characters.
             errors.check(join(&at, "name"), v::dns1123_label(name, 15));
@@ -252,19 +354,25 @@ fn ports_rules(errors: &mut Errors, ports: &[Port], path: &str) {
                 errors.add(join(&at, "name"), format!("{name:?} is used twice"));
             }
         }
+        checked.push(container.zip(external).map(|(container, external)| Port {
+            container,
+            external,
+            service_type: port.service_type,
+            name: port.name.clone(),
+        }));
     }
+    all(checked)
 }
 
-/// How many pods a single-task training runs and how many must succeed. Distributed and generic
-/// requests size their tasks in their own fields and refuse these.
-pub(super) fn job_size(errors: &mut Errors, s: &TrainingSpec) {
+/// How many pods a single-task training runs and how many must succeed: `parallelism` (1 when not
+/// set) and `completions`. Distributed and generic requests size their tasks in their own fields
+/// and refuse these.
+pub(super) fn job_size(errors: &mut Errors, s: &TrainingSpec) -> Option<(i32, Option<i32>)> {
     // Both are int32 in the Volcano Job (replicas, minSuccess); how many pods this Tephra allows
     // at once is the server's limit, checked on submit.
-    if let Some(n) = s.parallelism {
-        errors.check("spec.parallelism", v::between(n, 1, v::I32_MAX));
-    }
+    let parallelism = errors.take_some("spec.parallelism", s.parallelism, |n| int32(n, 1));
+    let mut completions = errors.take_some("spec.completions", s.completions, |n| int32(n, 1));
     if let Some(n) = s.completions {
-        errors.check("spec.completions", v::between(n, 1, v::I32_MAX));
         if let Some(p) = s.parallelism
             && n > p
         {
@@ -275,6 +383,7 @@ pub(super) fn job_size(errors: &mut Errors, s: &TrainingSpec) {
                      and only {p} run"
                 ),
             );
+            completions = None;
         } else if s.parallelism.is_none() && n > 1 {
             errors.add(
                 "spec.completions",
@@ -282,8 +391,10 @@ pub(super) fn job_size(errors: &mut Errors, s: &TrainingSpec) {
                     "must not exceed parallelism (1 when not set); set parallelism to at least {n}"
                 ),
             );
+            completions = None;
         }
     }
+    Some((parallelism?.unwrap_or(1), completions?))
 }
 
 #[cfg(test)]

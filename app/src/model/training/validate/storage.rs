@@ -1,86 +1,162 @@
 //! What a container mounts: data volumes, claims, git clones, config maps and secrets, host
 //! paths, NFS exports and S3 buckets, and where each appears.
 
-use super::{is_uuid, quantity_field};
-use crate::model::training::request::{
-    ClaimInfo, ConfigMapVolume, DataVolume, Git, HostPath, MountPropagation, Nfs, Pvc, S3,
+use super::is_uuid;
+use super::spec::listed;
+use crate::model::training::checked::{
+    Claim, ConfigMapVolume, DataVolume, Git, HostPath, NewClaim, Nfs, Pvc, S3, SecretKeys,
     SecretVolume, Storage,
 };
-use crate::model::validation::{self as v, Errors, index, join};
+use crate::model::training::request::{
+    self as r, ClaimInfo, MountPropagation, Storage as RequestStorage,
+};
+use crate::model::training::values::{AbsolutePath, MountPath, ObjectName, Quantity};
+use crate::model::validation::{self as v, Errors, all, index, join};
 use std::collections::BTreeSet;
 
-/// Each mount's field in the request and its path in the container.
-type Mounts = Vec<(String, String)>;
-
-pub(super) fn storage_rules(errors: &mut Errors, s: &Storage, path: &str) {
-    // Mount paths must be distinct across every kind of storage: the second mount would hide the first.
-    let mut mounts: Mounts = Vec::new();
+pub(super) fn storage_rules(
+    errors: &mut Errors,
+    s: &RequestStorage,
+    path: &str,
+) -> Option<Storage> {
+    // Mount paths must be distinct across every kind of storage: the second mount would hide the
+    // first. Their errors come after every other storage rule's.
+    let mut mounts = Mounts::default();
     let at = |field: &str| join(path, field);
-    data_volumes(
-        errors,
-        listed(&s.data_volume),
-        &at("dataVolume"),
-        &mut mounts,
+    let checked = (
+        data_volumes(
+            errors,
+            listed(&s.data_volume),
+            &at("dataVolume"),
+            &mut mounts,
+        ),
+        pvcs(errors, listed(&s.pvc), &at("pvc"), &mut mounts),
+        git(errors, listed(&s.git), &at("git"), &mut mounts),
+        named_volumes(
+            errors,
+            (&at("configMapVolume"), "configMap"),
+            listed(&s.config_map_volume)
+                .iter()
+                .map(|c| (c.config_map.as_str(), c.mount_path.as_str())),
+            &mut mounts,
+            |config_map, mount| ConfigMapVolume { config_map, mount },
+        ),
+        named_volumes(
+            errors,
+            (&at("secretVolume"), "secret"),
+            listed(&s.secret_volume)
+                .iter()
+                .map(|v| (v.secret.as_str(), v.mount_path.as_str())),
+            &mut mounts,
+            |secret, mount| SecretVolume { secret, mount },
+        ),
+        host_paths(errors, listed(&s.host_path), &at("hostPath"), &mut mounts),
+        nfs(errors, listed(&s.nfs), &at("nfs"), &mut mounts),
+        s3(errors, listed(&s.s3), &at("s3"), &mut mounts),
     );
-    pvcs(errors, listed(&s.pvc), &at("pvc"), &mut mounts);
-    git(errors, listed(&s.git), &at("git"), &mut mounts);
-    config_maps(
-        errors,
-        listed(&s.config_map_volume),
-        &at("configMapVolume"),
-        &mut mounts,
-    );
-    secrets(
-        errors,
-        listed(&s.secret_volume),
-        &at("secretVolume"),
-        &mut mounts,
-    );
-    host_paths(errors, listed(&s.host_path), &at("hostPath"), &mut mounts);
-    nfs(errors, listed(&s.nfs), &at("nfs"), &mut mounts);
-    s3(errors, listed(&s.s3), &at("s3"), &mut mounts);
-    mount_paths(errors, &mounts);
+    errors.0.extend(mounts.errors.0);
+    let (data_volumes, pvcs, git, config_maps, secrets, host_paths, nfs, s3) = checked;
+    Some(Storage {
+        data_volumes: data_volumes?,
+        pvcs: pvcs?,
+        git: git?,
+        config_maps: config_maps?,
+        secrets: secrets?,
+        host_paths: host_paths?,
+        nfs: nfs?,
+        s3: s3?,
+    })
 }
 
-/// A list left out mounts nothing, like an empty one.
-fn listed<T>(items: &Option<Vec<T>>) -> &[T] {
-    items.as_deref().unwrap_or_default()
+/// Every mount path so far, and what is wrong with them.
+#[derive(Default)]
+struct Mounts {
+    seen: BTreeSet<String>,
+    errors: Errors,
 }
 
-fn data_volumes(errors: &mut Errors, volumes: &[DataVolume], path: &str, mounts: &mut Mounts) {
+impl Mounts {
+    /// The mount path at `field`, unless it is not one or another volume has it.
+    fn mount(&mut self, field: String, path: &str) -> Option<MountPath> {
+        let mount = self.errors.take(&field, MountPath::new(path))?;
+        if self.seen.insert(mount.bare().to_owned()) {
+            Some(mount)
+        } else {
+            self.errors
+                .add(field, format!("{path:?} is already used by another volume"));
+            None
+        }
+    }
+}
+
+fn data_volumes(
+    errors: &mut Errors,
+    volumes: &[r::DataVolume],
+    path: &str,
+    mounts: &mut Mounts,
+) -> Option<Vec<DataVolume>> {
+    let mut checked = Vec::new();
     for (i, d) in volumes.iter().enumerate() {
         let item = index(path, i);
-        if !is_uuid(&d.id) {
+        let id_ok = is_uuid(&d.id);
+        if !id_ok {
             errors.add(
                 join(&item, "id"),
                 format!("must be the UUID of a data volume (got {:?})", d.id),
             );
         }
-        mounts.push((join(&item, "mountPath"), d.mount_path.clone()));
+        let mount = mounts.mount(join(&item, "mountPath"), &d.mount_path);
+        checked.push(mount.filter(|_| id_ok).map(|mount| DataVolume {
+            id: d.id.clone(),
+            mount,
+        }));
     }
+    all(checked)
 }
 
-fn pvcs(errors: &mut Errors, pvcs: &[Pvc], path: &str, mounts: &mut Mounts) {
+fn pvcs(errors: &mut Errors, pvcs: &[r::Pvc], path: &str, mounts: &mut Mounts) -> Option<Vec<Pvc>> {
+    let mut checked = Vec::new();
     for (i, p) in pvcs.iter().enumerate() {
         let item = index(path, i);
-        mounts.push((join(&item, "path"), p.path.clone()));
-        if let Some(claim) = &p.claim_name {
-            errors.check(join(&item, "claimName"), v::dns1123_subdomain(claim));
-        }
-        if p.existing_pvc == Some(true) {
-            existing_pvc(errors, p, &item);
-            continue;
-        }
-        let info_path = join(&item, "claimInfo");
-        let Some(info) = &p.claim_info else {
-            errors.add(info_path, "is required to create a new claim (size, storageClass, accessModes); or set existingPvc to mount one that exists");
-            continue;
+        let mount = mounts.mount(join(&item, "path"), &p.path);
+        let name = errors.take_some(
+            join(&item, "claimName"),
+            p.claim_name.as_deref(),
+            ObjectName::new,
+        );
+        let claim = if p.existing_pvc == Some(true) {
+            existing_pvc(errors, p, &item, name)
+        } else {
+            match &p.claim_info {
+                None => {
+                    errors.add(join(&item, "claimInfo"), "is required to create a new claim (size, storageClass, accessModes); or set existingPvc to mount one that exists");
+                    None
+                }
+                Some(info) => claim_info(errors, info, &join(&item, "claimInfo"))
+                    .zip(name)
+                    .map(|(spec, name)| Claim::New {
+                        name,
+                        ephemeral: p.ephemeral == Some(true),
+                        spec,
+                    }),
+            }
         };
-        claim_info(errors, info, &info_path);
+        checked.push(mount.zip(claim).map(|(mount, claim)| Pvc {
+            mount,
+            read_only: p.read_only == Some(true),
+            claim,
+        }));
     }
+    all(checked)
 }
 
-fn existing_pvc(errors: &mut Errors, p: &Pvc, item: &str) {
+fn existing_pvc(
+    errors: &mut Errors,
+    p: &r::Pvc,
+    item: &str,
+    name: Option<Option<ObjectName>>,
+) -> Option<Claim> {
+    let before = errors.0.len();
     if p.claim_name.is_none() {
         errors.add(
             join(item, "claimName"),
@@ -96,35 +172,52 @@ fn existing_pvc(errors: &mut Errors, p: &Pvc, item: &str) {
     if p.ephemeral == Some(true) {
         errors.add(join(item, "ephemeral"), "must not be true with existingPvc");
     }
+    name.flatten()
+        .filter(|_| errors.0.len() == before)
+        .map(Claim::Existing)
 }
 
 /// The claim Tephra creates when the PVC is not an existing one.
-fn claim_info(errors: &mut Errors, info: &ClaimInfo, info_path: &str) {
-    match &info.size {
-        None => errors.add(join(info_path, "size"), "is required, e.g. 10Gi"),
-        Some(size) => {
-            quantity_field(errors, Some(size), &join(info_path, "size"));
+fn claim_info(errors: &mut Errors, info: &ClaimInfo, info_path: &str) -> Option<NewClaim> {
+    let size = match &info.size {
+        None => {
+            errors.add(join(info_path, "size"), "is required, e.g. 10Gi");
+            None
         }
-    }
-    if let Some(class) = &info.storage_class {
-        errors.check(join(info_path, "storageClass"), v::dns1123_subdomain(class));
-    }
-    let modes = info.access_modes.as_ref();
-    let any_mode = modes.is_some_and(|m| {
-        [m.read_write_once, m.read_only_many, m.read_write_many].contains(&Some(true))
-    });
+        Some(size) => errors.take(join(info_path, "size"), Quantity::positive(size)),
+    };
+    let storage_class = errors.take_some(
+        join(info_path, "storageClass"),
+        info.storage_class.as_deref(),
+        ObjectName::new,
+    );
+    let modes = info.access_modes.clone().unwrap_or_default();
+    let any_mode = [
+        modes.read_write_once,
+        modes.read_only_many,
+        modes.read_write_many,
+    ]
+    .contains(&Some(true));
     if !any_mode {
         errors.add(
             join(info_path, "accessModes"),
             "must enable at least one of readWriteOnce, readOnlyMany, readWriteMany",
         );
     }
+    Some(NewClaim {
+        size: size?,
+        storage_class: storage_class?,
+        access_modes: Some(modes).filter(|_| any_mode)?,
+        volume_mode: info.volume_mode,
+    })
 }
 
-fn git(errors: &mut Errors, repos: &[Git], path: &str, mounts: &mut Mounts) {
+fn git(errors: &mut Errors, repos: &[r::Git], path: &str, mounts: &mut Mounts) -> Option<Vec<Git>> {
+    let mut checked = Vec::new();
     for (i, g) in repos.iter().enumerate() {
+        let before = errors.0.len();
         let item = index(path, i);
-        mounts.push((join(&item, "path"), g.path.clone()));
+        let mount = mounts.mount(join(&item, "path"), &g.path);
         match g.repository.as_deref() {
             None | Some("") => errors.add(
                 join(&item, "repository"),
@@ -152,71 +245,120 @@ fn git(errors: &mut Errors, repos: &[Git], path: &str, mounts: &mut Mounts) {
                 errors.add(join(&item, field), format!("must be a git ref name without spaces, not starting with '-' (got {value:?})"));
             }
         }
-        if let Some(secret) = &g.password_secret {
-            secret_with_keys(
-                errors,
-                &item,
-                ("passwordSecret", secret),
-                [
-                    ("secretKeyOfUser", &g.secret_key_of_user),
-                    ("secretKeyOfPassword", &g.secret_key_of_password),
-                ],
-            );
-        }
-    }
-}
-
-fn config_maps(errors: &mut Errors, volumes: &[ConfigMapVolume], path: &str, mounts: &mut Mounts) {
-    for (i, c) in volumes.iter().enumerate() {
-        let item = index(path, i);
-        errors.check(
-            join(&item, "configMap"),
-            v::dns1123_subdomain(&c.config_map),
+        let credentials = secret_with_keys(
+            errors,
+            &item,
+            ("passwordSecret", g.password_secret.as_deref()),
+            [
+                ("secretKeyOfUser", &g.secret_key_of_user),
+                ("secretKeyOfPassword", &g.secret_key_of_password),
+            ],
         );
-        mounts.push((join(&item, "mountPath"), c.mount_path.clone()));
+        let repository = g.repository.clone().filter(|_| errors.0.len() == before);
+        checked.push(mount.zip(repository).zip(credentials).map(
+            |((mount, repository), credentials)| Git {
+                repository,
+                branch: g.branch.clone(),
+                revision: g.revision.clone(),
+                mount,
+                credentials,
+            },
+        ));
     }
+    all(checked)
 }
 
-fn secrets(errors: &mut Errors, volumes: &[SecretVolume], path: &str, mounts: &mut Mounts) {
-    for (i, c) in volumes.iter().enumerate() {
+/// Config map or secret volumes: each names an object (in `field`) and where it is mounted.
+fn named_volumes<'a, T>(
+    errors: &mut Errors,
+    (path, field): (&str, &str),
+    volumes: impl Iterator<Item = (&'a str, &'a str)>,
+    mounts: &mut Mounts,
+    volume: fn(ObjectName, MountPath) -> T,
+) -> Option<Vec<T>> {
+    let mut checked = Vec::new();
+    for (i, (name, mount_path)) in volumes.enumerate() {
         let item = index(path, i);
-        errors.check(join(&item, "secret"), v::dns1123_subdomain(&c.secret));
-        mounts.push((join(&item, "mountPath"), c.mount_path.clone()));
+        let name = errors.take(join(&item, field), ObjectName::new(name));
+        let mount = mounts.mount(join(&item, "mountPath"), mount_path);
+        checked.push(name.zip(mount).map(|(name, mount)| volume(name, mount)));
     }
+    all(checked)
 }
 
-fn host_paths(errors: &mut Errors, paths: &[HostPath], path: &str, mounts: &mut Mounts) {
+fn host_paths(
+    errors: &mut Errors,
+    paths: &[r::HostPath],
+    path: &str,
+    mounts: &mut Mounts,
+) -> Option<Vec<HostPath>> {
+    let mut checked = Vec::new();
     for (i, h) in paths.iter().enumerate() {
         let item = index(path, i);
-        errors.check(join(&item, "path"), v::absolute_path(&h.path));
-        mounts.push((join(&item, "mountPath"), h.mount_path.clone()));
-        if h.mount_propagation == Some(MountPropagation::Bidirectional) {
+        let host = errors.take(join(&item, "path"), AbsolutePath::new(&h.path));
+        let mount = mounts.mount(join(&item, "mountPath"), &h.mount_path);
+        let propagation_ok = h.mount_propagation != Some(MountPropagation::Bidirectional);
+        if !propagation_ok {
             errors.add(join(&item, "mountPropagation"), "Bidirectional needs a privileged container, which Tephra does not run; use None or HostToContainer");
         }
+        checked.push(
+            host.zip(mount)
+                .filter(|_| propagation_ok)
+                .map(|(path, mount)| HostPath {
+                    path,
+                    mount,
+                    read_only: h.read_only == Some(true),
+                    propagation: h.mount_propagation,
+                }),
+        );
     }
+    all(checked)
 }
 
-fn nfs(errors: &mut Errors, exports: &[Nfs], path: &str, mounts: &mut Mounts) {
+fn nfs(
+    errors: &mut Errors,
+    exports: &[r::Nfs],
+    path: &str,
+    mounts: &mut Mounts,
+) -> Option<Vec<Nfs>> {
+    let mut checked = Vec::new();
     for (i, n) in exports.iter().enumerate() {
         let item = index(path, i);
-        errors.check(join(&item, "path"), v::absolute_path(&n.path));
-        if n.server.is_empty() || n.server.contains(char::is_whitespace) || n.server.contains('/') {
+        let export = errors.take(join(&item, "path"), AbsolutePath::new(&n.path));
+        let server_ok = !(n.server.is_empty()
+            || n.server.contains(char::is_whitespace)
+            || n.server.contains('/'));
+        if !server_ok {
             errors.add(
                 join(&item, "server"),
                 format!("must be a host name or IP address (got {:?})", n.server),
             );
         }
-        mounts.push((join(&item, "mountPath"), n.mount_path.clone()));
+        let mount = mounts.mount(join(&item, "mountPath"), &n.mount_path);
+        checked.push(
+            export
+                .zip(mount)
+                .filter(|_| server_ok)
+                .map(|(path, mount)| Nfs {
+                    server: n.server.clone(),
+                    path,
+                    mount,
+                    read_only: n.read_only,
+                }),
+        );
     }
+    all(checked)
 }
 
-fn s3(errors: &mut Errors, buckets: &[S3], path: &str, mounts: &mut Mounts) {
+fn s3(errors: &mut Errors, buckets: &[r::S3], path: &str, mounts: &mut Mounts) -> Option<Vec<S3>> {
+    let mut checked = Vec::new();
     for (i, b) in buckets.iter().enumerate() {
+        let before = errors.0.len();
         let item = index(path, i);
         if b.bucket.len() < 3 || b.bucket.len() > 63 || v::dns1123_subdomain(&b.bucket).is_err() {
             errors.add(join(&item, "bucket"), format!("must be an S3 bucket name: 3 to 63 lowercase letters, digits, '-' or '.' (got {:?})", b.bucket));
         }
-        mounts.push((join(&item, "path"), b.path.clone()));
+        let mount = mounts.mount(join(&item, "path"), &b.path);
         if let Some(url) = &b.url
             && !(url.starts_with("https://") || url.starts_with("http://"))
         {
@@ -225,54 +367,60 @@ fn s3(errors: &mut Errors, buckets: &[S3], path: &str, mounts: &mut Mounts) {
                 format!("must be an http:// or https:// URL (got {url:?})"),
             );
         }
-        if let Some(secret) = &b.access_key_secret {
-            secret_with_keys(
-                errors,
-                &item,
-                ("accessKeySecret", secret),
-                [
-                    ("secretKeyOfAccessKeyId", &b.secret_key_of_access_key_id),
-                    ("secretKeyOfSecretKey", &b.secret_key_of_secret_key),
-                ],
-            );
-        }
+        let credentials = secret_with_keys(
+            errors,
+            &item,
+            ("accessKeySecret", b.access_key_secret.as_deref()),
+            [
+                ("secretKeyOfAccessKeyId", &b.secret_key_of_access_key_id),
+                ("secretKeyOfSecretKey", &b.secret_key_of_secret_key),
+            ],
+        );
+        let ok = errors.0.len() == before;
+        checked.push(
+            mount
+                .zip(credentials)
+                .filter(|_| ok)
+                .map(|(mount, credentials)| S3 {
+                    bucket: b.bucket.clone(),
+                    mount,
+                    url: b.url.clone(),
+                    credentials,
+                }),
+        );
     }
+    all(checked)
 }
 
-fn mount_paths(errors: &mut Errors, mounts: &[(String, String)]) {
-    let mut seen: BTreeSet<&str> = BTreeSet::new();
-    for (field, mount) in mounts {
-        match v::absolute_path(mount) {
-            Err(message) => errors.add(field, message),
-            Ok(()) if mount == "/" || mount == "/dev/shm" => {
-                errors.add(field, format!("must not be {mount:?}"))
-            }
-            Ok(()) if !seen.insert(mount.trim_end_matches('/')) => errors.add(
-                field,
-                format!("{mount:?} is already used by another volume"),
-            ),
-            Ok(()) => {}
-        }
-    }
-}
-
-/// A secret reference and the keys read from it, all of which must be named.
+/// A secret reference and the keys read from it, all of which must be named; `Some(None)` when
+/// there is no secret.
 fn secret_with_keys(
     errors: &mut Errors,
     item: &str,
-    (secret_field, secret): (&str, &str),
+    (secret_field, secret): (&str, Option<&str>),
     keys: [(&str, &Option<String>); 2],
-) {
-    errors.check(join(item, secret_field), v::dns1123_subdomain(secret));
-    for (field, key) in keys {
-        match key {
-            Some(key) => errors.check(join(item, field), v::config_key(key)),
-            None => errors.add(
+) -> Option<Option<SecretKeys>> {
+    let Some(secret) = secret else {
+        return Some(None);
+    };
+    let secret = errors.take(join(item, secret_field), ObjectName::new(secret));
+    let keys = keys.map(|(field, key)| match key {
+        Some(key) => errors
+            .take(join(item, field), v::config_key(key))
+            .map(|()| key.clone()),
+        None => {
+            errors.add(
                 join(item, field),
                 format!("is required with {secret_field}"),
-            ),
+            );
+            None
         }
-    }
+    });
+    let [first, second] = keys;
+    Some(Some(SecretKeys {
+        secret: secret?,
+        keys: [first?, second?],
+    }))
 }
 
 #[cfg(test)]
@@ -663,7 +811,7 @@ mod tests {
             "configMapVolume",
             json!({ "configMap": "c", "mountPath": "/dev/shm2" }),
         ));
-        for mount in ["/", "/dev/shm"] {
+        for mount in ["/", "/dev/shm", "/dev/shm/", "//"] {
             refuses(
                 storage("secretVolume", json!({ "secret": "s", "mountPath": mount })),
                 "spec.storage.secretVolume[0].mountPath",

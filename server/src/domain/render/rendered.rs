@@ -1,0 +1,43 @@
+//! What rendering gives: the Job and the objects that live beside it.
+
+use super::super::volcano::Job;
+use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
+use serde::Serialize;
+
+/// A Job and what must exist beside it. PVCs and Services belong to the workload, not the Job,
+/// so they outlive a suspend (which deletes the Job).
+#[derive(Debug, Clone, Serialize)]
+pub struct Rendered {
+    pub job: Job,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub persistent_volume_claims: Vec<PersistentVolumeClaim>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub services: Vec<Service>,
+    /// The workload starts suspended (generic pause mode): the Job is created only on resume.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub starts_paused: bool,
+}
+
+impl Rendered {
+    /// Every object as the cluster gets it: the Job first, then PVCs, then Services.
+    pub fn objects(&self) -> Result<Vec<serde_json::Value>, serde_json::Error> {
+        let mut objects = vec![serde_json::to_value(&self.job)?];
+        for claim in &self.persistent_volume_claims {
+            objects.push(serde_json::to_value(claim)?);
+        }
+        for service in &self.services {
+            objects.push(serde_json::to_value(service)?);
+        }
+        Ok(objects)
+    }
+
+    /// [`Rendered::objects`] as one YAML stream of `---`-separated documents.
+    pub fn to_yaml(&self) -> Result<String, String> {
+        let mut out = String::new();
+        for object in self.objects().map_err(|e| e.to_string())? {
+            out.push_str("---\n");
+            out.push_str(&serde_yaml::to_string(&object).map_err(|e| e.to_string())?);
+        }
+        Ok(out)
+    }
+}
