@@ -8,6 +8,7 @@ use crate::model::workload::{WorkloadPage, WorkloadQuery, WorkloadRow};
 use leptos::either::Either;
 use leptos::prelude::*;
 
+/// What shows instead of the table: the way out of the filters, or how to submit a first training.
 #[component]
 pub(super) fn EmptyState(filtered: bool) -> impl IntoView {
     view! {

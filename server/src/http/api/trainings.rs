@@ -18,44 +18,19 @@ use axum::http::StatusCode;
 use axum::routing::{get, post};
 use serde::Serialize;
 
+// One route a line: the two kinds' routes read as the parallel table they are.
+#[rustfmt::skip]
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route(
-            "/api/v1/workloads/trainings",
-            post(submit_training).get(list_trainings),
-        )
-        .route(
-            "/api/v1/workloads/trainings/{id}",
-            get(get_training).delete(delete_training),
-        )
-        .route(
-            "/api/v1/workloads/trainings/{id}/suspend",
-            post(suspend_training),
-        )
-        .route(
-            "/api/v1/workloads/trainings/{id}/resume",
-            post(resume_training),
-        )
-        .route(
-            "/api/v1/workloads/distributed",
-            post(submit_distributed).get(list_distributed),
-        )
-        .route(
-            "/api/v1/workloads/distributed/{id}",
-            get(get_distributed).delete(delete_distributed),
-        )
-        .route(
-            "/api/v1/workloads/distributed/{id}/suspend",
-            post(suspend_distributed),
-        )
-        .route(
-            "/api/v1/workloads/distributed/{id}/resume",
-            post(resume_distributed),
-        )
-        .route(
-            "/api/v1/workloads/{id}/history",
-            get(super::projects::history),
-        )
+        .route("/api/v1/workloads/trainings", post(submit_training).get(list_trainings))
+        .route("/api/v1/workloads/trainings/{id}", get(get_training).delete(delete_training))
+        .route("/api/v1/workloads/trainings/{id}/suspend", post(suspend_training))
+        .route("/api/v1/workloads/trainings/{id}/resume", post(resume_training))
+        .route("/api/v1/workloads/distributed", post(submit_distributed).get(list_distributed))
+        .route("/api/v1/workloads/distributed/{id}", get(get_distributed).delete(delete_distributed))
+        .route("/api/v1/workloads/distributed/{id}/suspend", post(suspend_distributed))
+        .route("/api/v1/workloads/distributed/{id}/resume", post(resume_distributed))
+        .route("/api/v1/workloads/{id}/history", get(super::projects::history))
 }
 
 /// A page of trainings.
