@@ -351,7 +351,7 @@ async fn main() -> anyhow::Result<()> {
     let trainings = env_usize("BENCH_TRAININGS", 1000);
     let samples = env_usize("BENCH_SAMPLES", 100).min(trainings);
     let navigations = env_usize("BENCH_NAVIGATIONS", 30);
-    let cluster = std::env::var("BENCH_CLUSTER").map_or(true, |v| v != "0");
+    let cluster = std::env::var("BENCH_CLUSTER").as_deref() != Ok("0");
     let pods_per_node = (trainings / 4 + 50).to_string();
     let testbed = if cluster {
         eprintln!("starting the testbed (4 nodes, {pods_per_node} pods each)");
