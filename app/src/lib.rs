@@ -21,7 +21,12 @@ pub mod pages;
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
-    console_error_panic_hook::set_once();
+    // A panic aborts the whole WebAssembly instance; a lazy island whose chunk fails to load
+    // panics too (wasm-split's loader). The server-rendered page stays; say that it stopped.
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        components::hydrated::failed();
+    }));
     components::hydrated::expect_islands();
     leptos::mount::hydrate_islands();
 }

@@ -4,6 +4,7 @@
 mod applications;
 mod dashboard;
 mod sign_in;
+mod split;
 
 use fantoccini::Locator;
 use std::time::Duration;

@@ -76,6 +76,8 @@ pub struct Launch {
     api_only: bool,
     /// `IP:PORT` to listen on; a free port by default.
     addr: Option<String>,
+    /// The site to serve instead of the built one (e.g. a copy with a file missing).
+    site_root: Option<PathBuf>,
 }
 
 impl Launch {
@@ -100,6 +102,12 @@ impl Launch {
         self
     }
 
+    /// Serves the site at `dir` (a copy of [`site_root`], changed by the test).
+    pub fn site_root(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.site_root = Some(dir.into());
+        self
+    }
+
     /// Starts without a WASM bundle (pages will not hydrate, the API is whole), for programs
     /// that only call the API and should not need `cargo leptos build`.
     pub fn api_only(mut self) -> Self {
@@ -116,10 +124,10 @@ impl Launch {
                 (Some(tmp), dir)
             }
         };
-        let site = if self.api_only {
-            site_dir()
-        } else {
-            site_root()?
+        let site = match &self.site_root {
+            Some(dir) => dir.clone(),
+            None if self.api_only => site_dir(),
+            None => site_root()?,
         };
         let started = Instant::now();
         let mut command = Command::new(release_binary()?);

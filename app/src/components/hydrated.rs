@@ -1,7 +1,8 @@
 //! When a page is interactive: `data-hydrated` on `<body>` once every island on it has been
 //! hydrated, the lazy ones included (their chunk has to arrive first), and `data-hydrated-at`
 //! with the time, in milliseconds since navigation started. The browser tests wait for the
-//! attribute; the benchmark reads the time as the time to interactive.
+//! attribute; the benchmark reads the time as the time to interactive. When the browser's code
+//! fails instead, `data-hydration-failed` and a visible notice say so ([`failed`]).
 
 #[cfg(feature = "hydrate")]
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -51,5 +52,20 @@ fn mark() {
             "data-hydrated-at",
             &format!("{}.{}", tenths / 10, tenths % 10),
         );
+    }
+}
+
+/// Runs from the panic hook: the instance is about to abort, so nothing on the page will hydrate
+/// or update any more. Marks `<body>` and shows the layout's notice; must not panic itself.
+#[cfg(feature = "hydrate")]
+pub fn failed() {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Some(body) = document.body() {
+        let _ = body.set_attribute("data-hydration-failed", "true");
+    }
+    if let Some(notice) = document.get_element_by_id("live-failed") {
+        let _ = notice.remove_attribute("hidden");
     }
 }

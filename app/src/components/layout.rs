@@ -51,6 +51,17 @@ pub fn Layout(children: Children) -> impl IntoView {
         </header>
         // Before the content, so it is hydrated before the islands that raise toasts.
         <ToastRegion />
+        // Hidden until the browser's code fails (a lazy island's chunk that does not load, or a
+        // panic): the page stays as the server rendered it, and this says why nothing moves.
+        <div
+            id="live-failed"
+            role="alert"
+            hidden=true
+            data-testid="live-failed"
+            class="mx-auto mt-4 max-w-6xl rounded-md border border-red-300 bg-red-50 px-4 py-2 text-sm text-red-900 dark:border-red-700 dark:bg-red-950 dark:text-red-100"
+        >
+            "Part of this page did not load, so it shows what the server sent and will not update or respond to its buttons. Reload the page to try again."
+        </div>
         <main id="main" class="mx-auto max-w-6xl px-4 py-8">
             {children()}
         </main>
