@@ -366,7 +366,14 @@ async fn the_new_training_form_submits_without_javascript() {
         "back to the form: {back}"
     );
     let page = server.get(&back).await.text().await.unwrap();
-    assert!(page.contains("Bad_Name"), "what was typed is kept");
+    // The inputs themselves carry what was typed, so the page reads right before (or without)
+    // hydration, not only the hidden document.
+    let name_field = field(Kind::Required, &name());
+    assert_eq!(
+        input(&page, &name_field, "value").as_deref(),
+        Some("Bad_Name")
+    );
+    assert!(input(&page, &field(Kind::Flag, &shm), "checked").is_some());
     assert!(
         page.contains("lowercase letters, digits or"),
         "the name's message is shown"
@@ -382,7 +389,35 @@ async fn the_new_training_form_submits_without_javascript() {
         1,
         "nothing more was stored"
     );
+
+    let id = to.trim_start_matches("/trainings/");
+    let clone = server.get(&format!("/trainings/new?from={id}")).await;
+    let clone = clone.text().await.unwrap();
+    assert_eq!(
+        input(&clone, &name_field, "value").as_deref(),
+        Some("plain-form-copy")
+    );
+    assert_eq!(
+        input(&clone, &field(Kind::Text, &image), "value").as_deref(),
+        Some("busybox")
+    );
     server.stop().await;
+}
+
+/// The value of `attribute` on the `<input>` posted as `name`, if the page has one that carries
+/// it (`Some("")` for a bare boolean attribute).
+fn input(page: &str, name: &str, attribute: &str) -> Option<String> {
+    let named = format!("name=\"{name}\"");
+    let tag = page
+        .split("<input")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('>').unwrap_or(rest.len())])
+        .find(|tag| tag.contains(&named))?;
+    let start = tag.find(&format!(" {attribute}"))? + attribute.len() + 1;
+    Some(match tag[start..].strip_prefix("=\"") {
+        Some(quoted) => quoted[..quoted.find('"')?].replace("&quot;", "\""),
+        None => String::new(),
+    })
 }
 
 /// Bad input is refused over HTTP with a 400 naming the field, before anything is stored.

@@ -197,6 +197,9 @@ pub fn TextField(
                 required=required
                 aria-invalid=move || invalid().to_string()
                 aria-describedby=described_by(&id, hint)
+                // The attribute is what the server renders (a page read before or without
+                // hydration); the property is what the browser shows after an edit.
+                value=value.get_untracked()
                 prop:value=move || value.get()
                 on:input=move |ev| {
                     form.touch(&touched_path);
@@ -281,6 +284,7 @@ pub fn CheckboxField(
                     value="true"
                     class="h-4 w-4 rounded-sm border-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500"
                     aria-describedby=described_by(&id, hint)
+                    checked=checked()
                     prop:checked=checked
                     on:change=move |ev| {
                         form.touch(&touched_path);
@@ -389,6 +393,7 @@ pub fn Toggle(
                 type="checkbox"
                 value="true"
                 class="h-4 w-4 rounded-sm border-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                checked=checked.get_untracked()
                 prop:checked=move || checked.get()
                 on:change=move |ev| set.run(event_target_checked(&ev))
             />

@@ -63,6 +63,7 @@ fn Gpus() -> impl IntoView {
                                     id=id.clone()
                                     name=format!("draft[{GPU_MODE}]")
                                     value=m.as_str()
+                                    checked=mode.get_untracked() == m
                                     prop:checked=move || mode.get() == m
                                     on:change=move |_| draft.update(|d| d.set_gpu_mode(m))
                                 />

@@ -35,9 +35,9 @@ pub fn generic(req: GenericRequest) -> Result<Generic, Vec<FieldError>> {
             )
         })
         .collect();
-    let sizes = replica_types(&mut errors, &req.spec);
-    finish_rules(&mut errors, &req.spec, &sizes.1);
-    let overrides = run_mode(&mut errors, &req.spec, &sizes.1);
+    let ReplicaTypes { sizes, names } = replica_types(&mut errors, &req.spec);
+    finish_rules(&mut errors, &req.spec, &names);
+    let overrides = run_mode(&mut errors, &req.spec, &names);
     if req.spec.clean_up_policy == Some(CleanUpPolicy::All)
         && req
             .spec
@@ -51,7 +51,7 @@ pub fn generic(req: GenericRequest) -> Result<Generic, Vec<FieldError>> {
         );
     }
     let replicas = all(specs)
-        .zip(sizes.0)
+        .zip(sizes)
         .zip(overrides)
         .map(|((specs, sizes), overrides)| replicas(&req.spec, specs, sizes, &overrides));
     errors.finish(replicas.and_then(|replicas| Generic::new(req, replicas)))
@@ -59,10 +59,13 @@ pub fn generic(req: GenericRequest) -> Result<Generic, Vec<FieldError>> {
 
 /// Each replica type's replicas and restarts (how often a failed pod restarts before its
 /// failure counts), and the set of types.
-fn replica_types<'a>(
-    errors: &mut Errors,
-    spec: &'a GenericSpec,
-) -> (Option<Vec<(i32, i32)>>, BTreeSet<&'a str>) {
+struct ReplicaTypes<'a> {
+    /// `(replicas, restarts)` per replica type, if every one was valid.
+    sizes: Option<Vec<(i32, i32)>>,
+    names: BTreeSet<&'a str>,
+}
+
+fn replica_types<'a>(errors: &mut Errors, spec: &'a GenericSpec) -> ReplicaTypes<'a> {
     let mut types = BTreeSet::new();
     if spec.replica_specs.is_empty() {
         errors.add("spec.replicaSpecs", "must list at least one replica type");
@@ -111,7 +114,10 @@ fn replica_types<'a>(
         });
         sizes.push(count.zip(restarts));
     }
-    (all(sizes), types)
+    ReplicaTypes {
+        sizes: all(sizes),
+        names: types,
+    }
 }
 
 fn finish_rules(errors: &mut Errors, spec: &GenericSpec, types: &BTreeSet<&str>) {
