@@ -157,6 +157,13 @@ fn seed_001_and_002_mpi_jobs_are_reproduced() {
         );
     }
     assert_eq!(tasks[0]["policies"], seed["tasks"][0]["policies"]);
+    for task in tasks {
+        assert_eq!(
+            task["template"]["spec"]["imagePullSecrets"],
+            json!([{ "name": "default-secret" }]),
+            "seed 001 pulls every task's image with default-secret"
+        );
+    }
     let master_cmd = tasks[0]["template"]["spec"]["containers"][0]["command"]
         .as_array()
         .unwrap();

@@ -25,6 +25,8 @@ pub fn General(projects: Vec<ProjectSummary>) -> impl IntoView {
                     placeholder="pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime" />
                 <SelectField label="Image pull policy" path=at(key!(TrainingSpec.image_pull_policy))
                     options=&[("", "Cluster default"), ("Always", "Always"), ("IfNotPresent", "If not present"), ("Never", "Never")] />
+                <TextField label="Image pull secrets" path=at(key!(TrainingSpec.image_pull_secrets)) kind=Kind::List
+                    hint="Comma-separated names of secrets in the project's namespace, for a private registry." />
                 <TextField label="Command" path=at(key!(TrainingSpec.command))
                     placeholder="python train.py" hint="Replaces the image's entrypoint; shell words, quotes allowed." />
                 <TextField label="Arguments" path=at(key!(TrainingSpec.args)) placeholder="--epochs 10 --lr 0.001" />

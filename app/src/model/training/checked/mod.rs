@@ -189,6 +189,8 @@ pub struct Spec {
     /// The image, without surrounding spaces.
     pub image: String,
     pub image_pull_policy: Option<ImagePullPolicy>,
+    /// Distinct secret names.
+    pub image_pull_secrets: Vec<ObjectName>,
     pub command: Option<Words>,
     pub args: Option<Words>,
     pub working_dir: Option<AbsolutePath>,

@@ -60,6 +60,8 @@ pub struct TrainingSpec {
     pub args: Option<String>,
     pub image: Option<String>,
     pub image_pull_policy: Option<ImagePullPolicy>,
+    /// Names of secrets in the project's namespace with the registry credentials for `image`.
+    pub image_pull_secrets: Option<Vec<String>>,
     pub working_dir: Option<String>,
     pub create_home_dir: Option<bool>,
     pub probes: Option<Probes>,

@@ -16,6 +16,11 @@ use std::collections::BTreeSet;
 pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<Spec> {
     let at = |field: &str| join(path, field);
     let container = container(errors, s, path);
+    let pull_secrets = pull_secrets(
+        errors,
+        listed(&s.image_pull_secrets),
+        &at("imagePullSecrets"),
+    );
     let readiness = match s.probes.as_ref().and_then(|p| p.readiness.as_ref()) {
         None => Some(None),
         Some(readiness) => probe(errors, readiness, &join(&at("probes"), "readiness")).map(Some),
@@ -65,6 +70,7 @@ pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<
     Some(Spec {
         image,
         image_pull_policy: s.image_pull_policy,
+        image_pull_secrets: pull_secrets?,
         command,
         args,
         working_dir,
@@ -89,6 +95,21 @@ pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<
         storage: storage?,
         security: security?,
     })
+}
+
+/// Secrets the kubelet pulls the image with: object names, each once.
+fn pull_secrets(errors: &mut Errors, names: &[String], path: &str) -> Option<Vec<ObjectName>> {
+    let mut seen = BTreeSet::new();
+    let checked = names.iter().enumerate().map(|(i, name)| {
+        let at = index(path, i);
+        let name = errors.take(at.clone(), ObjectName::new(name))?;
+        if !seen.insert(name.clone()) {
+            errors.add(at, format!("lists {:?} twice", name.as_str()));
+            return None;
+        }
+        Some(name)
+    });
+    all(checked.collect())
 }
 
 /// A list left out holds nothing, like an empty one.
@@ -454,6 +475,22 @@ mod tests {
             json!({ "image": "pytorch /pytorch" }),
             "spec.image",
             "must not contain spaces (got \"pytorch /pytorch\")",
+        );
+    }
+
+    #[test]
+    fn pull_secrets_are_secret_names_listed_once() {
+        accepts(json!({ "imagePullSecrets": ["registry", "mirror.example"] }));
+        accepts(json!({ "imagePullSecrets": [] }));
+        refuses(
+            json!({ "imagePullSecrets": ["registry", "Registry"] }),
+            "spec.imagePullSecrets[1]",
+            "lowercase letters, digits, '-' or '.'",
+        );
+        refuses(
+            json!({ "imagePullSecrets": ["registry", "registry"] }),
+            "spec.imagePullSecrets[1]",
+            "lists \"registry\" twice",
         );
     }
 

@@ -11,7 +11,9 @@ mod security;
 use super::{SCHEDULER_NAME, Target, storage};
 use app::model::training::checked::Spec;
 use app::model::training::distributed::Framework;
-use k8s_openapi::api::core::v1::{PersistentVolumeClaim, PodSpec, PodTemplateSpec};
+use k8s_openapi::api::core::v1::{
+    LocalObjectReference, PersistentVolumeClaim, PodSpec, PodTemplateSpec,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
 
@@ -53,6 +55,14 @@ pub(super) fn template(
             restart_policy: Some("Never".into()),
             containers: vec![container],
             init_containers: non_empty(storage.init_containers),
+            image_pull_secrets: non_empty(
+                spec.image_pull_secrets
+                    .iter()
+                    .map(|name| LocalObjectReference {
+                        name: name.as_str().into(),
+                    })
+                    .collect(),
+            ),
             volumes: non_empty(storage.volumes),
             tolerations: non_empty(spec.tolerations.iter().map(placement::toleration).collect()),
             node_selector: spec.node_type.as_ref().map(|node_type| {
