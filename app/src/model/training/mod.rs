@@ -1,6 +1,9 @@
 //! Training requests: the Run:ai-shaped types, their validation, and parsing JSON into them with
 //! every problem reported by path. Shared by the server and the browser form.
 
+#[macro_use]
+mod wire;
+
 pub mod checked;
 pub mod distributed;
 pub mod draft;

@@ -1,7 +1,8 @@
 //! `/api/v1/apps` (applications for scripts) and `POST /api/v1/token` (an application's
 //! credentials for a short-lived access token), in Run:ai's shapes.
 
-use super::{Acting, ApiError, ErrorBody, JsonBody};
+use super::error::{BadRequest, Conflict, Forbidden, NotFound, Unauthorized};
+use super::{Acting, ApiError, JsonBody, created};
 use crate::auth::bearer::{Credentials, IssuedToken};
 use crate::http::AppState;
 use app::model::access::{ApplicationView, CreatedApplication, NewApplication};
@@ -20,7 +21,7 @@ pub fn router() -> Router<AppState> {
 
 /// The caller's applications (everyone's for a system administrator).
 #[utoipa::path(get, path = "/api/v1/apps", tag = "applications",
-    responses((status = 200, body = Vec<ApplicationView>), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = Vec<ApplicationView>), Unauthorized))]
 pub async fn list_apps(
     State(state): State<AppState>,
     Acting(principal): Acting,
@@ -30,22 +31,20 @@ pub async fn list_apps(
 
 /// Creates an application; the answer is the only time its `clientSecret` is shown.
 #[utoipa::path(post, path = "/api/v1/apps", tag = "applications", request_body = NewApplication,
-    responses((status = 201, body = CreatedApplication), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 409, body = ErrorBody)))]
+    responses((status = 201, body = CreatedApplication), BadRequest, Unauthorized, Forbidden, Conflict))]
 pub async fn create_app(
     State(state): State<AppState>,
     Acting(principal): Acting,
     JsonBody(new): JsonBody<NewApplication>,
 ) -> Result<(StatusCode, Json<CreatedApplication>), ApiError> {
-    let created = state.governance().create_app(&principal, &new).await?;
-    Ok((StatusCode::CREATED, Json(created)))
+    Ok(created(
+        state.governance().create_app(&principal, &new).await?,
+    ))
 }
 
 #[utoipa::path(get, path = "/api/v1/apps/{id}", tag = "applications",
     params(("id" = String, Path, description = "The application's id or name")),
-    responses((status = 200, body = ApplicationView), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = ApplicationView), Unauthorized, NotFound))]
 pub async fn get_app(
     State(state): State<AppState>,
     Acting(principal): Acting,
@@ -57,8 +56,7 @@ pub async fn get_app(
 /// Revokes an application: its tokens stop working at once.
 #[utoipa::path(delete, path = "/api/v1/apps/{id}", tag = "applications",
     params(("id" = String, Path, description = "The application's id or name")),
-    responses((status = 200, body = ApplicationView), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 200, body = ApplicationView), Unauthorized, NotFound, Conflict))]
 pub async fn revoke_app(
     State(state): State<AppState>,
     Acting(principal): Acting,
@@ -72,8 +70,7 @@ pub async fn revoke_app(
 /// (`appID`/`appSecret` too). Use it as `Authorization: Bearer <accessToken>`.
 #[utoipa::path(post, path = "/api/v1/token", tag = "applications",
     request_body(content = serde_json::Value, description = "grantType and the application's credentials"),
-    responses((status = 200, body = IssuedToken), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = IssuedToken), BadRequest, Unauthorized))]
 pub async fn token(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<serde_json::Value>,

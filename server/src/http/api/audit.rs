@@ -1,6 +1,7 @@
 //! `GET /api/v1/audit`: the audit trail, for system administrators.
 
-use super::{Acting, ApiError, ErrorBody, QueryParams};
+use super::error::{BadRequest, Forbidden, Unauthorized};
+use super::{Acting, ApiError, QueryParams};
 use crate::http::AppState;
 use app::model::access::{AuditPage, AuditQuery};
 use axum::Json;
@@ -15,8 +16,7 @@ pub fn router() -> Router<AppState> {
 /// Sign-ins, sign-outs, failed sign-ins, applications created and revoked, access rules added
 /// and removed, and every submit, suspend, resume and delete; newest first.
 #[utoipa::path(get, path = "/api/v1/audit", tag = "audit", params(AuditQuery),
-    responses((status = 200, body = AuditPage), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+    responses((status = 200, body = AuditPage), BadRequest, Unauthorized, Forbidden))]
 pub async fn list_audit(
     State(state): State<AppState>,
     Acting(principal): Acting,

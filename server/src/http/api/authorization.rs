@@ -1,7 +1,8 @@
 //! `/api/v1/authorization`: the roles and the access rules that bind people, groups and
 //! applications to them, in Run:ai's shapes.
 
-use super::{Acting, ApiError, ErrorBody, JsonBody, QueryParams};
+use super::error::{BadRequest, Conflict, Forbidden, NotFound, Unauthorized};
+use super::{Acting, ApiError, JsonBody, QueryParams, created};
 use crate::governance::rules::{RuleQuery, roles};
 use crate::http::AppState;
 use app::error::AppError;
@@ -32,7 +33,7 @@ fn rule_id(id: &str) -> Result<i64, ApiError> {
 
 /// The predefined roles.
 #[utoipa::path(get, path = "/api/v1/authorization/roles", tag = "authorization",
-    responses((status = 200, body = Vec<RoleView>), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = Vec<RoleView>), Unauthorized))]
 pub async fn list_roles(Acting(_): Acting) -> Json<Vec<RoleView>> {
     Json(roles())
 }
@@ -40,8 +41,7 @@ pub async fn list_roles(Acting(_): Acting) -> Json<Vec<RoleView>> {
 /// The access rules on scopes the caller may see.
 #[utoipa::path(get, path = "/api/v1/authorization/access-rules", tag = "authorization",
     params(RuleQuery),
-    responses((status = 200, body = AccessRuleList), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = AccessRuleList), BadRequest, Unauthorized))]
 pub async fn list_rules(
     State(state): State<AppState>,
     Acting(principal): Acting,
@@ -52,26 +52,9 @@ pub async fn list_rules(
     ))
 }
 
-/// Gives a subject a role on a scope. Needs `project-members:manage` there (`system:manage` on
-/// the system), and the role may be no wider than the caller's own there.
-#[utoipa::path(post, path = "/api/v1/authorization/access-rules", tag = "authorization",
-    request_body = NewAccessRule,
-    responses((status = 201, body = AccessRuleView), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 409, body = ErrorBody)))]
-pub async fn add_rule(
-    State(state): State<AppState>,
-    Acting(principal): Acting,
-    JsonBody(new): JsonBody<NewAccessRule>,
-) -> Result<(StatusCode, Json<AccessRuleView>), ApiError> {
-    let rule = state.governance().add_rule(&principal, &new).await?;
-    Ok((StatusCode::CREATED, Json(rule)))
-}
-
 #[utoipa::path(get, path = "/api/v1/authorization/access-rules/{id}", tag = "authorization",
     params(("id" = String, Path, description = "The access rule's id")),
-    responses((status = 200, body = AccessRuleView), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = AccessRuleView), Unauthorized, NotFound))]
 pub async fn get_rule(
     State(state): State<AppState>,
     Acting(principal): Acting,
@@ -85,11 +68,25 @@ pub async fn get_rule(
     ))
 }
 
+/// Gives a subject a role on a scope. Needs `project-members:manage` there (`system:manage` on
+/// the system), and the role may be no wider than the caller's own there.
+#[utoipa::path(post, path = "/api/v1/authorization/access-rules", tag = "authorization",
+    request_body = NewAccessRule,
+    responses((status = 201, body = AccessRuleView), BadRequest, Unauthorized, Forbidden, Conflict))]
+pub async fn add_rule(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    JsonBody(new): JsonBody<NewAccessRule>,
+) -> Result<(StatusCode, Json<AccessRuleView>), ApiError> {
+    Ok(created(
+        state.governance().add_rule(&principal, &new).await?,
+    ))
+}
+
 /// Removes an access rule.
 #[utoipa::path(delete, path = "/api/v1/authorization/access-rules/{id}", tag = "authorization",
     params(("id" = String, Path, description = "The access rule's id")),
-    responses((status = 204, description = "Removed"), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 204, description = "Removed"), Unauthorized, Forbidden, NotFound))]
 pub async fn remove_rule(
     State(state): State<AppState>,
     Acting(principal): Acting,

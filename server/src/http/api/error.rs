@@ -20,6 +20,47 @@ pub struct ErrorDetail {
     pub message: String,
 }
 
+/// The error answers routes document, each an `ErrorBody`: named once here so every route's
+/// `responses(...)` lists them by name, with the same description everywhere.
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 400,
+    description = "The request is malformed or invalid; `details` names each field"
+)]
+pub struct BadRequest(pub ErrorBody);
+
+#[derive(utoipa::IntoResponses)]
+#[response(status = 401, description = "No valid session or bearer token")]
+pub struct Unauthorized(pub ErrorBody);
+
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 403,
+    description = "The principal lacks the permission the message names"
+)]
+pub struct Forbidden(pub ErrorBody);
+
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 404,
+    description = "Nothing by that id that the principal may see"
+)]
+pub struct NotFound(pub ErrorBody);
+
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 409,
+    description = "It conflicts with the current state, which the body describes"
+)]
+pub struct Conflict(pub ErrorBody);
+
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 500,
+    description = "The server failed; the message says where"
+)]
+pub struct Failed(pub ErrorBody);
+
 /// The body of every error answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {

@@ -7,7 +7,8 @@
 //! current state; others start with `resync`, so a client that subscribes first and then fetches
 //! never misses a change.
 
-use super::{Acting, ApiError, ErrorBody};
+use super::error::{BadRequest, Forbidden, NotFound, Unauthorized};
+use super::{Acting, ApiError};
 use crate::cluster::{Published, event_of};
 use crate::domain::authz::Permission;
 use crate::http::AppState;
@@ -73,8 +74,8 @@ fn sse(name: &str, data: &impl serde::Serialize) -> Event {
 /// Live status changes as Server-Sent Events.
 #[utoipa::path(get, path = "/api/v1/workloads/events", tag = "events", params(EventsQuery),
     responses((status = 200, description = "text/event-stream of `workload` events (WorkloadEvent JSON) and `resync`", body = WorkloadEvent),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+        BadRequest, Unauthorized,
+        Forbidden, NotFound))]
 pub async fn stream_events(
     State(state): State<AppState>,
     Acting(principal): Acting,

@@ -55,6 +55,11 @@ impl Accepted {
     }
 }
 
+/// A 201 answer with what was created.
+pub(super) fn created<T>(value: T) -> (StatusCode, Json<T>) {
+    (StatusCode::CREATED, Json(value))
+}
+
 /// The principal a request acts for; rejects with 401 when nobody is signed in.
 pub struct Acting(pub Principal);
 

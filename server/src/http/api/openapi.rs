@@ -89,6 +89,18 @@ mod tests {
             );
         }
         assert!(doc["components"]["schemas"]["DistributedRequest"].is_object());
+        let missing = &paths["/api/v1/workloads/trainings/{id}"]["get"]["responses"]["404"];
+        assert_eq!(
+            missing["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/ErrorBody",
+            "error answers are ErrorBody: {missing}"
+        );
+        assert!(
+            missing["description"]
+                .as_str()
+                .unwrap()
+                .contains("Nothing by that id")
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `GET /api/v1/org-unit/projects` (Run:ai's path), a workload's history, and the cluster's state
 //! as the reconciler sees it (reachability, orphaned Jobs).
 
-use super::{Acting, ApiError, ErrorBody};
+use super::error::{Forbidden, NotFound, Unauthorized};
+use super::{Acting, ApiError};
 use crate::cluster::Orphan;
 use crate::domain::authz::Permission;
 use crate::http::AppState;
@@ -43,7 +44,7 @@ pub struct ProjectList {
 
 /// The projects the principal is a member of.
 #[utoipa::path(get, path = "/api/v1/org-unit/projects", tag = "projects",
-    responses((status = 200, body = ProjectList), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = ProjectList), Unauthorized))]
 pub async fn list_projects(
     State(state): State<AppState>,
     Acting(principal): Acting,
@@ -74,8 +75,7 @@ pub async fn list_projects(
 /// oldest first. Deleted workloads keep their history.
 #[utoipa::path(get, path = "/api/v1/workloads/{id}/history", tag = "trainings",
     params(("id" = String, Path, description = "The workloadId")),
-    responses((status = 200, body = [HistoryEntry]), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = [HistoryEntry]), Unauthorized, Forbidden, NotFound))]
 pub async fn history(
     State(state): State<AppState>,
     Acting(principal): Acting,
@@ -99,7 +99,7 @@ pub struct ClusterState {
 
 /// The cluster's state: reachability and orphaned Jobs.
 #[utoipa::path(get, path = "/api/v1/cluster", tag = "cluster",
-    responses((status = 200, body = ClusterState), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = ClusterState), Unauthorized))]
 pub async fn cluster_state(State(state): State<AppState>, Acting(_): Acting) -> Json<ClusterState> {
     let shared = &state.control.cluster.shared;
     Json(ClusterState {

@@ -2,6 +2,7 @@
 //! resume and delete. Handlers write the row (and its history) and poke the reconciler; none of
 //! them waits for the cluster.
 
+use super::error::{BadRequest, Conflict, Failed, Forbidden, NotFound, Unauthorized};
 use super::{Accepted, Acting, ApiError, ErrorBody};
 use crate::control::{Control, workload_response};
 use crate::domain::request::WorkloadKind;
@@ -103,10 +104,8 @@ async fn list(
 #[utoipa::path(post, path = "/api/v1/workloads/trainings", tag = "trainings",
     request_body(content = app::model::training::request::TrainingRequest, description = "A Run:ai training request"),
     responses((status = 202, description = "Accepted: stored, the cluster follows", body = Workload),
-        (status = 400, description = "Bad submission request", body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 409, description = "The name is taken in the project", body = ErrorBody),
-        (status = 500, body = ErrorBody)))]
+        (status = 400, description = "Bad submission request", body = ErrorBody), Unauthorized, Forbidden,
+        (status = 409, description = "The name is taken in the project", body = ErrorBody), Failed))]
 pub async fn submit_training(
     State(state): State<AppState>,
     Acting(p): Acting,
@@ -118,9 +117,7 @@ pub async fn submit_training(
 /// Submit a distributed training (PyTorch, MPI, TF, XGBoost).
 #[utoipa::path(post, path = "/api/v1/workloads/distributed", tag = "distributed",
     request_body(content = app::model::training::distributed::DistributedRequest, description = "A Run:ai distributed training request: the training's spec plus distributedFramework, numWorkers and master"),
-    responses((status = 202, body = Workload), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 409, body = ErrorBody), (status = 500, body = ErrorBody)))]
+    responses((status = 202, body = Workload), BadRequest, Unauthorized, Forbidden, Conflict, Failed))]
 pub async fn submit_distributed(
     State(state): State<AppState>,
     Acting(p): Acting,
@@ -131,8 +128,7 @@ pub async fn submit_distributed(
 
 /// List trainings.
 #[utoipa::path(get, path = "/api/v1/workloads/trainings", tag = "trainings", params(WorkloadQuery),
-    responses((status = 200, body = TrainingPage), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+    responses((status = 200, body = TrainingPage), BadRequest, Unauthorized, Forbidden))]
 pub async fn list_trainings(
     State(state): State<AppState>,
     Acting(p): Acting,
@@ -148,8 +144,7 @@ pub async fn list_trainings(
 
 /// List distributed trainings.
 #[utoipa::path(get, path = "/api/v1/workloads/distributed", tag = "distributed", params(WorkloadQuery),
-    responses((status = 200, body = DistributedPage), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+    responses((status = 200, body = DistributedPage), BadRequest, Unauthorized, Forbidden))]
 pub async fn list_distributed(
     State(state): State<AppState>,
     Acting(p): Acting,
@@ -167,8 +162,7 @@ pub async fn list_distributed(
 /// A training with its live status.
 #[utoipa::path(get, path = "/api/v1/workloads/trainings/{id}", tag = "trainings",
     params(("id" = String, Path, description = "The workloadId")),
-    responses((status = 200, body = Workload), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = Workload), Unauthorized, Forbidden, NotFound))]
 pub async fn get_training(
     State(state): State<AppState>,
     Acting(p): Acting,
@@ -180,8 +174,7 @@ pub async fn get_training(
 /// A distributed training with its live status.
 #[utoipa::path(get, path = "/api/v1/workloads/distributed/{id}", tag = "distributed",
     params(("id" = String, Path, description = "The workloadId")),
-    responses((status = 200, body = Workload), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = Workload), Unauthorized, Forbidden, NotFound))]
 pub async fn get_distributed(
     State(state): State<AppState>,
     Acting(p): Acting,
@@ -195,9 +188,7 @@ macro_rules! action_handlers {
         #[doc = $doc]
         #[utoipa::path(post, path = $path, tag = $tag,
             params(("id" = String, Path, description = "The workloadId")),
-            responses((status = 202, body = Accepted), (status = 401, body = ErrorBody),
-                (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-                (status = 409, description = "Not allowed in the current phase", body = ErrorBody)))]
+            responses((status = 202, body = Accepted), Unauthorized, Forbidden, NotFound, (status = 409, description = "Not allowed in the current phase", body = ErrorBody)))]
         pub async fn $name(
             State(state): State<AppState>,
             Acting(p): Acting,
@@ -222,9 +213,7 @@ action_handlers! {
 /// Delete a training: the Job, its pods, PVCs and Services go; the row stays as history.
 #[utoipa::path(delete, path = "/api/v1/workloads/trainings/{id}", tag = "trainings",
     params(("id" = String, Path, description = "The workloadId")),
-    responses((status = 202, body = Accepted), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody)))]
+    responses((status = 202, body = Accepted), Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn delete_training(
     State(state): State<AppState>,
     Acting(p): Acting,
@@ -236,9 +225,7 @@ pub async fn delete_training(
 /// Delete a distributed training.
 #[utoipa::path(delete, path = "/api/v1/workloads/distributed/{id}", tag = "distributed",
     params(("id" = String, Path, description = "The workloadId")),
-    responses((status = 202, body = Accepted), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody)))]
+    responses((status = 202, body = Accepted), Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn delete_distributed(
     State(state): State<AppState>,
     Acting(p): Acting,

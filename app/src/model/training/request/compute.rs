@@ -1,26 +1,23 @@
 //! What a container asks for: GPUs, CPU, memory and extended resources.
 
 use serde::{Deserialize, Serialize};
-use serde_with::skip_serializing_none;
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Compute {
-    pub gpu_devices_request: Option<i64>,
-    pub gpu_request_type: Option<GpuRequestType>,
-    pub gpu_portion_request: Option<f64>,
-    pub gpu_portion_limit: Option<f64>,
-    pub gpu_memory_request: Option<String>,
-    pub gpu_memory_limit: Option<String>,
-    pub mig_profile: Option<String>,
-    pub cpu_core_request: Option<f64>,
-    pub cpu_core_limit: Option<f64>,
-    pub cpu_memory_request: Option<String>,
-    pub cpu_memory_limit: Option<String>,
-    pub large_shm_request: Option<bool>,
-    pub extended_resources: Option<Vec<ExtendedResource>>,
+request_part! {
+    pub struct Compute {
+        pub gpu_devices_request: Option<i64>,
+        pub gpu_request_type: Option<GpuRequestType>,
+        pub gpu_portion_request: Option<f64>,
+        pub gpu_portion_limit: Option<f64>,
+        pub gpu_memory_request: Option<String>,
+        pub gpu_memory_limit: Option<String>,
+        pub mig_profile: Option<String>,
+        pub cpu_core_request: Option<f64>,
+        pub cpu_core_limit: Option<f64>,
+        pub cpu_memory_request: Option<String>,
+        pub cpu_memory_limit: Option<String>,
+        pub large_shm_request: Option<bool>,
+        pub extended_resources: Option<Vec<ExtendedResource>>,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,13 +29,11 @@ pub enum GpuRequestType {
     MigProfile,
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct ExtendedResource {
-    pub resource: String,
-    #[cfg_attr(feature = "ssr", schema(value_type = Option<Object>))]
-    pub quantity: Option<serde_json::Value>,
-    pub exclude: Option<bool>,
+request_part! {
+    pub struct ExtendedResource {
+        pub resource: String,
+        #[cfg_attr(feature = "ssr", schema(value_type = Option<Object>))]
+        pub quantity: Option<serde_json::Value>,
+        pub exclude: Option<bool>,
+    }
 }

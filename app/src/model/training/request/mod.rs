@@ -49,100 +49,72 @@ impl std::fmt::Display for ProjectId {
     }
 }
 
-/// Everything about one container and its pod. Distributed requests use it for workers and,
-/// optionally, for the master.
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct TrainingSpec {
-    pub command: Option<String>,
-    pub args: Option<String>,
-    pub image: Option<String>,
-    pub image_pull_policy: Option<ImagePullPolicy>,
-    /// Names of secrets in the project's namespace with the registry credentials for `image`.
-    pub image_pull_secrets: Option<Vec<String>>,
-    pub working_dir: Option<String>,
-    pub create_home_dir: Option<bool>,
-    pub probes: Option<Probes>,
-    pub node_type: Option<String>,
-    pub node_pools: Option<Vec<String>>,
-    pub pod_affinity: Option<PodAffinity>,
-    pub tty: Option<bool>,
-    pub stdin: Option<bool>,
-    pub environment_variables: Option<Vec<EnvironmentVariable>>,
-    pub annotations: Option<Vec<NameValue>>,
-    pub labels: Option<Vec<NameValue>>,
-    pub tolerations: Option<Vec<Toleration>>,
-    pub terminate_after_preemption: Option<bool>,
-    pub auto_deletion_time_after_completion_seconds: Option<i64>,
-    pub backoff_limit: Option<i64>,
-    pub ports: Option<Vec<Port>>,
-    pub exposed_urls: Option<Vec<ExposedUrl>>,
-    pub priority_class: Option<String>,
-    pub completions: Option<i64>,
-    pub parallelism: Option<i64>,
-    pub compute: Option<Compute>,
-    pub storage: Option<Storage>,
-    pub security: Option<Security>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-pub enum ImagePullPolicy {
-    Always,
-    IfNotPresent,
-    Never,
-}
-
-impl ImagePullPolicy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ImagePullPolicy::Always => "Always",
-            ImagePullPolicy::IfNotPresent => "IfNotPresent",
-            ImagePullPolicy::Never => "Never",
-        }
+request_part! {
+    /// Everything about one container and its pod. Distributed requests use it for workers and,
+    /// optionally, for the master.
+    pub struct TrainingSpec {
+        pub command: Option<String>,
+        pub args: Option<String>,
+        pub image: Option<String>,
+        pub image_pull_policy: Option<ImagePullPolicy>,
+        /// Names of secrets in the project's namespace with the registry credentials for `image`.
+        pub image_pull_secrets: Option<Vec<String>>,
+        pub working_dir: Option<String>,
+        pub create_home_dir: Option<bool>,
+        pub probes: Option<Probes>,
+        pub node_type: Option<String>,
+        pub node_pools: Option<Vec<String>>,
+        pub pod_affinity: Option<PodAffinity>,
+        pub tty: Option<bool>,
+        pub stdin: Option<bool>,
+        pub environment_variables: Option<Vec<EnvironmentVariable>>,
+        pub annotations: Option<Vec<NameValue>>,
+        pub labels: Option<Vec<NameValue>>,
+        pub tolerations: Option<Vec<Toleration>>,
+        pub terminate_after_preemption: Option<bool>,
+        pub auto_deletion_time_after_completion_seconds: Option<i64>,
+        pub backoff_limit: Option<i64>,
+        pub ports: Option<Vec<Port>>,
+        pub exposed_urls: Option<Vec<ExposedUrl>>,
+        pub priority_class: Option<String>,
+        pub completions: Option<i64>,
+        pub parallelism: Option<i64>,
+        pub compute: Option<Compute>,
+        pub storage: Option<Storage>,
+        pub security: Option<Security>,
     }
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Probes {
-    pub readiness: Option<Probe>,
+request_part! {
+    pub struct Probes {
+        pub readiness: Option<Probe>,
+    }
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Probe {
-    pub initial_delay_seconds: Option<i64>,
-    pub period_seconds: Option<i64>,
-    pub timeout_seconds: Option<i64>,
-    pub success_threshold: Option<i64>,
-    pub failure_threshold: Option<i64>,
-    pub handler: Option<ProbeHandler>,
+request_part! {
+    pub struct Probe {
+        pub initial_delay_seconds: Option<i64>,
+        pub period_seconds: Option<i64>,
+        pub timeout_seconds: Option<i64>,
+        pub success_threshold: Option<i64>,
+        pub failure_threshold: Option<i64>,
+        pub handler: Option<ProbeHandler>,
+    }
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct ProbeHandler {
-    pub http_get: Option<HttpGet>,
+request_part! {
+    pub struct ProbeHandler {
+        pub http_get: Option<HttpGet>,
+    }
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct HttpGet {
-    pub path: Option<String>,
-    pub port: Option<i64>,
-    pub host: Option<String>,
-    pub scheme: Option<HttpScheme>,
+request_part! {
+    pub struct HttpGet {
+        pub path: Option<String>,
+        pub port: Option<i64>,
+        pub host: Option<String>,
+        pub scheme: Option<HttpScheme>,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -171,51 +143,43 @@ pub enum AffinityType {
     Preferred,
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct EnvironmentVariable {
-    pub name: String,
-    pub value: Option<String>,
-    pub secret: Option<SecretKeyRef>,
-    /// Removes a variable of this name that a default or policy would otherwise add.
-    pub exclude: Option<bool>,
+request_part! {
+    pub struct EnvironmentVariable {
+        pub name: String,
+        pub value: Option<String>,
+        pub secret: Option<SecretKeyRef>,
+        /// Removes a variable of this name that a default or policy would otherwise add.
+        pub exclude: Option<bool>,
+    }
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct SecretKeyRef {
-    pub name: String,
-    pub key: String,
+request_part! {
+    pub struct SecretKeyRef {
+        pub name: String,
+        pub key: String,
+    }
 }
 
-/// A label or annotation.
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct NameValue {
-    pub name: String,
-    pub value: Option<String>,
-    pub exclude: Option<bool>,
+request_part! {
+    /// A label or annotation.
+    pub struct NameValue {
+        pub name: String,
+        pub value: Option<String>,
+        pub exclude: Option<bool>,
+    }
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Toleration {
-    /// A display name for the rule; not sent to Kubernetes.
-    pub name: Option<String>,
-    pub operator: Option<TolerationOperator>,
-    pub key: Option<String>,
-    pub value: Option<String>,
-    pub effect: Option<TaintEffect>,
-    /// How long a NoExecute taint is tolerated before eviction.
-    pub seconds: Option<i64>,
+request_part! {
+    pub struct Toleration {
+        /// A display name for the rule; not sent to Kubernetes.
+        pub name: Option<String>,
+        pub operator: Option<TolerationOperator>,
+        pub key: Option<String>,
+        pub value: Option<String>,
+        pub effect: Option<TaintEffect>,
+        /// How long a NoExecute taint is tolerated before eviction.
+        pub seconds: Option<i64>,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -236,46 +200,40 @@ pub enum TaintEffect {
     Any,
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Port {
-    pub container: i64,
-    pub service_type: Option<ServiceType>,
-    pub external: Option<i64>,
-    pub tool_type: Option<String>,
-    pub tool_name: Option<String>,
-    pub name: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-pub enum ServiceType {
-    LoadBalancer,
-    NodePort,
-    ClusterIP,
-}
-
-impl ServiceType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ServiceType::LoadBalancer => "LoadBalancer",
-            ServiceType::NodePort => "NodePort",
-            ServiceType::ClusterIP => "ClusterIP",
-        }
+request_part! {
+    pub struct Port {
+        pub container: i64,
+        pub service_type: Option<ServiceType>,
+        pub external: Option<i64>,
+        pub tool_type: Option<String>,
+        pub tool_name: Option<String>,
+        pub name: Option<String>,
     }
 }
 
-#[skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct ExposedUrl {
-    pub container: i64,
-    pub authorized_users: Option<Vec<String>>,
-    pub authorized_groups: Option<Vec<String>>,
-    pub tool_type: Option<String>,
-    pub tool_name: Option<String>,
-    pub name: Option<String>,
+request_choice! {
+    pub enum ServiceType {
+        LoadBalancer,
+        NodePort,
+        ClusterIP,
+    }
+}
+
+request_part! {
+    pub struct ExposedUrl {
+        pub container: i64,
+        pub authorized_users: Option<Vec<String>>,
+        pub authorized_groups: Option<Vec<String>>,
+        pub tool_type: Option<String>,
+        pub tool_name: Option<String>,
+        pub name: Option<String>,
+    }
+}
+
+request_choice! {
+    pub enum ImagePullPolicy {
+        Always,
+        IfNotPresent,
+        Never,
+    }
 }
