@@ -54,12 +54,25 @@ pub async fn preview_training(draft: Draft) -> Result<String, AppError> {
         .await
 }
 
+/// Answers with only what the form needs to go on (the new training's id and name): decoding
+/// a whole [`Workload`] would put the workload types in the form's chunk.
 #[server(prefix = "/api/fn", endpoint = "submit_training", input = Json)]
-pub async fn submit_training(draft: Draft) -> Result<Workload, AppError> {
+pub async fn submit_training(draft: Draft) -> Result<Submitted, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
-    backend
+    let workload = backend
         .submit_workload(&principal, draft.is_distributed(), draft.to_request())
-        .await
+        .await?;
+    Ok(Submitted {
+        workload_id: workload.workload_id,
+        name: workload.name,
+    })
+}
+
+/// A training the form submitted.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Submitted {
+    pub workload_id: String,
+    pub name: String,
 }
 
 /// The form posted without JavaScript (URL-encoded fields named `draft[...]`, see

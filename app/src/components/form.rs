@@ -9,6 +9,8 @@
 use crate::model::training::draft::posted::{input_name, unchecked_name};
 use crate::model::training::draft::{Draft, Kind, Path};
 use crate::model::validation::FieldError;
+use leptos::either::Either;
+use leptos::lazy;
 use leptos::prelude::*;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -20,12 +22,22 @@ const ERROR_CLASS: &str = "text-xs font-medium text-red-700 dark:text-red-300";
 pub const ROW_CLASS: &str = "grid items-start gap-3 rounded-md border border-slate-200 p-3 md:grid-cols-3 dark:border-slate-700";
 pub const LINK_BUTTON_CLASS: &str = "self-start rounded-md px-2 py-1 text-sm font-medium text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-300";
 
+/// The request validator, run on a draft. It lives in a chunk of its own, loaded when the form
+/// is first used (see [`FormState::new`]): the strict parser that gives the API's own messages
+/// and paths is most of the form's code, and the form is readable and editable without it.
+#[lazy]
+pub fn check(draft: Draft) -> Vec<FieldError> {
+    draft.validate().err().unwrap_or_default()
+}
+
 /// The form's state, shared by every field through context.
 #[derive(Clone, Copy)]
 pub struct FormState {
     pub draft: RwSignal<Draft>,
-    /// What the validator says about the current draft.
-    pub errors: Memo<Vec<FieldError>>,
+    /// What the validator says about the draft (the latest draft it has answered for).
+    pub errors: RwSignal<Vec<FieldError>>,
+    /// Counts the checks started, so an answer about an older draft is dropped.
+    checks: StoredValue<u64>,
     /// What the server said about the last submit (a taken name, an unknown project...).
     pub server_errors: RwSignal<Vec<FieldError>>,
     touched: RwSignal<HashSet<String>>,
@@ -34,15 +46,38 @@ pub struct FormState {
 }
 
 impl FormState {
+    /// The validator runs after every change once a field has been edited or a submit tried;
+    /// before that no message would show, so a page that is only read never loads it.
     pub fn new(initial: Draft, server_errors: Vec<FieldError>, submitted: bool) -> Self {
-        let draft = RwSignal::new(initial);
-        FormState {
-            draft,
-            errors: Memo::new(move |_| draft.with(|d| d.validate().err().unwrap_or_default())),
+        let form = FormState {
+            draft: RwSignal::new(initial),
+            errors: RwSignal::new(Vec::new()),
+            checks: StoredValue::new(0),
             server_errors: RwSignal::new(server_errors),
             touched: RwSignal::new(HashSet::new()),
             submitted: RwSignal::new(submitted),
+        };
+        Effect::new(move |_| {
+            let draft = form.draft.get();
+            if form.submitted.get() || form.touched.with(|t| !t.is_empty()) {
+                leptos::task::spawn_local(async move {
+                    form.check(draft).await;
+                });
+            }
+        });
+        form
+    }
+
+    /// Validates `draft` and shows the answer unless a newer check has started meanwhile;
+    /// returns the errors.
+    pub async fn check(self, draft: Draft) -> Vec<FieldError> {
+        self.checks.update_value(|n| *n += 1);
+        let this = self.checks.get_value();
+        let errors = check(draft).await;
+        if self.checks.get_value() == this {
+            self.errors.set(errors.clone());
         }
+        errors
     }
 
     pub fn touch(&self, path: &str) {
@@ -361,15 +396,14 @@ pub fn RowList(
         </div>
     };
     if legend {
-        view! {
+        Either::Left(view! {
             <fieldset class="mt-4">
                 <legend class="text-sm font-semibold">{title}</legend>
                 {rows}
             </fieldset>
-        }
-        .into_any()
+        })
     } else {
-        rows.into_any()
+        Either::Right(rows)
     }
 }
 

@@ -159,13 +159,15 @@ fn TrainingForm(start: Start, projects: Vec<ProjectSummary>) -> impl IntoView {
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         form.submitted.set(true);
-        if form.errors.with_untracked(|e| !e.is_empty()) {
-            if let Some(summary) = summary_ref.get_untracked() {
+        let draft = form.draft.get_untracked();
+        leptos::task::spawn_local(async move {
+            // The answer about this very draft, not one still on its way about an older one.
+            if form.check(draft.clone()).await.is_empty() {
+                submit.dispatch(draft);
+            } else if let Some(summary) = summary_ref.get_untracked() {
                 let _ = summary.focus();
             }
-            return;
-        }
-        submit.dispatch(form.draft.get_untracked());
+        });
     };
     let submitting = submit.pending();
 
@@ -212,7 +214,6 @@ fn TrainingForm(start: Start, projects: Vec<ProjectSummary>) -> impl IntoView {
             <preview::Preview />
         </div>
     }
-    .into_any()
 }
 
 /// The list of every problem, shown after a submit attempt, with links to the fields.
@@ -261,16 +262,20 @@ fn ErrorSummary(summary_ref: NodeRef<leptos::html::Div>) -> impl IntoView {
             </ul>
         </div>
     }
-    .into_any()
 }
 
-/// A section of the form: a fieldset with its legend.
+/// A section of the form: a fieldset with its legend. Its children keep their type: erased
+/// (`Children`), each section would also carry an asynchronous hydration of all its fields,
+/// code the form never runs and the linker cannot drop.
 #[component]
-fn Section(title: &'static str, children: Children) -> impl IntoView {
+fn Section<T: IntoView + 'static>(
+    title: &'static str,
+    children: TypedChildren<T>,
+) -> impl IntoView {
     view! {
         <fieldset class=FIELDSET_CLASS>
             <legend class=LEGEND_CLASS>{title}</legend>
-            {children()}
+            {children.into_inner()()}
         </fieldset>
     }
 }

@@ -96,5 +96,4 @@ pub fn Preview() -> impl IntoView {
             </Show>
         </aside>
     }
-    .into_any()
 }
