@@ -274,42 +274,16 @@ async fn every_route_reads_without_its_script() {
     let base = server.base_url();
     let stored = submit(&server, "no-script").await;
     let id = stored["workloadId"].as_str().unwrap();
-    let pages = [
-        ("/".to_owned(), "[data-testid=overview-stats]", "Trainings"),
-        (
-            "/trainings".to_owned(),
-            "[data-testid=trainings-table]",
-            "no-script",
-        ),
+    let mut pages = crate::every_route(id, "no-script");
+    pages.insert(
+        2,
         (
             "/trainings?phase=Failed".to_owned(),
             "[data-testid=empty-state]",
             "No trainings match",
         ),
-        (
-            "/trainings/new".to_owned(),
-            "[data-testid=training-form]",
-            "Submit training",
-        ),
-        (
-            format!("/trainings/new?from={id}"),
-            "[data-testid=cloned-from]",
-            "no-script",
-        ),
-        (
-            format!("/trainings/{id}"),
-            "[data-testid=training-detail]",
-            "busybox",
-        ),
-        (
-            "/projects".to_owned(),
-            "[data-testid=projects-table]",
-            "default",
-        ),
-        ("/applications".to_owned(), "main", "New application"),
-        ("/admin".to_owned(), "main", "Audit trail"),
-        ("/no-such-page".to_owned(), "main", "There is no page here"),
-    ];
+    );
+    pages.push(("/no-such-page".to_owned(), "main", "There is no page here"));
     let browser = Browser::start_with(&["--blink-settings=scriptEnabled=false"])
         .await
         .expect("Chromium starts");

@@ -99,3 +99,38 @@ async fn the_home_page_hydrates_and_reacts_to_clicks() {
 
     browser.close().await.unwrap();
 }
+
+/// Every route of the dashboard, for a stored training `id` named `name`: an element the server
+/// renders on it and a text that element must contain.
+fn every_route(id: &str, name: &'static str) -> Vec<(String, &'static str, &'static str)> {
+    vec![
+        ("/".to_owned(), "[data-testid=overview-stats]", "Trainings"),
+        (
+            "/trainings".to_owned(),
+            "[data-testid=trainings-table]",
+            name,
+        ),
+        (
+            "/trainings/new".to_owned(),
+            "[data-testid=training-form]",
+            "Submit training",
+        ),
+        (
+            format!("/trainings/new?from={id}"),
+            "[data-testid=cloned-from]",
+            name,
+        ),
+        (
+            format!("/trainings/{id}"),
+            "[data-testid=training-detail]",
+            "busybox",
+        ),
+        (
+            "/projects".to_owned(),
+            "[data-testid=projects-table]",
+            "default",
+        ),
+        ("/applications".to_owned(), "main", "New application"),
+        ("/admin".to_owned(), "main", "Audit trail"),
+    ]
+}

@@ -27,40 +27,6 @@ async fn submit(server: &TephraServer, name: &str) -> String {
     body["workloadId"].as_str().unwrap().to_owned()
 }
 
-/// Every route, with an element the server renders on it and a text it must contain.
-fn routes(id: &str) -> Vec<(String, &'static str, &'static str)> {
-    vec![
-        ("/".to_owned(), "[data-testid=overview-stats]", "Trainings"),
-        (
-            "/trainings".to_owned(),
-            "[data-testid=trainings-table]",
-            "split-check",
-        ),
-        (
-            "/trainings/new".to_owned(),
-            "[data-testid=training-form]",
-            "Submit training",
-        ),
-        (
-            format!("/trainings/new?from={id}"),
-            "[data-testid=cloned-from]",
-            "split-check",
-        ),
-        (
-            format!("/trainings/{id}"),
-            "[data-testid=training-detail]",
-            "busybox",
-        ),
-        (
-            "/projects".to_owned(),
-            "[data-testid=projects-table]",
-            "default",
-        ),
-        ("/applications".to_owned(), "main", "New application"),
-        ("/admin".to_owned(), "main", "Audit trail"),
-    ]
-}
-
 /// The lazy chunks: every WebAssembly file of the site but the main one.
 fn lazy_chunks(site: &Path) -> Vec<String> {
     let mut chunks: Vec<String> = std::fs::read_dir(site.join("pkg"))
@@ -118,7 +84,7 @@ async fn every_route_hydrates_with_the_chunks_it_needs() {
     let id = submit(&server, "split-check").await;
     let browser = Browser::start().await.expect("Chromium starts");
     let mut report = Vec::new();
-    for (path, css, expected) in routes(&id) {
+    for (path, css, expected) in crate::every_route(&id, "split-check") {
         browser.client.goto("about:blank").await.unwrap();
         browser.open(&format!("{base}{path}")).await.unwrap();
         readable(&browser, &path, css, expected).await;
@@ -196,7 +162,7 @@ async fn a_lazy_chunk_that_fails_to_load_leaves_the_page_readable() {
             .expect("the release server starts");
         let base = server.base_url();
         let id = submit(&server, "split-check").await;
-        for (path, css, expected) in routes(&id) {
+        for (path, css, expected) in crate::every_route(&id, "split-check") {
             browser.client.goto("about:blank").await.unwrap();
             browser.client.goto(&format!("{base}{path}")).await.unwrap();
             let lazy = !matches!(path.as_str(), "/trainings" | "/projects" | "/admin");

@@ -1,4 +1,5 @@
-//! Form fields bound to the request a [`Draft`] holds, each named once: by its [`Path`].
+//! Form fields bound to the request a [`Draft`](crate::model::training::draft::Draft) holds, each named once: by its
+//! [`Path`].
 //!
 //! From the path a field derives everything else: the value it shows and writes (converted by
 //! its [`Kind`]), its element id, the name an HTML form posts it under (so the form submits
@@ -7,13 +8,13 @@
 //! submit attempt.
 
 use crate::model::training::draft::posted::{input_name, unchecked_name};
-use crate::model::training::draft::{Draft, Kind, Path};
-use crate::model::validation::FieldError;
+use crate::model::training::draft::{Kind, Path};
 use leptos::either::Either;
-use leptos::lazy;
 use leptos::prelude::*;
 use serde_json::Value;
-use std::collections::HashSet;
+
+mod state;
+pub use state::{FormState, check, use_form};
 
 pub const INPUT_CLASS: &str = "block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[invalid=true]:border-red-600 dark:border-slate-600 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-400";
 const LABEL_CLASS: &str = "text-sm font-medium";
@@ -21,137 +22,6 @@ const HINT_CLASS: &str = "text-xs text-slate-600 dark:text-slate-400";
 const ERROR_CLASS: &str = "text-xs font-medium text-red-700 dark:text-red-300";
 pub const ROW_CLASS: &str = "grid items-start gap-3 rounded-md border border-slate-200 p-3 md:grid-cols-3 dark:border-slate-700";
 pub const LINK_BUTTON_CLASS: &str = "self-start rounded-md px-2 py-1 text-sm font-medium text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-300";
-
-/// The request validator, run on a draft. It lives in a chunk of its own, loaded when the form
-/// is first used (see [`FormState::new`]): the strict parser that gives the API's own messages
-/// and paths is most of the form's code, and the form is readable and editable without it.
-#[lazy]
-pub fn check(draft: Draft) -> Vec<FieldError> {
-    draft.validate().err().unwrap_or_default()
-}
-
-/// The form's state, shared by every field through context.
-#[derive(Clone, Copy)]
-pub struct FormState {
-    pub draft: RwSignal<Draft>,
-    /// What the validator says about the draft (the latest draft it has answered for).
-    pub errors: RwSignal<Vec<FieldError>>,
-    /// Counts the checks started, so an answer about an older draft is dropped.
-    checks: StoredValue<u64>,
-    /// What the server said about the last submit (a taken name, an unknown project...).
-    pub server_errors: RwSignal<Vec<FieldError>>,
-    touched: RwSignal<HashSet<String>>,
-    /// Set by a submit attempt: from then on every error shows.
-    pub submitted: RwSignal<bool>,
-}
-
-impl FormState {
-    /// The validator runs after every change once a field has been edited or a submit tried;
-    /// before that no message would show, so a page that is only read never loads it.
-    pub fn new(initial: Draft, server_errors: Vec<FieldError>, submitted: bool) -> Self {
-        let form = FormState {
-            draft: RwSignal::new(initial),
-            errors: RwSignal::new(Vec::new()),
-            checks: StoredValue::new(0),
-            server_errors: RwSignal::new(server_errors),
-            touched: RwSignal::new(HashSet::new()),
-            submitted: RwSignal::new(submitted),
-        };
-        Effect::new(move |_| {
-            let draft = form.draft.get();
-            if form.submitted.get() || form.touched.with(|t| !t.is_empty()) {
-                leptos::task::spawn_local(async move {
-                    form.check(draft).await;
-                });
-            }
-        });
-        form
-    }
-
-    /// Validates `draft` and shows the answer unless a newer check has started meanwhile;
-    /// returns the errors.
-    pub async fn check(self, draft: Draft) -> Vec<FieldError> {
-        self.checks.update_value(|n| *n += 1);
-        let this = self.checks.get_value();
-        let errors = check(draft).await;
-        if self.checks.get_value() == this {
-            self.errors.set(errors.clone());
-        }
-        errors
-    }
-
-    pub fn touch(&self, path: &str) {
-        if !self.touched.with_untracked(|t| t.contains(path)) {
-            self.touched.update(|t| {
-                t.insert(path.to_owned());
-            });
-        }
-        // What the server said was about the previous input.
-        if self
-            .server_errors
-            .with_untracked(|e| e.iter().any(|e| e.path == path))
-        {
-            self.server_errors.update(|e| e.retain(|e| e.path != path));
-        }
-    }
-
-    /// The message to show under the field at `path`, if any.
-    pub fn message(&self, path: &str) -> Option<String> {
-        let shown = self.submitted.get() || self.touched.with(|t| t.contains(path));
-        let client = shown
-            .then(|| {
-                self.errors
-                    .with(|e| e.iter().find(|e| e.path == path).map(|e| e.message.clone()))
-            })
-            .flatten();
-        client.or_else(|| {
-            self.server_errors
-                .with(|e| e.iter().find(|e| e.path == path).map(|e| e.message.clone()))
-        })
-    }
-
-    /// Every error to list in the summary: the validator's and the server's.
-    pub fn all_errors(&self) -> Vec<FieldError> {
-        let mut all = self.errors.get();
-        for e in self.server_errors.get() {
-            if !all.contains(&e) {
-                all.push(e);
-            }
-        }
-        all
-    }
-
-    /// The text of the field at `path`, and a setter that writes it as `kind`.
-    ///
-    /// The field keeps showing exactly what was typed as long as it still means what the draft
-    /// holds: "1." is 1 and "python " is "python" in the request, and showing those back would
-    /// eat the decimal point or the space before the next keystroke. A change from elsewhere
-    /// (another GPU style, a removed row) shows the draft's value.
-    pub fn bind(&self, path: &Path, kind: Kind) -> (Signal<String>, Callback<String>) {
-        let draft = self.draft;
-        let typed = RwSignal::new(None::<String>);
-        let (read, write) = (path.clone(), path.clone());
-        (
-            Signal::derive(move || {
-                draft.with(|d| {
-                    let current = d.get(&read);
-                    match typed.get() {
-                        Some(text) if kind.value(&text).as_ref() == current => text,
-                        _ => d.text(&read),
-                    }
-                })
-            }),
-            Callback::new(move |text: String| {
-                typed.set(Some(text.clone()));
-                draft.update(|d| d.set_text(&write, kind, &text));
-            }),
-        )
-    }
-}
-
-pub fn use_form() -> FormState {
-    use_context::<FormState>().expect("fields live inside a TrainingForm")
-}
 
 /// The element id of the field at a JSON path.
 pub fn field_id(path: &str) -> String {
