@@ -53,6 +53,7 @@ pub fn shown_spec_keys() -> Vec<String> {
     let mut keys = vec![
         key!(TrainingSpec.image),
         key!(TrainingSpec.image_pull_policy),
+        key!(TrainingSpec.image_pull_secrets),
         key!(TrainingSpec.command),
         key!(TrainingSpec.args),
         key!(TrainingSpec.working_dir),
