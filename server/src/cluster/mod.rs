@@ -9,6 +9,7 @@ mod apply;
 pub mod backoff;
 pub mod index;
 pub mod objects;
+mod pacer;
 pub mod reconciler;
 
 pub mod tracker;

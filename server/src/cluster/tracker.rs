@@ -5,6 +5,7 @@
 use super::Shared;
 use super::backoff::Backoffs;
 use super::index::{Index, ObjectKind};
+use super::pacer::Pacer;
 use super::objects::PodGroup;
 use crate::db::{Database, DbError};
 use crate::domain::labels::MANAGED_SELECTOR;
@@ -79,7 +80,8 @@ const BATCH: usize = 1024;
 
 /// A workload's status is written and broadcast at most this often. A thousand pods starting
 /// make thousands of watch events; each one would otherwise rewrite the row (with its pod list)
-/// and go to every open event stream. The first change after a quiet spell goes out at once.
+/// and go to every open event stream. The first change after a quiet spell goes out at once
+/// ([`Pacer`]: the pace is per workload).
 const PUBLISH_EVERY: Duration = Duration::from_millis(250);
 
 /// What the watch loop remembers between batches.
@@ -97,7 +99,7 @@ const RACE_RETRIES: usize = 3;
 
 impl Tracker {
     /// Runs until the process ends: watch changes and refresh requests are applied in batches
-    /// (everything ready at once); the touched workloads are derived once per
+    /// (everything ready at once); each touched workload is derived at most once per
     /// [`PUBLISH_EVERY`].
     pub async fn run(&self) {
         let client = self.client.clone();
@@ -130,12 +132,11 @@ impl Tracker {
         ];
         let mut changes = futures::stream::select_all(streams).ready_chunks(BATCH);
         let mut seen = Seen::default();
-        let mut pending: BTreeSet<Uuid> = BTreeSet::new();
-        let mut last_flush = Instant::now() - PUBLISH_EVERY;
+        let mut pacer = Pacer::new(PUBLISH_EVERY);
         loop {
-            let flush_at = (!pending.is_empty()).then_some(last_flush + PUBLISH_EVERY);
-            let flush_due = async {
-                match flush_at {
+            let next_due = pacer.next_due(Instant::now());
+            let turn_comes = async {
+                match next_due {
                     Some(at) => tokio::time::sleep_until(at).await,
                     None => std::future::pending().await,
                 }
@@ -143,19 +144,15 @@ impl Tracker {
             tokio::select! {
                 batch = changes.next() => {
                     let Some(batch) = batch else { break };
-                    pending.extend(self.apply_batch(batch, &mut seen));
-                    if last_flush.elapsed() < PUBLISH_EVERY {
-                        continue;
-                    }
+                    pacer.touch(self.apply_batch(batch, &mut seen));
                 }
-                () = flush_due => {}
+                () = turn_comes => {}
             }
-            for id in std::mem::take(&mut pending) {
+            for id in pacer.due(Instant::now()) {
                 if let Err(error) = self.publish(id).await {
                     tracing::error!(workload = %id, %error, "cannot record the workload's status");
                 }
             }
-            last_flush = Instant::now();
         }
     }
 
