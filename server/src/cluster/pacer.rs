@@ -1,7 +1,7 @@
 //! When each touched workload's status is derived and published: at once if that workload has
 //! been quiet, otherwise once its interval since the last publish has passed.
 //!
-//! The pace is per workload. A global pace (everything pending flushed together at most every
+//! The pace is per workload, and only a publish that wrote something starts it. A global pace (everything pending flushed together at most every
 //! interval) made one training's pod change wait behind an unrelated training's flush: with a
 //! hundred trainings live, a change reached the page 225 ms late instead of 5 ms.
 //! Pure: the caller passes the time, so the tests need no clock.
@@ -33,7 +33,9 @@ impl Pacer {
         self.pending.extend(ids);
     }
 
-    /// The pending workloads whose turn has come at `now`; they count as published at `now`.
+    /// The pending workloads whose turn has come at `now`. Only those the caller then reports
+    /// as [`Self::wrote`] wait out the interval: a change that turned out to change nothing
+    /// (an annotation on a pod, say) must not hold back the change that follows it.
     pub fn due(&mut self, now: Instant) -> Vec<Uuid> {
         // Entries older than the interval no longer hold anything back; dropping them keeps the
         // map the size of the recently active workloads, not of every workload ever seen.
@@ -47,9 +49,13 @@ impl Pacer {
             .collect();
         for id in &due {
             self.pending.remove(id);
-            self.last.insert(*id, now);
         }
         due
+    }
+
+    /// Records that a workload's status was written and broadcast at `now`.
+    pub fn wrote(&mut self, id: Uuid, now: Instant) {
+        self.last.insert(id, now);
     }
 
     /// When the next pending workload's turn comes (`now` for one never published); `None`
@@ -72,12 +78,21 @@ mod tests {
         Uuid::from_u128(n)
     }
 
+    /// `due`, with every workload it returns written.
+    fn publish(pacer: &mut Pacer, now: Instant) -> Vec<Uuid> {
+        let due = pacer.due(now);
+        for id in &due {
+            pacer.wrote(*id, now);
+        }
+        due
+    }
+
     #[test]
     fn a_quiet_workload_goes_out_at_once() {
         let mut pacer = Pacer::new(EVERY);
         let t0 = Instant::now();
         pacer.touch([id(1)]);
-        assert_eq!(pacer.due(t0), vec![id(1)]);
+        assert_eq!(publish(&mut pacer, t0), vec![id(1)]);
         assert_eq!(pacer.next_due(t0), None);
     }
 
@@ -86,9 +101,26 @@ mod tests {
         let mut pacer = Pacer::new(EVERY);
         let t0 = Instant::now();
         pacer.touch([id(1)]);
-        assert_eq!(pacer.due(t0), vec![id(1)]);
+        assert_eq!(publish(&mut pacer, t0), vec![id(1)]);
         pacer.touch([id(2)]);
-        assert_eq!(pacer.due(t0 + Duration::from_millis(10)), vec![id(2)]);
+        assert_eq!(
+            publish(&mut pacer, t0 + Duration::from_millis(10)),
+            vec![id(2)]
+        );
+    }
+
+    #[test]
+    fn a_change_that_changed_nothing_holds_nothing_back() {
+        let mut pacer = Pacer::new(EVERY);
+        let t0 = Instant::now();
+        pacer.touch([id(1)]);
+        assert_eq!(
+            pacer.due(t0),
+            vec![id(1)],
+            "derived, found unchanged, not written"
+        );
+        pacer.touch([id(1)]);
+        assert_eq!(pacer.due(t0 + Duration::from_millis(17)), vec![id(1)]);
     }
 
     #[test]
@@ -96,11 +128,11 @@ mod tests {
         let mut pacer = Pacer::new(EVERY);
         let t0 = Instant::now();
         pacer.touch([id(1)]);
-        pacer.due(t0);
+        publish(&mut pacer, t0);
         pacer.touch([id(1)]);
         assert!(pacer.due(t0 + Duration::from_millis(100)).is_empty());
         assert_eq!(pacer.next_due(t0), Some(t0 + EVERY));
-        assert_eq!(pacer.due(t0 + EVERY), vec![id(1)]);
+        assert_eq!(publish(&mut pacer, t0 + EVERY), vec![id(1)]);
     }
 
     #[test]
@@ -109,8 +141,8 @@ mod tests {
         let t0 = Instant::now();
         pacer.touch([id(1), id(1), id(2)]);
         pacer.touch([id(1)]);
-        assert_eq!(pacer.due(t0), vec![id(1), id(2)]);
-        assert!(pacer.due(t0).is_empty());
+        assert_eq!(publish(&mut pacer, t0), vec![id(1), id(2)]);
+        assert!(publish(&mut pacer, t0).is_empty());
     }
 
     #[test]
@@ -118,7 +150,7 @@ mod tests {
         let mut pacer = Pacer::new(EVERY);
         let t0 = Instant::now();
         pacer.touch((0..100).map(id));
-        pacer.due(t0);
+        publish(&mut pacer, t0);
         pacer.due(t0 + EVERY);
         assert!(pacer.last.is_empty());
     }

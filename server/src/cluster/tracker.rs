@@ -5,8 +5,8 @@
 use super::Shared;
 use super::backoff::Backoffs;
 use super::index::{Index, ObjectKind};
-use super::pacer::Pacer;
 use super::objects::PodGroup;
+use super::pacer::Pacer;
 use crate::db::{Database, DbError};
 use crate::domain::labels::MANAGED_SELECTOR;
 use crate::domain::status::{derive, is_final, live_status, stopped_in_cluster};
@@ -93,6 +93,15 @@ struct Seen {
     last_failure: Option<String>,
 }
 
+/// How one derivation went.
+enum Attempt {
+    Wrote,
+    /// Nothing to write: the status is what the row holds.
+    Unchanged,
+    /// The desired phase changed between reading the row and writing.
+    Raced,
+}
+
 /// How many times a status is derived again when an action changes the desired phase between
 /// reading the row and writing the status.
 const RACE_RETRIES: usize = 3;
@@ -149,8 +158,12 @@ impl Tracker {
                 () = turn_comes => {}
             }
             for id in pacer.due(Instant::now()) {
-                if let Err(error) = self.publish(id).await {
-                    tracing::error!(workload = %id, %error, "cannot record the workload's status");
+                match self.publish(id).await {
+                    Ok(true) => pacer.wrote(id, Instant::now()),
+                    Ok(false) => {}
+                    Err(error) => {
+                        tracing::error!(workload = %id, %error, "cannot record the workload's status");
+                    }
                 }
             }
         }
@@ -224,27 +237,30 @@ impl Tracker {
         touched
     }
 
-    /// Derives one workload's status; writes and broadcasts it when it changed.
-    pub async fn publish(&self, id: Uuid) -> Result<(), DbError> {
+    /// Derives one workload's status; writes and broadcasts it when it changed. True when it
+    /// wrote.
+    pub async fn publish(&self, id: Uuid) -> Result<bool, DbError> {
         for _ in 0..RACE_RETRIES {
-            if self.publish_once(id).await? {
-                return Ok(());
+            match self.publish_once(id).await? {
+                Attempt::Raced => continue,
+                Attempt::Unchanged => return Ok(false),
+                Attempt::Wrote => return Ok(true),
             }
         }
         tracing::debug!(workload = %id, "the desired phase kept changing; the next change derives it");
-        Ok(())
+        Ok(false)
     }
 
-    /// One attempt; false when the desired phase changed before the write.
-    async fn publish_once(&self, id: Uuid) -> Result<bool, DbError> {
+    /// One attempt at [`Self::publish`].
+    async fn publish_once(&self, id: Uuid) -> Result<Attempt, DbError> {
         let row = match self.db.workloads().get(id).await {
             Ok(row) => row,
             // Objects of rows deleted by hand: the reconciler reports those as orphans.
-            Err(DbError::NotFound) => return Ok(true),
+            Err(DbError::NotFound) => return Ok(Attempt::Unchanged),
             Err(e) => return Err(e),
         };
         if row.deleted_at.is_some() {
-            return Ok(true);
+            return Ok(Attempt::Unchanged);
         }
         let entry = self
             .shared
@@ -254,7 +270,7 @@ impl Tracker {
             .unwrap_or_default();
         if is_final(row.actual_phase, &entry.observed) {
             // The Job was collected: keep the outcome and the last pods it had.
-            return Ok(true);
+            return Ok(Attempt::Unchanged);
         }
         if row.desired_phase == Phase::Running && stopped_in_cluster(&entry.observed).is_some() {
             let _ = self.trigger.send(id);
@@ -276,7 +292,7 @@ impl Tracker {
             _ => derived.reason,
         };
         if row.actual_phase == derived.phase && row.phase_reason == reason && row.status == status {
-            return Ok(true);
+            return Ok(Attempt::Unchanged);
         }
         let Some(updated) = self
             .db
@@ -291,10 +307,10 @@ impl Tracker {
             )
             .await?
         else {
-            return Ok(false);
+            return Ok(Attempt::Raced);
         };
         super::publish(&self.events, &super::event_of(&updated, false));
-        Ok(true)
+        Ok(Attempt::Wrote)
     }
 }
 
