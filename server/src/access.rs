@@ -44,7 +44,7 @@ pub fn described(grants: &[Grant], scope_name: impl Fn(&Scope) -> String) -> Vec
 pub fn project_target(project: &Project) -> Target {
     Target::Project {
         id: project.id.to_string(),
-        department: None,
+        department: Some(project.department_id.to_string()),
     }
 }
 
@@ -121,9 +121,14 @@ mod tests {
         let at = chrono::Utc::now();
         Project {
             id: uuid::Uuid::new_v4(),
+            number: 1,
             name: name.into(),
             namespace: format!("tephra-{name}"),
             queue: format!("tephra-{name}"),
+            department_id: 1,
+            description: String::new(),
+            resources: sqlx::types::Json(Vec::new()),
+            default_node_pools: None,
             created_at: at,
             updated_at: at,
         }

@@ -128,7 +128,7 @@ impl Backend for Services {
         Ok(projects
             .into_iter()
             .map(|p| ProjectSummary {
-                id: p.project.id.to_string(),
+                id: p.project.number.to_string(),
                 name: p.project.name,
                 namespace: p.project.namespace,
                 queue: p.project.queue,

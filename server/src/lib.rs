@@ -46,6 +46,10 @@ async fn open_database(args: &ServeArgs) -> anyhow::Result<Database> {
     let db = Database::connect(&url)
         .await
         .with_context(|| format!("cannot open the database at {}", db::redact(&url)))?;
+    db.departments()
+        .ensure_default(&args.namespace_prefix)
+        .await
+        .context("cannot name the default department's queue")?;
     db.projects()
         .ensure_default_prefixed(&args.namespace_prefix)
         .await
@@ -116,6 +120,7 @@ impl Application {
             cluster,
             profile: Arc::new(profile),
             max_pods: args.max_pods_per_workload,
+            namespace_prefix: args.namespace_prefix.clone(),
         };
         let backend: SharedBackend = Arc::new(backend::Services {
             control: control.clone(),

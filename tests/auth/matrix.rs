@@ -27,6 +27,7 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
     let change_a = [202, 202, 202, 403, 403, 202, 401];
     let anyone = [200, 200, 200, 200, 200, 200, 401];
     let admin_only = [200, 404, 404, 404, 404, 404, 401];
+    let system_only = |ok: u16| [ok, 403, 403, 403, 403, 403, 401];
     BTreeMap::from([
         ("GET /api/v1/workloads/trainings", anyone),
         ("POST /api/v1/workloads/trainings", change_a),
@@ -47,6 +48,17 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
             [200, 200, 200, 200, 404, 200, 401],
         ),
         ("GET /api/v1/org-unit/projects", anyone),
+        ("POST /api/v1/org-unit/projects", system_only(201)),
+        ("GET /api/v1/org-unit/projects/{id}", read_a),
+        ("PUT /api/v1/org-unit/projects/{id}", system_only(200)),
+        ("DELETE /api/v1/org-unit/projects/{id}", system_only(204)),
+        // Everyone sees the departments they may; project roles reach none.
+        ("GET /api/v1/org-unit/departments", anyone),
+        ("POST /api/v1/org-unit/departments", system_only(201)),
+        ("GET /api/v1/org-unit/departments/{id}", system_only(200)),
+        ("PUT /api/v1/org-unit/departments/{id}", system_only(200)),
+        ("DELETE /api/v1/org-unit/departments/{id}", system_only(204)),
+        ("GET /api/v1/node-pools", anyone),
         ("GET /api/v1/cluster", anyone),
         ("GET /api/v1/authorization/roles", anyone),
         ("GET /api/v1/authorization/access-rules", anyone),
@@ -247,6 +259,26 @@ impl World {
                 Some(json!({"grantType": "app_token", "AppId": "alpha-bot",
                             "AppSecret": self.app_secret})),
             ),
+            ("POST", "/api/v1/org-unit/departments" | "/api/v1/org-unit/projects") => (
+                route.to_owned(),
+                Some(json!({"name": format!("unit{}", self.next())})),
+            ),
+            ("GET", "/api/v1/org-unit/departments/{id}") => (fill("default"), None),
+            ("PUT", "/api/v1/org-unit/departments/{id}") => {
+                (fill("default"), Some(json!({"name": "default"})))
+            }
+            ("GET", "/api/v1/org-unit/projects/{id}") => (fill("alpha"), None),
+            ("PUT", "/api/v1/org-unit/projects/{id}") => {
+                (fill("alpha"), Some(json!({"name": "alpha"})))
+            }
+            ("DELETE", "/api/v1/org-unit/departments/{id}" | "/api/v1/org-unit/projects/{id}") => {
+                let collection = route.trim_end_matches("/{id}");
+                let body = json!({"name": format!("gone{}", self.next())});
+                let unit = self
+                    .as_admin(Method::POST, collection, Some(body), 201)
+                    .await?;
+                (fill(unit["id"].as_str().context("org-unit id")?), None)
+            }
             ("GET", _) => (route.to_owned(), None),
             _ => bail!("no request is defined for {method} {route}"),
         })

@@ -268,6 +268,7 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
                 spec: small_training(&name),
                 created_by: user.id,
                 job_ttl_seconds: None,
+                demand: Default::default(),
             };
             let change = server::db::workloads::Change {
                 actor: Some(user.id),

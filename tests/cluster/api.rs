@@ -24,7 +24,7 @@ pub(crate) struct Tephra {
     http: reqwest::Client,
     pub(crate) kube: kube::Client,
     /// Namespace and queue prefix of this server's projects.
-    prefix: String,
+    pub(crate) prefix: String,
 }
 
 /// The prefix for a test's projects: short, unique, derived from the test's namespace.
@@ -201,15 +201,43 @@ impl Tephra {
         Ok(())
     }
 
-    /// Removes this server's project namespace and queue from the shared testbed.
+    /// Stops the server, then removes its project namespace and its queues from the shared
+    /// testbed: every queue with its prefix, projects' before departments'. The server goes
+    /// first so its reconciler cannot put a project's queue back after its department's queue is
+    /// gone (a queue whose parent is missing stops Volcano scheduling for everyone).
     pub(crate) async fn cleanup(&self) {
+        stop(self.server.process.id()).await;
         let _ = Api::<Namespace>::all(self.kube.clone())
             .delete(&self.namespace(), &DeleteParams::default())
             .await;
         let queues: Api<DynamicObject> = Api::all_with(self.kube.clone(), &queue_resource());
-        let _ = queues
-            .delete(&self.namespace(), &DeleteParams::default())
-            .await;
+        let mut ours: Vec<String> = queues
+            .list(&ListParams::default())
+            .await
+            .map(|list| {
+                list.items
+                    .into_iter()
+                    .filter_map(|q| q.metadata.name)
+                    .collect()
+            })
+            .unwrap_or_default();
+        ours.retain(|name| name.starts_with(&self.prefix));
+        ours.sort_by_key(|name| name.ends_with(".department"));
+        for name in ours {
+            let _ = queues.delete(&name, &DeleteParams::default()).await;
+        }
+    }
+}
+
+/// Sends SIGTERM and waits (up to 10 s) until the process has exited.
+async fn stop(pid: u32) {
+    tephra_tests::process::signal_term(pid);
+    for _ in 0..100 {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        if state.is_empty() || state.contains("State:\tZ") {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
@@ -445,8 +473,17 @@ pub async fn a_gang_that_cannot_fit_is_pending_with_the_schedulers_reason(
 ) -> anyhow::Result<()> {
     let t = Tephra::start(&tb, &ns).await?;
     let result = async {
-        // Two pods of 9 GPUs: the cluster has 32 in all but no node has more than 8.
-        let accepted = t.submit(DISTRIBUTED, &pytorch("too-wide", 1, 9)).await?;
+        // A pod of 9 GPUs can never run (no node has more than 8): refused at submit.
+        let (status, body) = t.post(DISTRIBUTED, &pytorch("too-wide", 1, 9)).await?;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(body["details"][0]["field"], "spec.compute", "{body}");
+        assert!(
+            body.to_string()
+                .contains("asks 9 GPUs per pod; the largest node in pool default has 8"),
+            "{body}"
+        );
+        // Five pods of 8 GPUs each fit a node but not the cluster together (32 GPUs).
+        let accepted = t.submit(DISTRIBUTED, &pytorch("too-many", 4, 8)).await?;
         let id = id_of(&accepted)?;
         let pending = t
             .wait_until(DISTRIBUTED, &id, "the scheduler's reason", |b| {
@@ -458,7 +495,7 @@ pub async fn a_gang_that_cannot_fit_is_pending_with_the_schedulers_reason(
             .await?;
         let message = pending["phaseMessage"].as_str().unwrap_or_default();
         assert!(
-            message.contains("cannot place the gang of 2 pod(s)"),
+            message.contains("cannot place the gang of 5 pod(s)"),
             "{message}"
         );
         assert!(

@@ -6,6 +6,7 @@
 mod api;
 mod dashboard;
 mod drills;
+mod org;
 mod reliability;
 mod volcano;
 
@@ -49,6 +50,7 @@ fn main() {
         api::requests_are_accepted_while_the_cluster_is_unreachable,
         api::jobs_without_a_workload_are_reported_not_deleted,
         dashboard::a_pytorch_training_from_the_form_runs_live_and_is_managed_with_buttons,
+        org::projects_are_leaf_queues_under_their_department_and_come_back,
         reliability::a_finished_training_stays_finished_when_its_job_is_collected,
         reliability::a_delete_right_after_submit_never_leaves_a_job_behind,
         reliability::a_resume_racing_a_delete_never_undoes_it,

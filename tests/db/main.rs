@@ -1,6 +1,7 @@
 //! Repository stories, each run against SQLite and against a real PostgreSQL cluster.
 
 mod access;
+mod quota;
 
 use access::{
     access_rules_are_unique_and_their_changes_audited,
@@ -10,6 +11,10 @@ use access::{
 use app::error::AppError;
 use app::model::phase::Phase;
 use app::model::principal::Principal;
+use quota::{
+    concurrent_submissions_never_exceed_the_limit,
+    org_units_check_quotas_and_refuse_deleting_what_is_used,
+};
 use serde_json::json;
 use server::cluster::ClusterHandle;
 use server::control::Control;
@@ -89,6 +94,8 @@ on_both_engines!(
     access_rules_are_unique_and_their_changes_audited,
     applications_act_as_their_own_user_and_revoke_once,
     lists_limited_to_some_projects_show_only_theirs,
+    concurrent_submissions_never_exceed_the_limit,
+    org_units_check_quotas_and_refuse_deleting_what_is_used,
 );
 
 async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {
@@ -207,7 +214,7 @@ async fn settings_are_created_once(db: &Database, _: &str) {
     assert_eq!((first.as_str(), second.as_str()), ("one", "one"));
 }
 
-async fn user(db: &Database, subject: &str) -> Uuid {
+pub(crate) async fn user(db: &Database, subject: &str) -> Uuid {
     let identity = Identity {
         issuer: "https://idp.example".into(),
         subject: subject.into(),
@@ -229,6 +236,7 @@ fn training(project_id: Uuid, created_by: Uuid, name: &str) -> NewWorkload {
         spec: json!({ "image": "pytorch/pytorch:2.4", "compute": { "gpuDevicesRequest": 1 } }),
         created_by,
         job_ttl_seconds: None,
+        demand: Default::default(),
     }
 }
 
@@ -688,7 +696,7 @@ async fn bad_references_store_nothing(db: &Database, _: &str) {
         .await
         .unwrap_err();
     assert!(
-        matches!(err, DbError::Sqlx(_)),
+        matches!(err, DbError::NotFound),
         "a missing project is not a name conflict: {err:?}"
     );
     let ghost = training(project.id, Uuid::new_v4(), "ghost");
@@ -775,6 +783,7 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
         cluster: ClusterHandle::detached("default"),
         profile: Arc::new(ClusterProfile::default()),
         max_pods: 1000,
+        namespace_prefix: "tephra-".into(),
     };
     let principal = Principal {
         user_id: user_id.to_string(),

@@ -136,8 +136,12 @@ pub struct Workload {
     pub name: String,
     pub requested_name: String,
     pub workload_id: String,
+    /// The project's id: a string of an integer, as in Run:ai.
     pub project_id: String,
     pub project_name: String,
+    /// The project's department.
+    #[serde(default)]
+    pub department_id: String,
     pub cluster_id: String,
     /// `training` or `distributed`.
     pub kind: String,

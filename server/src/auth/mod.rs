@@ -264,11 +264,23 @@ impl Authenticator {
         } else {
             Vec::new()
         };
-        principal.grants = crate::access::described(&grants, |scope| {
-            names
+        let departments = if grants
+            .iter()
+            .any(|(_, s)| matches!(s, Scope::Department(_)))
+        {
+            self.db.departments().list().await?
+        } else {
+            Vec::new()
+        };
+        principal.grants = crate::access::described(&grants, |scope| match scope {
+            Scope::Department(id) => departments
+                .iter()
+                .find(|d| d.department.id.to_string() == *id)
+                .map_or_else(|| id.clone(), |d| d.department.name.clone()),
+            _ => names
                 .iter()
                 .find(|p| p.project.id.to_string() == scope.id())
-                .map_or_else(|| scope.id().to_owned(), |p| p.project.name.clone())
+                .map_or_else(|| scope.id().to_owned(), |p| p.project.name.clone()),
         });
         Ok(principal)
     }

@@ -3,12 +3,14 @@
 //! owner signature verifies, whatever labels it carries. Deletions carry the uid seen as a
 //! precondition, so a Job replaced in between is never deleted by mistake.
 
-use super::objects::Queue;
+use super::objects::{Queue, QueueSpec};
 use crate::db::projects::Project;
-use crate::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE, PROJECT, WORKLOAD_ID};
+use crate::domain::labels::{DEPARTMENT, MANAGED_BY, MANAGED_BY_VALUE, PROJECT, WORKLOAD_ID};
 use crate::domain::ownership::{OWNER, OwnerKey};
+use crate::domain::quota::queues::QueuePlan;
 use crate::domain::volcano::Job;
 use k8s_openapi::api::core::v1::{Namespace, PersistentVolumeClaim, Pod, Service};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
@@ -31,32 +33,91 @@ pub fn sign<K: Resource>(key: &OwnerKey, id: Uuid, object: &mut K) {
         .insert(OWNER.to_owned(), signature);
 }
 
-/// The namespace and Volcano queue of a project, applied (so repeated calls are cheap and repair
-/// what someone changed).
-pub async fn ensure_project(client: &Client, project: &Project) -> Result<()> {
-    let labels = [
-        (MANAGED_BY.to_owned(), MANAGED_BY_VALUE.to_owned()),
-        (PROJECT.to_owned(), project.name.clone()),
-    ];
+/// A project's namespace, applied (so repeated calls are cheap and repair what someone changed).
+pub async fn ensure_namespace(client: &Client, project: &Project) -> Result<()> {
     let mut namespace = Namespace::default();
     namespace.metadata.name = Some(project.namespace.clone());
-    namespace.metadata.labels = Some(labels.clone().into());
-    let params = PatchParams::apply(FIELD_MANAGER).force();
-    Api::<Namespace>::all(client.clone())
-        .patch(&project.namespace, &params, &Patch::Apply(&namespace))
-        .await?;
-    let mut queue = Queue::new(
-        &project.queue,
-        super::objects::QueueSpec {
-            weight: 1,
-            reclaimable: true,
-        },
+    namespace.metadata.labels = Some(
+        [
+            (MANAGED_BY.to_owned(), MANAGED_BY_VALUE.to_owned()),
+            (PROJECT.to_owned(), project.name.clone()),
+        ]
+        .into(),
     );
-    queue.metadata.labels = Some(labels.into());
-    Api::<Queue>::all(client.clone())
-        .patch(&project.queue, &params, &Patch::Apply(&queue))
+    Api::<Namespace>::all(client.clone())
+        .patch(
+            &project.namespace,
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(&namespace),
+        )
         .await?;
     Ok(())
+}
+
+/// A department's or project's queue, applied and signed as this installation's.
+pub async fn ensure_queue(client: &Client, key: &OwnerKey, plan: &QueuePlan) -> Result<()> {
+    let quantities = |list: &std::collections::BTreeMap<String, String>| {
+        list.iter()
+            .map(|(k, v)| (k.clone(), Quantity(v.clone())))
+            .collect()
+    };
+    let mut queue = Queue::new(
+        &plan.name,
+        QueueSpec {
+            weight: 1,
+            // What a project borrows over its quota, an in-quota project may take back.
+            reclaimable: true,
+            parent: plan.parent.clone(),
+            deserved: quantities(&plan.deserved),
+            capability: quantities(&plan.capability),
+        },
+    );
+    let mut labels = vec![
+        (MANAGED_BY.to_owned(), MANAGED_BY_VALUE.to_owned()),
+        (DEPARTMENT.to_owned(), plan.department.clone()),
+    ];
+    labels.extend(plan.project.clone().map(|p| (PROJECT.to_owned(), p)));
+    queue.metadata.labels = Some(labels.into_iter().collect());
+    queue.metadata.annotations = Some([(OWNER.to_owned(), key.sign_org(&plan.name))].into());
+    Api::<Queue>::all(client.clone())
+        .patch(
+            &plan.name,
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(&queue),
+        )
+        .await?;
+    Ok(())
+}
+
+/// Deletes the queues this installation made that `keep` does not name: projects' first, then
+/// departments' (a queue whose parent is gone stops Volcano's scheduling session).
+pub async fn delete_stale_queues(
+    client: &Client,
+    key: &OwnerKey,
+    keep: &std::collections::HashSet<&str>,
+) -> Result<Vec<String>> {
+    let api = Api::<Queue>::all(client.clone());
+    let ours = api
+        .list(&ListParams::default().labels(crate::domain::labels::MANAGED_SELECTOR))
+        .await?;
+    let mut stale: Vec<&Queue> = ours
+        .items
+        .iter()
+        .filter(|q| key.owns_org(&q.metadata) && !keep.contains(q.name_any().as_str()))
+        .collect();
+    stale.sort_by_key(|q| q.labels().get(PROJECT).is_none());
+    let mut deleted = Vec::new();
+    for queue in stale {
+        match api
+            .delete(&queue.name_any(), &DeleteParams::default())
+            .await
+        {
+            Ok(_) => deleted.push(queue.name_any()),
+            Err(kube::Error::Api(status)) if status.is_not_found() => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(deleted)
 }
 
 /// Creates `object` unless the workload already has it. An object of that name that is not the

@@ -8,6 +8,7 @@
 mod apply;
 pub mod backoff;
 pub mod index;
+pub mod nodes;
 pub mod objects;
 mod pacer;
 pub mod reconciler;
@@ -96,6 +97,10 @@ pub struct Shared {
     pub last_error: Arc<Mutex<Option<String>>>,
     /// The supervised background tasks, for `/readyz`.
     pub health: supervise::Health,
+    /// The nodes by pool.
+    pub nodes: Arc<RwLock<nodes::NodeIndex>>,
+    /// Wakes the reconciler to apply departments' and projects' queues now.
+    pub org_changed: Arc<tokio::sync::Notify>,
 }
 
 impl Shared {
@@ -171,6 +176,21 @@ impl ClusterHandle {
         self.trigger.is_some()
     }
 
+    /// Asks the reconciler to apply the departments' and projects' queues now (it also does on
+    /// every pass).
+    pub fn org_changed(&self) {
+        self.shared.org_changed.notify_one();
+    }
+
+    /// Each node pool's largest node, for admission; empty until the nodes were listed.
+    pub fn largest_nodes(&self) -> Vec<(String, crate::domain::quota::Amount)> {
+        self.shared
+            .nodes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .largest()
+    }
+
     /// Asks the reconciler to look at a workload now (it also looks at all of them periodically).
     pub fn poke(&self, id: Uuid) {
         if let Some(trigger) = &self.trigger {
@@ -239,6 +259,11 @@ pub fn start(
     supervise::supervise("tracker", shared.health.clone(), move || {
         let tracker = Arc::clone(&tracker);
         async move { tracker.run().await }
+    });
+    let (node_client, node_shared) = (client.clone(), shared.clone());
+    let pool_label = profile.node_pool_label.clone();
+    supervise::supervise("node watch", shared.health.clone(), move || {
+        nodes::watch(node_client.clone(), node_shared.clone(), pool_label.clone())
     });
     let reconciler = Arc::new(reconciler::Reconciler {
         db,

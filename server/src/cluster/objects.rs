@@ -51,8 +51,8 @@ pub struct PodGroupCondition {
     pub message: Option<String>,
 }
 
-/// `scheduling.volcano.sh/v1beta1` Queue (cluster-scoped): one per project. Quotas (deserved,
-/// capability) arrive with project quotas; for now every project queue has weight 1.
+/// `scheduling.volcano.sh/v1beta1` Queue (cluster-scoped): one per department (a parent) and one
+/// per project (a leaf under it), with the quota as `deserved` and the limit as `capability`.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "scheduling.volcano.sh",
@@ -65,4 +65,10 @@ pub struct PodGroupCondition {
 pub struct QueueSpec {
     pub weight: i32,
     pub reclaimable: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub deserved: BTreeMap<String, Quantity>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub capability: BTreeMap<String, Quantity>,
 }

@@ -3,6 +3,7 @@
 //! in one place (`crate::http::api::error`), and handlers never reach around it to the database.
 
 mod act;
+mod org;
 mod read;
 mod submit;
 mod view;
@@ -17,7 +18,6 @@ use app::error::AppError;
 use app::model::principal::Principal;
 use app::model::workload::Workload;
 use std::sync::Arc;
-use uuid::Uuid;
 
 /// Most workloads one page returns.
 pub const PAGE_MAX: i64 = 500;
@@ -32,6 +32,8 @@ pub struct Control {
     pub profile: Arc<ClusterProfile>,
     /// Most pods one workload may ask for at once (`--max-pods-per-workload`).
     pub max_pods: u64,
+    /// What new projects' namespaces and queues start with (`--namespace-prefix`).
+    pub namespace_prefix: String,
 }
 
 /// A page of a list.
@@ -43,14 +45,10 @@ pub struct Page {
     pub limit: i64,
 }
 
-/// Finds a project by id (UUID) or name, as requests name them; the error names the request
+/// Finds a project by id (Run:ai's integer, or the UUID) or name, as requests name them; the error names the request
 /// field that held `key`.
 pub async fn project_by_key(db: &Database, key: &str, field: &str) -> Result<Project, AppError> {
-    let found = match key.parse::<Uuid>() {
-        Ok(id) => db.projects().get(id).await,
-        Err(_) => db.projects().by_name(key).await,
-    };
-    match found {
+    match db.projects().by_key(key).await {
         Ok(project) => Ok(project),
         Err(DbError::NotFound) => Err(AppError::field(
             field,

@@ -183,7 +183,12 @@ impl Control {
         let projects = self.db.projects().list().await?;
         Ok(projects
             .into_iter()
-            .filter(|p| reach.includes(&p.project.id.to_string(), None))
+            .filter(|p| {
+                reach.includes(
+                    &p.project.id.to_string(),
+                    Some(&p.project.department_id.to_string()),
+                )
+            })
             .collect())
     }
 

@@ -7,6 +7,7 @@ use crate::db::projects::Project;
 use crate::db::workloads::{Change, NewWorkload, WorkloadListing};
 use crate::domain::authz::Permission;
 use crate::domain::labels::{Owner, job_name};
+use crate::domain::quota::{self, Allowance, Standing, Unit};
 use crate::domain::render::Rendered;
 use crate::domain::request::{Request, RequestKind, WorkloadKind};
 use app::error::AppError;
@@ -113,6 +114,7 @@ impl Control {
             .map_err(AppError::Rejected)?;
         let user_id: Uuid = principal.user_id.parse().map_err(|_| AppError::Internal)?;
         let project = &checked.project;
+        let demand = quota::demand(request);
         let new = NewWorkload {
             project_id: project.id,
             name: name.clone(),
@@ -122,16 +124,33 @@ impl Control {
             spec: value,
             created_by: user_id,
             job_ttl_seconds: request.job_ttl_seconds(),
+            demand: demand.total,
         };
         let change = Change {
             actor: Some(user_id),
             action: "workload.submit",
             detail: serde_json::json!({ "name": name }),
         };
-        let stored = self
+        let department = self.db.departments().get(project.department_id).await?;
+        let nodes = self.cluster.largest_nodes();
+        let (stored, standing) = self
             .db
             .workloads()
-            .insert(&new, change)
+            .insert_admitted(&new, department.id, change, |usage| {
+                let project = Unit {
+                    kind: "project",
+                    name: &project.name,
+                    allowance: Allowance::of(&project.resources),
+                    used: usage.project,
+                };
+                let department = Unit {
+                    kind: "department",
+                    name: &department.name,
+                    allowance: Allowance::of(&department.resources),
+                    used: usage.department,
+                };
+                quota::admit(&demand, &project, &department, &nodes)
+            })
             .await
             .map_err(|e| match e {
                 DbError::Conflict(_) => AppError::Conflict(format!(
@@ -140,7 +159,11 @@ impl Control {
                     project.name
                 )),
                 other => other.into(),
-            })?;
+            })?
+            .map_err(AppError::Rejected)?;
+        if let Standing::OverQuota(why) = &standing {
+            tracing::info!(workload = %stored.id, %why, "admitted over quota");
+        }
         if !self.cluster.is_configured() {
             self.db
                 .workloads()

@@ -14,6 +14,7 @@
 pub mod access_rules;
 pub mod applications;
 pub mod audit;
+pub mod departments;
 pub mod projects;
 pub mod settings;
 pub mod users;
@@ -241,6 +242,10 @@ impl Database {
 
     pub async fn close(&self) {
         on_pool!(self, pool => pool.close().await)
+    }
+
+    pub fn departments(&self) -> departments::Departments<'_> {
+        departments::Departments(self)
     }
 
     pub fn projects(&self) -> projects::Projects<'_> {

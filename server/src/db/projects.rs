@@ -1,28 +1,45 @@
-//! Projects: each owns one namespace and one Volcano queue.
+//! Projects: each owns one namespace and one Volcano queue, within a department.
 
 use super::{DbError, DbResult, conflict_as, now, on_pool};
+use app::model::org::PoolResources;
 use chrono::{DateTime, Utc};
+use sqlx::types::Json;
 use uuid::Uuid;
 
 /// The project every installation starts with, so a new user can submit at once.
 pub const DEFAULT_PROJECT: &str = "default";
 
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct Project {
+    /// The key workloads and access rules refer to.
     pub id: Uuid,
+    /// Run:ai's id: a small integer, shown as a string (`projectId: "4"`).
+    pub number: i64,
     pub name: String,
     pub namespace: String,
     pub queue: String,
+    pub department_id: i64,
+    pub description: String,
+    pub resources: Json<Vec<PoolResources>>,
+    pub default_node_pools: Option<Json<Vec<String>>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
 /// A project with the number of its live (not deleted) workloads.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ProjectWithCounts {
     #[sqlx(flatten)]
     pub project: Project,
     pub workloads: i64,
+}
+
+/// What an administrator sets on a project.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectFields {
+    pub description: String,
+    pub resources: Vec<PoolResources>,
+    pub default_node_pools: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone)]
@@ -30,61 +47,97 @@ pub struct NewProject {
     pub name: String,
     pub namespace: String,
     pub queue: String,
+    /// The default department when `None`.
+    pub department_id: Option<i64>,
+    pub fields: ProjectFields,
 }
 
 /// The prefix of project namespaces and queues unless configured otherwise.
 pub const DEFAULT_PREFIX: &str = "tephra-";
 
 impl NewProject {
-    /// A project whose namespace and queue are named after it (`tephra-<name>`).
+    /// A project in the default department whose namespace and queue are named after it
+    /// (`tephra-<name>`).
     pub fn named(name: &str) -> Self {
         Self::prefixed(DEFAULT_PREFIX, name)
     }
 
-    /// A project whose namespace and queue are `<prefix><name>`: several installations can share
-    /// one cluster with different prefixes.
+    /// A project in the default department whose namespace and queue are `<prefix><name>`:
+    /// several installations can share one cluster with different prefixes.
     pub fn prefixed(prefix: &str, name: &str) -> Self {
         NewProject {
             name: name.to_owned(),
             namespace: format!("{prefix}{name}"),
             queue: format!("{prefix}{name}"),
+            department_id: None,
+            fields: ProjectFields::default(),
         }
     }
 }
 
 pub struct Projects<'a>(pub(super) &'a super::Database);
 
-const COLUMNS: &str = "id, name, namespace, queue, created_at, updated_at";
+const COLUMNS: &str = "id, number, name, namespace, queue, department_id, description, \
+                       resources, default_node_pools, created_at, updated_at";
+
+/// How often a create retries when another took the same number at the same moment.
+const NUMBER_RETRIES: usize = 3;
 
 impl Projects<'_> {
     pub async fn create(&self, new: &NewProject) -> DbResult<Project> {
+        for _ in 0..NUMBER_RETRIES {
+            match self.try_create(new).await {
+                Err(DbError::Conflict(message)) if message.is_empty() => continue,
+                done => return done,
+            }
+        }
+        Err(DbError::Conflict(
+            "too many projects are being created at once; try again".into(),
+        ))
+    }
+
+    /// One attempt; a conflict with an empty message means the number was taken meanwhile.
+    async fn try_create(&self, new: &NewProject) -> DbResult<Project> {
         let at = now();
-        let project = Project {
-            id: Uuid::new_v4(),
-            name: new.name.clone(),
-            namespace: new.namespace.clone(),
-            queue: new.queue.clone(),
-            created_at: at,
-            updated_at: at,
-        };
-        on_pool!(self.0, pool => sqlx::query(
-            "INSERT INTO projects (id, name, namespace, queue, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(project.id)
-        .bind(&project.name)
-        .bind(&project.namespace)
-        .bind(&project.queue)
-        .bind(project.created_at)
-        .bind(project.updated_at)
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected())
-        .map_err(conflict_as(|| format!(
-            "a project named {:?}, or one using namespace {:?} or queue {:?}, already exists",
-            new.name, new.namespace, new.queue
-        ))))?;
-        Ok(project)
+        let id = Uuid::new_v4();
+        let sql = format!(
+            "INSERT INTO projects (id, number, name, namespace, queue, department_id,
+                                        description, resources, default_node_pools,
+                                        created_at, updated_at)
+             VALUES ($1, (SELECT COALESCE(MAX(number), 0) + 1 FROM projects), $2, $3, $4,
+                     COALESCE($5, (SELECT id FROM departments WHERE name = 'default')),
+                     $6, $7, $8, $9, $9)
+             RETURNING {COLUMNS}"
+        );
+        let result = on_pool!(self.0, pool => sqlx::query_as(&sql)
+            .bind(id)
+            .bind(&new.name)
+            .bind(&new.namespace)
+            .bind(&new.queue)
+            .bind(new.department_id)
+            .bind(&new.fields.description)
+            .bind(Json(&new.fields.resources))
+            .bind(new.fields.default_node_pools.as_ref().map(Json))
+            .bind(at)
+            .fetch_one(pool)
+            .await);
+        result.map_err(|e| {
+            let number_taken = e
+                .as_database_error()
+                .and_then(|d| d.constraint().map(|c| c.contains("number")))
+                .unwrap_or(false)
+                || e.to_string().contains("projects.number");
+            if number_taken {
+                return DbError::Conflict(String::new());
+            }
+            conflict_as(|| {
+                format!(
+                    "a project named {:?}, or one using namespace {:?} or queue {:?}, already \
+                     exists",
+                    new.name, new.namespace, new.queue
+                )
+            })(e)
+        })
     }
 
     /// Creates the default project unless it exists; safe to call on every start, from several
@@ -110,22 +163,96 @@ impl Projects<'_> {
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).bind(id).fetch_one(pool).await)?)
     }
 
+    pub async fn by_number(&self, number: i64) -> DbResult<Project> {
+        let sql = format!("SELECT {COLUMNS} FROM projects WHERE number = $1");
+        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).bind(number).fetch_one(pool).await)?)
+    }
+
     pub async fn by_name(&self, name: &str) -> DbResult<Project> {
         let sql = format!("SELECT {COLUMNS} FROM projects WHERE name = $1");
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).bind(name).fetch_one(pool).await)?)
     }
 
+    /// The project a key names: Run:ai's integer id (`"4"`), the UUID, or the name.
+    pub async fn by_key(&self, key: &str) -> DbResult<Project> {
+        if let Ok(number) = key.parse::<i64>() {
+            return self.by_number(number).await;
+        }
+        match key.parse::<Uuid>() {
+            Ok(id) => self.get(id).await,
+            Err(_) => self.by_name(key).await,
+        }
+    }
+
     /// All projects by name, with their live workload counts.
     pub async fn list(&self) -> DbResult<Vec<ProjectWithCounts>> {
-        let sql = "SELECT p.id, p.name, p.namespace, p.queue, p.created_at, p.updated_at,
-                          (SELECT COUNT(*) FROM workloads w
-                            WHERE w.project_id = p.id AND w.deleted_at IS NULL) AS workloads
-                     FROM projects p ORDER BY p.name";
-        Ok(on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?)
+        let sql = format!(
+            "SELECT {COLUMNS},
+                    (SELECT COUNT(*) FROM workloads w
+                      WHERE w.project_id = p.id AND w.deleted_at IS NULL) AS workloads
+               FROM projects p ORDER BY name"
+        );
+        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).fetch_all(pool).await)?)
     }
 
     pub async fn count(&self) -> DbResult<i64> {
         let sql = "SELECT COUNT(*) FROM projects";
         Ok(on_pool!(self.0, pool => sqlx::query_scalar(sql).fetch_one(pool).await)?)
+    }
+
+    /// Changes what an administrator sets (not the name: the namespace and queue carry it).
+    pub async fn update(&self, id: Uuid, fields: &ProjectFields) -> DbResult<Project> {
+        let sql = format!(
+            "UPDATE projects SET description = $2, resources = $3, default_node_pools = $4,
+                                 updated_at = $5
+              WHERE id = $1 RETURNING {COLUMNS}"
+        );
+        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
+            .bind(id)
+            .bind(&fields.description)
+            .bind(Json(&fields.resources))
+            .bind(fields.default_node_pools.as_ref().map(Json))
+            .bind(now())
+            .fetch_one(pool)
+            .await)?)
+    }
+
+    /// Deletes a project without live workloads, with its deleted workloads' rows and its
+    /// access rules (their history stays in the audit trail). Returns the names of its live
+    /// workloads instead when it has any.
+    pub async fn delete(&self, id: Uuid) -> DbResult<Result<(), Vec<String>>> {
+        on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            // Takes the write lock first, so no workload is submitted between the check and the
+            // delete.
+            sqlx::query("UPDATE projects SET updated_at = updated_at WHERE id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            let live: Vec<String> = sqlx::query_scalar(
+                "SELECT name FROM workloads WHERE project_id = $1 AND deleted_at IS NULL
+                  ORDER BY name",
+            )
+            .bind(id)
+            .fetch_all(&mut *tx)
+            .await?;
+            if !live.is_empty() {
+                return Ok(Err(live));
+            }
+            sqlx::query("DELETE FROM workloads WHERE project_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM access_rules WHERE scope_type = 'project' AND scope_id = $1")
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM projects WHERE id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+        });
+        Ok(Ok(()))
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 pub const WORKLOAD_ID: &str = "tephra.dev/workload-id";
 pub const PROJECT: &str = "tephra.dev/project";
+pub const DEPARTMENT: &str = "tephra.dev/department";
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 pub const MANAGED_BY_VALUE: &str = "tephra";
 pub const CREATED_BY: &str = "tephra.dev/created-by";

@@ -60,7 +60,33 @@ impl OwnerKey {
             .ok()
             .map(|()| id)
     }
+
+    /// The owner annotation's value for an object this installation keeps for its organisation
+    /// (a department's or project's queue): cluster-scoped, and no workload's.
+    pub fn sign_org(&self, name: &str) -> String {
+        self.sign(ORG_OWNER, "", name)
+    }
+
+    /// Whether this installation signed the object with [`Self::sign_org`]: only those are
+    /// deleted when their department or project is, never another installation's.
+    pub fn owns_org(&self, meta: &ObjectMeta) -> bool {
+        let signature = meta
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(OWNER))
+            .and_then(|s| hex::decode(s).ok());
+        match (signature, meta.name.as_deref()) {
+            (Some(signature), Some(name)) => self
+                .mac(ORG_OWNER, "", name)
+                .verify_slice(&signature)
+                .is_ok(),
+            _ => false,
+        }
+    }
 }
+
+/// What org objects are signed for, in place of a workload id.
+const ORG_OWNER: &str = "organisation";
 
 #[cfg(test)]
 mod tests {
@@ -68,6 +94,24 @@ mod tests {
 
     fn key() -> OwnerKey {
         OwnerKey::from_hex(&"5e".repeat(32)).unwrap()
+    }
+
+    #[test]
+    fn org_objects_are_owned_only_by_the_key_that_signed_them() {
+        let signed = ObjectMeta {
+            name: Some("tephra-vision".into()),
+            annotations: Some([(OWNER.to_owned(), key().sign_org("tephra-vision"))].into()),
+            ..ObjectMeta::default()
+        };
+        assert!(key().owns_org(&signed));
+        let other = OwnerKey::from_hex(&"17".repeat(32)).unwrap();
+        assert!(!other.owns_org(&signed), "another installation's queue");
+        let renamed = ObjectMeta {
+            name: Some("tephra-speech".into()),
+            ..signed.clone()
+        };
+        assert!(!key().owns_org(&renamed));
+        assert!(!key().owns_org(&ObjectMeta::default()));
     }
 
     fn meta(id: &str, namespace: &str, name: &str, signature: Option<String>) -> ObjectMeta {

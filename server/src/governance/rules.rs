@@ -4,6 +4,7 @@ use super::{Governance, actor, invalid, name_of, rfc3339};
 use crate::access;
 use crate::db::DbError;
 use crate::db::access_rules::StoredRule;
+use crate::db::departments::DepartmentWithCounts;
 use crate::db::projects::ProjectWithCounts;
 use crate::domain::authz::{self, AccessRule, Permission, Role, Scope, Subject};
 use app::error::AppError;
@@ -49,11 +50,22 @@ fn role_list() -> String {
         .join(", ")
 }
 
-/// The scope's name for people: the project's name, empty for the system.
-fn scope_name(projects: &[ProjectWithCounts], scope: &Scope) -> String {
+/// The projects and departments, to name scopes.
+pub(super) struct OrgNames {
+    projects: Vec<ProjectWithCounts>,
+    departments: Vec<DepartmentWithCounts>,
+}
+
+/// The scope's name for people: the project's or department's name, empty for the system.
+fn scope_name(org: &OrgNames, scope: &Scope) -> String {
+    let projects = &org.projects;
     match scope {
         Scope::System => String::new(),
-        Scope::Department(id) => id.clone(),
+        Scope::Department(id) => org
+            .departments
+            .iter()
+            .find(|d| d.department.id.to_string() == *id)
+            .map_or_else(|| id.clone(), |d| d.department.name.clone()),
         Scope::Project(id) => projects
             .iter()
             .find(|p| p.project.id.to_string() == *id)
@@ -109,10 +121,20 @@ impl Governance {
                 Scope::Project(project.id.to_string())
             }
             "department" => {
-                return Err(invalid(
-                    &format!("{prefix}scopeType"),
-                    "this Tephra has no departments yet: use system or project",
-                ));
+                let department = match self.db.departments().by_key(scope_id).await {
+                    Ok(d) => d,
+                    Err(crate::db::DbError::NotFound) => {
+                        return Err(invalid(
+                            &format!("{prefix}scopeId"),
+                            format!(
+                                "no department has the id or name {scope_id:?}; \
+                                 GET /api/v1/org-unit/departments lists them"
+                            ),
+                        ));
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                Scope::Department(department.id.to_string())
             }
             other => {
                 return Err(invalid(
@@ -233,7 +255,7 @@ impl Governance {
         query: &RuleQuery,
     ) -> Result<AccessRuleList, AppError> {
         let all = self.db.access_rules().all().await?;
-        let projects = self.db.projects().list().await?;
+        let projects = self.org_names().await?;
         let users = self.names().await?;
         let rules: Vec<AccessRuleView> = all
             .iter()
@@ -268,8 +290,15 @@ impl Governance {
         }
     }
 
+    async fn org_names(&self) -> Result<OrgNames, AppError> {
+        Ok(OrgNames {
+            projects: self.db.projects().list().await?,
+            departments: self.db.departments().list().await?,
+        })
+    }
+
     async fn view(&self, stored: &StoredRule) -> Result<AccessRuleView, AppError> {
-        let projects = self.db.projects().list().await?;
+        let projects = self.org_names().await?;
         let users = self.names().await?;
         Ok(view_of(stored, &projects, &users))
     }
@@ -277,7 +306,7 @@ impl Governance {
     /// "Researcher in vision" for each rule naming `subject`.
     pub(super) async fn role_labels(&self, subject: &Subject) -> Result<Vec<String>, AppError> {
         let all = self.db.access_rules().all().await?;
-        let projects = self.db.projects().list().await?;
+        let projects = self.org_names().await?;
         Ok(all
             .iter()
             .filter(|s| s.rule.subject == *subject)
@@ -304,7 +333,7 @@ fn not_found(id: i64) -> AppError {
 
 fn view_of(
     stored: &StoredRule,
-    projects: &[ProjectWithCounts],
+    projects: &OrgNames,
     users: &[crate::db::users::User],
 ) -> AccessRuleView {
     let rule = &stored.rule;

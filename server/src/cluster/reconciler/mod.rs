@@ -21,6 +21,7 @@
 //! with no row at all are reported, not deleted.
 
 mod error;
+mod org;
 mod rules;
 mod tidy;
 
@@ -41,7 +42,7 @@ use chrono::Utc;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
 use kube::api::PostParams;
 use kube::{Api, Client};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
@@ -49,7 +50,7 @@ use uuid::Uuid;
 
 /// The field manager of everything Tephra applies.
 pub const FIELD_MANAGER: &str = "tephra";
-/// How often project namespaces and queues are applied again (someone may delete them).
+/// How long a workload's create trusts the last organisation sync; every pass syncs anyway.
 const PROJECT_REFRESH: Duration = Duration::from_secs(60);
 /// How long the first pass waits for the watches to list the cluster.
 const SYNC_WAIT: Duration = Duration::from_secs(5);
@@ -81,7 +82,8 @@ impl Reconciler {
         // harmless (AlreadyExists) but wasteful with many workloads.
         let mut synced = self.synced.clone();
         let _ = tokio::time::timeout(SYNC_WAIT, synced.wait_for(|s| *s)).await;
-        let mut ensured: HashMap<Uuid, Instant> = HashMap::new();
+        let mut org_synced: Option<Instant> = None;
+        let org_changed = Arc::clone(&self.shared.org_changed);
         let mut tick = tokio::time::interval(self.resync);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -95,10 +97,11 @@ impl Reconciler {
                     }
                     for id in ids {
                         self.lock_backoffs().retry_now(id, Instant::now());
-                        self.reconcile(id, &mut ensured).await;
+                        self.reconcile(id, &mut org_synced).await;
                     }
                 }
-                _ = tick.tick() => self.pass(&mut ensured).await,
+                () = org_changed.notified() => self.sync_org_logged(&mut org_synced).await,
+                _ = tick.tick() => self.pass(&mut org_synced).await,
             }
         }
     }
@@ -109,7 +112,8 @@ impl Reconciler {
 
     /// Looks at every live workload, acts where the cluster differs, and tidies up after rows
     /// that are gone.
-    async fn pass(&self, ensured: &mut HashMap<Uuid, Instant>) {
+    async fn pass(&self, org_synced: &mut Option<Instant>) {
+        self.sync_org_logged(org_synced).await;
         let intents = match self.db.workloads().intents().await {
             Ok(intents) => intents,
             Err(error) => {
@@ -125,7 +129,7 @@ impl Reconciler {
             let _ = self.refresh.send(id);
         }
         for id in todo {
-            self.reconcile(id, ensured).await;
+            self.reconcile(id, org_synced).await;
         }
         self.tidy(&known).await;
     }
@@ -189,8 +193,8 @@ impl Reconciler {
     }
 
     /// Acts on one workload and records the outcome for its status.
-    async fn reconcile(&self, id: Uuid, ensured: &mut HashMap<Uuid, Instant>) {
-        let outcome = match tokio::time::timeout(ACT_TIMEOUT, self.act(id, ensured)).await {
+    async fn reconcile(&self, id: Uuid, org_synced: &mut Option<Instant>) {
+        let outcome = match tokio::time::timeout(ACT_TIMEOUT, self.act(id, org_synced)).await {
             Ok(outcome) => outcome,
             Err(_) => Err(Error::Timeout),
         };
@@ -229,7 +233,7 @@ impl Reconciler {
         let _ = self.refresh.send(id);
     }
 
-    async fn act(&self, id: Uuid, ensured: &mut HashMap<Uuid, Instant>) -> Result<()> {
+    async fn act(&self, id: Uuid, org_synced: &mut Option<Instant>) -> Result<()> {
         let row = match self.db.workloads().get(id).await {
             Ok(row) if row.deleted_at.is_none() => row,
             Ok(_) | Err(DbError::NotFound) => return Ok(()),
@@ -258,12 +262,10 @@ impl Reconciler {
             Phase::Running if stopped.is_some() => self.adopt_stop(&row, stopped).await,
             // Pods of a previous Job must be gone first: the new Job's pods take their names.
             Phase::Running if job.is_none() && nothing_left => {
-                if ensured
-                    .get(&project.id)
-                    .is_none_or(|at| at.elapsed() > PROJECT_REFRESH)
-                {
-                    apply::ensure_project(&self.client, &project).await?;
-                    ensured.insert(project.id, Instant::now());
+                // The project may be new since the last pass: its queue must exist first.
+                if org_synced.is_none_or(|at| at.elapsed() > PROJECT_REFRESH) {
+                    self.sync_org().await?;
+                    *org_synced = Some(Instant::now());
                 }
                 self.create(&row, &project).await
             }

@@ -84,6 +84,8 @@ impl Workloads<'_> {
                 Ok(WorkloadListing {
                     workload: r.row.try_into()?,
                     project_name: r.project_name,
+                    project_number: r.project_number,
+                    department_id: r.department_id,
                     creator_name: r.creator_name,
                 })
             })
@@ -101,6 +103,8 @@ impl Workloads<'_> {
         Ok(WorkloadListing {
             workload: r.row.try_into()?,
             project_name: r.project_name,
+            project_number: r.project_number,
+            department_id: r.department_id,
             creator_name: r.creator_name,
         })
     }
@@ -147,7 +151,9 @@ const JOINED: &str = "FROM workloads w
     JOIN users u ON u.id = w.created_by";
 
 /// The project's name and the creator as the API shows them (their email, else their name).
-const NAMES: &str = "p.name AS project_name, COALESCE(u.email, u.display_name) AS creator_name";
+const NAMES: &str = "p.name AS project_name, p.number AS project_number, \
+                     p.department_id AS department_id, \
+                     COALESCE(u.email, u.display_name) AS creator_name";
 
 /// The `WHERE` clause of lists and counts; its parameters are bound by [`bind_filter`]. `$7` is
 /// a comma-separated list of project names (which cannot contain commas); a name is in it when

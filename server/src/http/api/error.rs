@@ -98,6 +98,11 @@ pub fn status_of(error: &AppError) -> StatusCode {
 pub struct ApiError(ErrorBody);
 
 impl ApiError {
+    /// What the answer says.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
     /// 400 for a body or query the extractors could not read: no field to name beyond what
     /// the message says.
     pub fn bad_request(message: impl Into<String>) -> Self {

@@ -10,7 +10,9 @@ pub mod audit;
 pub mod authorization;
 pub mod error;
 pub mod events;
+pub mod listing;
 pub mod openapi;
+pub mod org_units;
 pub mod projects;
 pub mod trainings;
 
@@ -30,6 +32,7 @@ pub fn router() -> Router<AppState> {
         .merge(trainings::router())
         .merge(events::router())
         .merge(projects::router())
+        .merge(org_units::router())
         .merge(authorization::router())
         .merge(applications::router())
         .merge(audit::router())

@@ -2,8 +2,8 @@
 //! and types' annotations (utoipa), so it cannot drift from the code.
 
 use super::{
-    Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, events, projects,
-    trainings,
+    Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, events, org_units,
+    projects, trainings,
 };
 use crate::http::AppState;
 use axum::Json;
@@ -31,7 +31,17 @@ use utoipa::OpenApi;
         trainings::suspend_distributed,
         trainings::resume_distributed,
         events::stream_events,
-        projects::list_projects,
+        org_units::list_departments,
+        org_units::create_department,
+        org_units::get_department,
+        org_units::update_department,
+        org_units::delete_department,
+        org_units::list_projects,
+        org_units::create_project,
+        org_units::get_project,
+        org_units::update_project,
+        org_units::delete_project,
+        org_units::list_node_pools,
         projects::history,
         projects::cluster_state,
         authorization::list_roles,

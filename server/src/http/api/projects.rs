@@ -1,74 +1,19 @@
-//! `GET /api/v1/org-unit/projects` (Run:ai's path), a workload's history, and the cluster's state
+//! A workload's history, and the cluster's state
 //! as the reconciler sees it (reachability, orphaned Jobs).
 
 use super::error::{Forbidden, NotFound, Unauthorized};
 use super::{Acting, ApiError};
 use crate::cluster::Orphan;
-use crate::domain::authz::Permission;
 use crate::http::AppState;
 use app::model::workload::HistoryEntry;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::routing::get;
-use chrono::SecondsFormat;
 use serde::Serialize;
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/org-unit/projects", get(list_projects))
-        .route("/api/v1/cluster", get(cluster_state))
-}
-
-/// A project as the API lists it.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProjectEntry {
-    /// Use as `projectId` in requests (the name works too).
-    pub id: String,
-    pub name: String,
-    /// Where its workloads run.
-    pub namespace: String,
-    /// Its Volcano queue.
-    pub queue: String,
-    /// Live (not deleted) workloads.
-    pub workloads: i64,
-    /// RFC 3339.
-    pub created_at: String,
-}
-
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct ProjectList {
-    pub projects: Vec<ProjectEntry>,
-}
-
-/// The projects the principal is a member of.
-#[utoipa::path(get, path = "/api/v1/org-unit/projects", tag = "projects",
-    responses((status = 200, body = ProjectList), Unauthorized))]
-pub async fn list_projects(
-    State(state): State<AppState>,
-    Acting(principal): Acting,
-) -> Result<Json<ProjectList>, ApiError> {
-    let projects = state
-        .control
-        .projects(&principal, Permission::ReadProject)
-        .await?;
-    Ok(Json(ProjectList {
-        projects: projects
-            .into_iter()
-            .map(|p| ProjectEntry {
-                id: p.project.id.to_string(),
-                name: p.project.name,
-                namespace: p.project.namespace,
-                queue: p.project.queue,
-                workloads: p.workloads,
-                created_at: p
-                    .project
-                    .created_at
-                    .to_rfc3339_opts(SecondsFormat::Secs, true),
-            })
-            .collect(),
-    }))
+    Router::new().route("/api/v1/cluster", get(cluster_state))
 }
 
 /// Who submitted, suspended, resumed or deleted the workload, and every phase it went through,

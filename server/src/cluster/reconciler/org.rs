@@ -1,0 +1,65 @@
+//! Keeping the cluster's organisation in step with the database, level-triggered: every
+//! department's queue, every project's namespace and queue (under its department's), applied on
+//! every pass so a queue edited or deleted by hand comes back; and the queues of departments and
+//! projects that are gone, deleted.
+
+use super::{Reconciler, Result};
+use crate::cluster::apply;
+use crate::domain::quota::queues::{OrgUnit, queues};
+use std::collections::{BTreeMap, HashSet};
+
+impl Reconciler {
+    /// [`Self::sync_org`], logging a failure (the next pass retries).
+    pub(super) async fn sync_org_logged(&self, synced: &mut Option<std::time::Instant>) {
+        match self.sync_org().await {
+            Ok(_) => *synced = Some(std::time::Instant::now()),
+            Err(error) => {
+                tracing::warn!(%error, "cannot apply the departments' and projects' queues")
+            }
+        }
+    }
+
+    /// Applies the whole organisation; returns how many queues it applied.
+    pub(super) async fn sync_org(&self) -> Result<usize> {
+        let departments = self.db.departments().list().await?;
+        let projects = self.db.projects().list().await?;
+        let mut by_department: BTreeMap<i64, Vec<OrgUnit<'_>>> = BTreeMap::new();
+        for p in &projects {
+            by_department
+                .entry(p.project.department_id)
+                .or_default()
+                .push(OrgUnit {
+                    name: &p.project.name,
+                    queue: &p.project.queue,
+                    resources: &p.project.resources,
+                });
+        }
+        let tree: Vec<(OrgUnit<'_>, Vec<OrgUnit<'_>>)> = departments
+            .iter()
+            .map(|d| {
+                let unit = OrgUnit {
+                    name: &d.department.name,
+                    queue: &d.department.queue,
+                    resources: &d.department.resources,
+                };
+                (
+                    unit,
+                    by_department.remove(&d.department.id).unwrap_or_default(),
+                )
+            })
+            .collect();
+        let plans = queues(&tree);
+        // Departments' queues come first in the plan: a project's parent must exist before it.
+        for plan in &plans {
+            apply::ensure_queue(&self.client, &self.key, plan).await?;
+        }
+        for p in &projects {
+            apply::ensure_namespace(&self.client, &p.project).await?;
+        }
+        let keep: HashSet<&str> = plans.iter().map(|p| p.name.as_str()).collect();
+        for name in apply::delete_stale_queues(&self.client, &self.key, &keep).await? {
+            tracing::info!(queue = %name, "deleted the queue of a department or project that is gone");
+        }
+        Ok(plans.len())
+    }
+}

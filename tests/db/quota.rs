@@ -1,0 +1,238 @@
+//! Departments, projects and their quotas, through the service, on both engines.
+
+use app::error::AppError;
+use app::model::org::{DepartmentRequest, PoolRef, PoolResources, ProjectRequest, Share};
+use app::model::principal::{Grant, Principal};
+use serde_json::json;
+use server::cluster::ClusterHandle;
+use server::control::Control;
+use server::db::Database;
+use server::domain::cluster::ClusterProfile;
+use server::domain::request::WorkloadKind;
+use std::sync::Arc;
+
+fn control(db: &Database) -> Control {
+    Control {
+        db: db.clone(),
+        cluster: ClusterHandle::detached("default"),
+        profile: Arc::new(ClusterProfile::default()),
+        max_pods: 1000,
+        namespace_prefix: "tephra-".into(),
+    }
+}
+
+fn admin(user_id: uuid::Uuid) -> Principal {
+    Principal {
+        user_id: user_id.to_string(),
+        subject: "root".into(),
+        display_name: "Root".into(),
+        email: None,
+        groups: Vec::new(),
+        admin: true,
+        dev_login: false,
+        application: None,
+        uid: None,
+        gid: None,
+        grants: vec![Grant {
+            role_id: 1,
+            role: "System administrator".into(),
+            scope_type: "system".into(),
+            scope_id: String::new(),
+            scope_name: String::new(),
+        }],
+    }
+}
+
+fn gpus(deserved: Option<f64>, limit: Option<f64>) -> Vec<PoolResources> {
+    vec![PoolResources {
+        node_pool: PoolRef {
+            id: None,
+            name: "default".into(),
+        },
+        gpu: Share {
+            deserved,
+            limit,
+            over_quota_weight: Some(1),
+        },
+        cpu: Share::default(),
+        memory: Share::default(),
+    }]
+}
+
+fn project(name: &str, parent: &str, resources: Vec<PoolResources>) -> ProjectRequest {
+    ProjectRequest {
+        name: name.into(),
+        cluster_id: None,
+        description: None,
+        parent_id: Some(parent.into()),
+        resources,
+        default_node_pools: None,
+        requested_namespace: None,
+    }
+}
+
+fn one_gpu(name: &str, project: &str) -> serde_json::Value {
+    json!({ "name": name, "projectId": project,
+            "spec": { "image": "pytorch/pytorch:2.4", "compute": { "gpuDevicesRequest": 1 } } })
+}
+
+/// Fifty submissions at once against a project with a limit of 10 GPUs: exactly ten are
+/// accepted, the rest are refused with the numbers, and the stored use never passes the limit.
+pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &str) {
+    let user = super::user(db, "root").await;
+    let control = control(db);
+    let root = admin(user);
+    control
+        .create_department(
+            &root,
+            DepartmentRequest {
+                name: "research".into(),
+                cluster_id: None,
+                description: None,
+                resources: gpus(Some(8.0), Some(12.0)),
+            },
+        )
+        .await
+        .expect("department created");
+    let created = control
+        .create_project(
+            &root,
+            project("vision", "research", gpus(Some(4.0), Some(10.0))),
+        )
+        .await
+        .expect("project created");
+    assert_eq!(created.parent_name, "research");
+    let tasks: Vec<_> = (0..50)
+        .map(|i| {
+            let (control, root) = (control.clone(), root.clone());
+            tokio::spawn(async move {
+                control
+                    .submit(
+                        WorkloadKind::Training,
+                        &root,
+                        one_gpu(&format!("t{i}"), "vision"),
+                    )
+                    .await
+            })
+        })
+        .collect();
+    let mut accepted = 0;
+    for task in tasks {
+        match task.await.expect("task ran") {
+            Ok(_) => accepted += 1,
+            Err(AppError::Rejected(errors)) => {
+                assert_eq!(errors[0].path, "spec.compute", "{errors:?}");
+                assert!(
+                    errors[0]
+                        .message
+                        .contains("project \"vision\" may use at most 10 GPUs"),
+                    "{errors:?}"
+                );
+            }
+            Err(other) => panic!("unexpected refusal: {other:?}"),
+        }
+    }
+    assert_eq!(accepted, 10, "the limit is 10 GPUs, one each");
+    // The department's limit (12) caps its projects together.
+    control
+        .create_project(&root, project("speech", "research", gpus(Some(2.0), None)))
+        .await
+        .expect("second project");
+    let mut speech = 0;
+    for i in 0..5 {
+        if control
+            .submit(
+                WorkloadKind::Training,
+                &root,
+                one_gpu(&format!("s{i}"), "speech"),
+            )
+            .await
+            .is_ok()
+        {
+            speech += 1;
+        }
+    }
+    assert_eq!(speech, 2, "12 in the department, 10 already used by vision");
+}
+
+/// Departments and projects: quotas within the department's, names kept, deletes refused
+/// while something is inside, and Run:ai's integer ids.
+pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Database, _: &str) {
+    let user = super::user(db, "root").await;
+    let control = control(db);
+    let root = admin(user);
+    let department = control
+        .create_department(
+            &root,
+            DepartmentRequest {
+                name: "research".into(),
+                cluster_id: None,
+                description: Some("the lab".into()),
+                resources: gpus(Some(4.0), Some(6.0)),
+            },
+        )
+        .await
+        .unwrap();
+    assert!(department.id.parse::<i64>().is_ok(), "{}", department.id);
+    let vision = control
+        .create_project(
+            &root,
+            project("vision", &department.id, gpus(Some(3.0), Some(6.0))),
+        )
+        .await
+        .unwrap();
+    assert!(vision.id.parse::<i64>().is_ok());
+    assert_eq!(vision.requested_namespace, "tephra-vision");
+    let Err(AppError::Rejected(errors)) = control
+        .create_project(
+            &root,
+            project("speech", "research", gpus(Some(2.0), Some(8.0))),
+        )
+        .await
+    else {
+        panic!("over the department's quota and limit");
+    };
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("would total 5 GPUs; its quota is 4 GPUs")
+    );
+    let Err(AppError::Rejected(errors)) = control
+        .create_project(
+            &root,
+            project("Bad_Name", "research", gpus(Some(5.0), Some(1.0))),
+        )
+        .await
+    else {
+        panic!("bad name and limit below quota");
+    };
+    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["name", "resources[0].gpu.limit"]);
+    // The project is found by its integer id and by its name.
+    let by_id = control.org_project(&root, &vision.id).await.unwrap();
+    let by_name = control.org_project(&root, "vision").await.unwrap();
+    assert_eq!(by_id, by_name);
+    control
+        .submit(WorkloadKind::Training, &root, one_gpu("busy", &vision.id))
+        .await
+        .expect("submitted by integer id");
+    let Err(AppError::Conflict(message)) = control.delete_project(&root, "vision").await else {
+        panic!("a project with a live workload");
+    };
+    assert!(message.contains("still has workloads: busy"), "{message}");
+    let Err(AppError::Conflict(message)) = control.delete_department(&root, "research").await
+    else {
+        panic!("a department with a project");
+    };
+    assert!(message.contains("still has projects: vision"), "{message}");
+    let mut renamed = project("other", "research", Vec::new());
+    renamed.description = Some("x".into());
+    let Err(AppError::Invalid { field, message }) =
+        control.update_project(&root, "vision", renamed).await
+    else {
+        panic!("a project keeps its name");
+    };
+    assert_eq!(field, "name");
+    assert!(message.contains("keeps its name"), "{message}");
+}
