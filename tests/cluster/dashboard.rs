@@ -250,9 +250,11 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
     let jobs = tephra.jobs().list(&ListParams::default()).await?;
     ensure!(jobs.items.is_empty(), "delete removed the Job");
 
-    // A gang that cannot fit: its page says why, with the queue and the gang.
+    // A gang that cannot be placed: five pods of 5 GPUs fit the cluster's 32 together and each
+    // fits a node, but only one fits on each of the four nodes. Its page says why, with the
+    // queue and the gang. (A pod larger than every node is refused at submit instead.)
     let wide = tephra
-        .submit(DISTRIBUTED, &pytorch("too-wide", 1, 9))
+        .submit(DISTRIBUTED, &pytorch("too-wide", 4, 5))
         .await?;
     browser
         .open(&format!("{base}/trainings/{}", id_of(&wide)?))
@@ -260,7 +262,7 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
     let reason = browser
         .wait_text(
             "[data-testid=reason]",
-            "cannot place the gang of 2 pod(s)",
+            "cannot place the gang of 5 pod(s)",
             WAIT,
         )
         .await?;
@@ -268,7 +270,7 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         "Why it is waiting",
         "Queue",
         "must start together",
-        "Needs 18 GPU(s)",
+        "Needs 25 GPU(s)",
     ] {
         ensure!(
             reason.contains(expected),
