@@ -3,7 +3,6 @@
 
 use crate::auth::Authenticator;
 use crate::control::{Control, workload_response};
-use crate::domain::authz::Permission;
 use crate::domain::request::WorkloadKind;
 use app::backend::Backend;
 use app::error::AppError;
@@ -121,21 +120,7 @@ impl Backend for Services {
     }
 
     async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError> {
-        let projects = self
-            .control
-            .projects(principal, Permission::ReadProject)
-            .await?;
-        Ok(projects
-            .into_iter()
-            .map(|p| ProjectSummary {
-                id: p.project.number.to_string(),
-                name: p.project.name,
-                namespace: p.project.namespace,
-                queue: p.project.queue,
-                trainings: p.workloads,
-                created_at: rfc3339(p.project.created_at),
-            })
-            .collect())
+        self.control.project_summaries(principal).await
     }
 
     async fn system_info(&self, principal: &Principal) -> Result<SystemInfo, AppError> {

@@ -122,6 +122,16 @@ impl Application {
             max_pods: args.max_pods_per_workload,
             namespace_prefix: args.namespace_prefix.clone(),
         };
+        let measured = control
+            .measure_unmeasured()
+            .await
+            .context("cannot measure the workloads stored before quotas")?;
+        if measured > 0 {
+            tracing::info!(
+                measured,
+                "measured what older workloads ask for, for quotas"
+            );
+        }
         let backend: SharedBackend = Arc::new(backend::Services {
             control: control.clone(),
             auth: auth.clone(),

@@ -28,9 +28,13 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
     let anyone = [200, 200, 200, 200, 200, 200, 401];
     let admin_only = [200, 404, 404, 404, 404, 404, 401];
     let system_only = |ok: u16| [ok, 403, 403, 403, 403, 403, 401];
+    // Asking whether a training fits is asking to submit it: the same permission.
+    let fit_a = [200, 200, 200, 403, 403, 200, 401];
     BTreeMap::from([
         ("GET /api/v1/workloads/trainings", anyone),
         ("POST /api/v1/workloads/trainings", change_a),
+        ("POST /api/v1/workloads/trainings/fit", fit_a),
+        ("POST /api/v1/workloads/distributed/fit", fit_a),
         ("GET /api/v1/workloads/trainings/{id}", read_a),
         ("DELETE /api/v1/workloads/trainings/{id}", change_a),
         ("POST /api/v1/workloads/trainings/{id}/suspend", change_a),
@@ -59,6 +63,9 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
         ("PUT /api/v1/org-unit/departments/{id}", system_only(200)),
         ("DELETE /api/v1/org-unit/departments/{id}", system_only(204)),
         ("GET /api/v1/node-pools", anyone),
+        ("GET /api/v2/policy/{kind}", read_a),
+        ("PUT /api/v2/policy/{kind}", system_only(200)),
+        ("DELETE /api/v2/policy/{kind}", system_only(204)),
         ("GET /api/v1/cluster", anyone),
         ("GET /api/v1/authorization/roles", anyone),
         ("GET /api/v1/authorization/access-rules", anyone),
@@ -201,9 +208,13 @@ impl World {
         let distributed = route.contains("/distributed");
         let fill = |id: &str| route.replace("{id}", id);
         Ok(match (method.as_str(), route) {
-            ("POST", "/api/v1/workloads/trainings" | "/api/v1/workloads/distributed") => {
-                (route.to_owned(), Some(self.training_body(distributed)))
-            }
+            (
+                "POST",
+                "/api/v1/workloads/trainings"
+                | "/api/v1/workloads/distributed"
+                | "/api/v1/workloads/trainings/fit"
+                | "/api/v1/workloads/distributed/fit",
+            ) => (route.to_owned(), Some(self.training_body(distributed))),
             ("POST", r) if r.ends_with("/resume") => {
                 (fill(&self.workload(distributed, true).await?), None)
             }
@@ -278,6 +289,25 @@ impl World {
                     .as_admin(Method::POST, collection, Some(body), 201)
                     .await?;
                 (fill(unit["id"].as_str().context("org-unit id")?), None)
+            }
+            ("GET", "/api/v2/policy/{kind}") => (
+                format!(
+                    "{}?scope=project&projectId=alpha",
+                    route.replace("{kind}", "trainings")
+                ),
+                None,
+            ),
+            ("PUT", "/api/v2/policy/{kind}") => (
+                route.replace("{kind}", "trainings"),
+                Some(json!({"meta": {"scope": "project", "projectId": "alpha"},
+                            "policy": {"rules": {"compute": {"gpuDevicesRequest": {"max": 8}}}}})),
+            ),
+            ("DELETE", "/api/v2/policy/{kind}") => {
+                let path = route.replace("{kind}", "trainings");
+                let body = json!({"meta": {"scope": "project", "projectId": "alpha"},
+                                  "policy": {"defaults": {"compute": {"gpuDevicesRequest": 1}}}});
+                self.as_admin(Method::PUT, &path, Some(body), 200).await?;
+                (format!("{path}?scope=project&projectId=alpha"), None)
             }
             ("GET", _) => (route.to_owned(), None),
             _ => bail!("no request is defined for {method} {route}"),

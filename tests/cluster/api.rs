@@ -94,6 +94,11 @@ impl Tephra {
             .await
     }
 
+    pub(crate) async fn put(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
+        self.send(reqwest::Method::PUT, path, Some(body.to_string()))
+            .await
+    }
+
     pub(crate) async fn get(&self, path: &str) -> anyhow::Result<(u16, Value)> {
         self.send(reqwest::Method::GET, path, None).await
     }
@@ -335,6 +340,20 @@ pub async fn seed_003_training_runs_live_and_completes(
         let first = events.next(Duration::from_secs(5)).await?;
         assert_eq!(first.event, "resync", "a new stream starts with a resync");
 
+        // Seed 003 mounts a host path, which the built-in node protection refuses, naming the
+        // field and the policy; the system administrator then allows host paths.
+        let (status, refused) = t.post(TRAININGS, &seed_003()?).await?;
+        assert_eq!(status, 400, "{refused}");
+        assert_eq!(refused["details"][0]["field"], "spec.storage.hostPath", "{refused}");
+        assert_eq!(
+            refused["details"][0]["message"],
+            "allows no entries to be added (the system policy)"
+        );
+        let allow = json!({ "meta": { "scope": "system" }, "policy": { "rules": {
+            "security": { "hostNetwork": { "canEdit": false }, "hostIpc": { "canEdit": false } } } } });
+        let (status, body) = t.put("/api/v2/policy/trainings", &allow).await?;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["effective"]["rules"]["storage"], Value::Null, "{body}");
         let accepted = t.submit(TRAININGS, &seed_003()?).await?;
         let id = id_of(&accepted)?;
         assert_eq!(accepted["requestedName"], "my-workload-name");

@@ -1,6 +1,7 @@
 //! Repository stories, each run against SQLite and against a real PostgreSQL cluster.
 
 mod access;
+mod policy;
 mod quota;
 
 use access::{
@@ -11,6 +12,7 @@ use access::{
 use app::error::AppError;
 use app::model::phase::Phase;
 use app::model::principal::Principal;
+use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
 use quota::{
     concurrent_submissions_never_exceed_the_limit,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
@@ -96,6 +98,7 @@ on_both_engines!(
     lists_limited_to_some_projects_show_only_theirs,
     concurrent_submissions_never_exceed_the_limit,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
+    policies_protect_nodes_narrow_inward_and_fill_defaults,
 );
 
 async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {

@@ -1,6 +1,7 @@
 //! Departments, projects and their quotas, through the service, on both engines.
 
 use app::error::AppError;
+use app::model::fit::Verdict;
 use app::model::org::{DepartmentRequest, PoolRef, PoolResources, ProjectRequest, Share};
 use app::model::principal::{Grant, Principal};
 use serde_json::json;
@@ -11,7 +12,7 @@ use server::domain::cluster::ClusterProfile;
 use server::domain::request::WorkloadKind;
 use std::sync::Arc;
 
-fn control(db: &Database) -> Control {
+pub(crate) fn control(db: &Database) -> Control {
     Control {
         db: db.clone(),
         cluster: ClusterHandle::detached("default"),
@@ -21,7 +22,7 @@ fn control(db: &Database) -> Control {
     }
 }
 
-fn admin(user_id: uuid::Uuid) -> Principal {
+pub(crate) fn admin(user_id: uuid::Uuid) -> Principal {
     Principal {
         user_id: user_id.to_string(),
         subject: "root".into(),
@@ -217,6 +218,33 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
         .submit(WorkloadKind::Training, &root, one_gpu("busy", &vision.id))
         .await
         .expect("submitted by integer id");
+    // Whether more would fit, without storing anything.
+    let fit = |gpus: u32| {
+        let (control, root) = (control.clone(), root.clone());
+        async move {
+            let body = json!({ "name": "probe", "projectId": "vision",
+                "spec": { "image": "x", "compute": { "gpuDevicesRequest": gpus } } });
+            control
+                .fit(WorkloadKind::Training, &root, &body)
+                .await
+                .unwrap()
+        }
+    };
+    let within = fit(1).await;
+    assert_eq!(within.verdict, Verdict::WithinQuota, "{within:?}");
+    assert_eq!(within.project_used.gpus, 1.0);
+    assert_eq!(within.project_quota.gpus, Some(3.0));
+    let over = fit(3).await;
+    assert_eq!(over.verdict, Verdict::OverQuota, "{over:?}");
+    assert!(
+        over.message.contains("4 GPUs with this one, quota 3"),
+        "{}",
+        over.message
+    );
+    let refused = fit(6).await;
+    assert_eq!(refused.verdict, Verdict::Refused);
+    assert_eq!(refused.details[0].field, "spec.compute");
+    assert_eq!(refused.free_gpus, None, "no cluster, no nodes known");
     let Err(AppError::Conflict(message)) = control.delete_project(&root, "vision").await else {
         panic!("a project with a live workload");
     };

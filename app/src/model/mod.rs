@@ -2,6 +2,7 @@
 
 pub mod access;
 pub mod action;
+pub mod fit;
 pub mod org;
 pub mod overview;
 pub mod phase;

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProjectSummary {
     pub id: String,
     pub name: String,
@@ -11,4 +11,10 @@ pub struct ProjectSummary {
     pub trainings: i64,
     /// RFC 3339.
     pub created_at: String,
+    pub department: String,
+    /// GPUs its workloads that may run ask for together.
+    pub gpus_in_use: f64,
+    /// Its GPU quota and limit over its node pools; `None`: none.
+    pub gpu_quota: Option<f64>,
+    pub gpu_limit: Option<f64>,
 }

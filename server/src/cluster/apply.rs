@@ -33,14 +33,23 @@ pub fn sign<K: Resource>(key: &OwnerKey, id: Uuid, object: &mut K) {
         .insert(OWNER.to_owned(), signature);
 }
 
-/// A project's namespace, applied (so repeated calls are cheap and repair what someone changed).
-pub async fn ensure_namespace(client: &Client, project: &Project) -> Result<()> {
+/// A project's namespace, applied (so repeated calls are cheap and repair what someone changed),
+/// with the Pod Security Admission `level` its policies keep requests within.
+pub async fn ensure_namespace(client: &Client, project: &Project, level: &str) -> Result<()> {
     let mut namespace = Namespace::default();
     namespace.metadata.name = Some(project.namespace.clone());
     namespace.metadata.labels = Some(
         [
             (MANAGED_BY.to_owned(), MANAGED_BY_VALUE.to_owned()),
             (PROJECT.to_owned(), project.name.clone()),
+            (
+                "pod-security.kubernetes.io/enforce".to_owned(),
+                level.to_owned(),
+            ),
+            (
+                "pod-security.kubernetes.io/warn".to_owned(),
+                level.to_owned(),
+            ),
         ]
         .into(),
     );

@@ -2,7 +2,8 @@
 //! since it was read.
 
 use super::Control;
-use crate::db::workloads::{Change, WorkloadListing};
+use super::admission::{admission, stored_demand};
+use crate::db::workloads::{Change, StoredWorkload, WorkloadListing};
 use crate::domain::authz::Permission;
 use crate::domain::request::WorkloadKind;
 use app::error::AppError;
@@ -42,11 +43,14 @@ impl Control {
             action: &format!("workload.{}", action.verb()),
             detail: serde_json::json!({ "from": w.desired_phase, "to": desired }),
         };
-        let won = self
-            .db
-            .workloads()
-            .transition(w.id, w.desired_phase, desired, change)
-            .await?;
+        let won = if action == Action::Resume {
+            self.resume(w, change).await?
+        } else {
+            self.db
+                .workloads()
+                .transition(w.id, w.desired_phase, desired, change)
+                .await?
+        };
         if won.is_none() {
             // Another action changed the workload between our read and our write; it won.
             let now = self.db.workloads().get(w.id).await?;
@@ -63,5 +67,43 @@ impl Control {
         self.cluster.poke(w.id);
         tracing::info!(workload = %w.id, action = action.verb(), "accepted an action");
         Ok(self.db.workloads().listing(w.id).await?)
+    }
+
+    /// A resume runs the request again: it must keep today's policies and fit the limits of its
+    /// project and department, checked in the transaction that records it.
+    async fn resume(
+        &self,
+        w: &StoredWorkload,
+        change: Change<'_>,
+    ) -> Result<Option<StoredWorkload>, AppError> {
+        let project = self.db.projects().get(w.project_id).await?;
+        let layers = self.policy_layers(&project, w.kind).await?;
+        let broken = super::policy::check_request(&w.spec, &layers);
+        if !broken.is_empty() {
+            return Err(AppError::Rejected(broken));
+        }
+        let Some(demand) = stored_demand(w.kind, &w.spec) else {
+            tracing::warn!(workload = %w.id, "a stored request no longer parses; resumed without a quota check");
+            return Ok(self
+                .db
+                .workloads()
+                .transition(w.id, w.desired_phase, Phase::Running, change)
+                .await?);
+        };
+        let department = self.db.departments().get(project.department_id).await?;
+        let nodes = self.cluster.largest_nodes();
+        let resumed = self
+            .db
+            .workloads()
+            .resume_admitted(
+                w,
+                department.id,
+                demand.total,
+                change,
+                admission(&project, &department, &demand, nodes),
+            )
+            .await?
+            .map_err(AppError::Rejected)?;
+        Ok(resumed.map(|_| w.clone()))
     }
 }

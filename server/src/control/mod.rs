@@ -3,11 +3,16 @@
 //! in one place (`crate::http::api::error`), and handlers never reach around it to the database.
 
 mod act;
+mod admission;
+mod fit;
 mod org;
+mod org_projects;
+mod policy;
 mod read;
 mod submit;
 mod view;
 
+pub use policy::{POLICY_KINDS, ScopePolicy};
 pub use view::workload_response;
 
 use crate::cluster::ClusterHandle;

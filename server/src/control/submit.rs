@@ -1,5 +1,7 @@
 //! Submitting a workload, and previewing what it would create.
 
+use super::admission::admission;
+use super::policy;
 use super::{Control, creator_of, project_by_key};
 use crate::access;
 use crate::db::DbError;
@@ -7,7 +9,7 @@ use crate::db::projects::Project;
 use crate::db::workloads::{Change, NewWorkload, WorkloadListing};
 use crate::domain::authz::Permission;
 use crate::domain::labels::{Owner, job_name};
-use crate::domain::quota::{self, Allowance, Standing, Unit};
+use crate::domain::quota::{self, Standing};
 use crate::domain::render::Rendered;
 use crate::domain::request::{Request, RequestKind, WorkloadKind};
 use app::error::AppError;
@@ -16,11 +18,13 @@ use app::model::principal::Principal;
 use uuid::Uuid;
 
 /// A request checked against its project and this cluster, ready to store or render.
-struct Checked {
-    request: Request,
-    project: Project,
+pub(super) struct Checked {
+    pub(super) request: Request,
+    /// The request as sent, with the policies' defaults filled in: what is stored.
+    value: serde_json::Value,
+    pub(super) project: Project,
     /// The principal's uid and gid from the provider's token, for `fromIdpToken`.
-    token_uid_gid: Option<(i64, i64)>,
+    pub(super) token_uid_gid: Option<(i64, i64)>,
 }
 
 impl Checked {
@@ -39,6 +43,15 @@ impl Checked {
     }
 }
 
+/// The project a raw request names, before it is parsed.
+fn named_project(value: &serde_json::Value) -> Option<String> {
+    match value.get("projectId")? {
+        serde_json::Value::String(key) => Some(key.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
 /// Five random lowercase letters or digits for `useGivenNameAsPrefix`.
 fn name_suffix() -> String {
     use rand::Rng;
@@ -52,14 +65,26 @@ fn name_suffix() -> String {
 impl Control {
     /// Parses and validates `value` as a request for `kind`'s collection, and checks the
     /// principal may run it in the project it names on this cluster.
-    async fn check(
+    pub(super) async fn check(
         &self,
         kind: WorkloadKind,
         principal: &Principal,
         value: &serde_json::Value,
     ) -> Result<Checked, AppError> {
+        // The project's policies fill what the request leaves out before it is validated, as
+        // Run:ai's defaults do; a request without a usable projectId gets its validation errors.
+        let mut value = value.clone();
+        let layers = match named_project(&value) {
+            Some(key) => match self.db.projects().by_key(&key).await {
+                Ok(project) => self.policy_layers(&project, kind).await?,
+                Err(DbError::NotFound) => Vec::new(),
+                Err(e) => return Err(e.into()),
+            },
+            None => Vec::new(),
+        };
+        policy::apply_defaults(&mut value, &layers);
         let request =
-            Request::parse(value, RequestKind::submitted_to(kind)).map_err(AppError::Rejected)?;
+            Request::parse(&value, RequestKind::submitted_to(kind)).map_err(AppError::Rejected)?;
         request
             .within_pod_limit(self.max_pods)
             .map_err(|e| AppError::Rejected(vec![e]))?;
@@ -76,8 +101,13 @@ impl Control {
                 ),
             ));
         }
+        let refused = policy::check_request(&value, &layers);
+        if !refused.is_empty() {
+            return Err(AppError::Rejected(refused));
+        }
         Ok(Checked {
             request,
+            value,
             project,
             token_uid_gid: principal
                 .uid
@@ -121,7 +151,7 @@ impl Control {
             requested_name: request.name().to_owned(),
             cluster_id: self.cluster.id.clone(),
             kind,
-            spec: value,
+            spec: checked.value.clone(),
             created_by: user_id,
             job_ttl_seconds: request.job_ttl_seconds(),
             demand: demand.total,
@@ -136,21 +166,12 @@ impl Control {
         let (stored, standing) = self
             .db
             .workloads()
-            .insert_admitted(&new, department.id, change, |usage| {
-                let project = Unit {
-                    kind: "project",
-                    name: &project.name,
-                    allowance: Allowance::of(&project.resources),
-                    used: usage.project,
-                };
-                let department = Unit {
-                    kind: "department",
-                    name: &department.name,
-                    allowance: Allowance::of(&department.resources),
-                    used: usage.department,
-                };
-                quota::admit(&demand, &project, &department, &nodes)
-            })
+            .insert_admitted(
+                &new,
+                department.id,
+                change,
+                admission(project, &department, &demand, nodes),
+            )
             .await
             .map_err(|e| match e {
                 DbError::Conflict(_) => AppError::Conflict(format!(
@@ -162,7 +183,18 @@ impl Control {
             })?
             .map_err(AppError::Rejected)?;
         if let Standing::OverQuota(why) = &standing {
+            // Its history says so: it runs on idle capacity and may be preempted.
             tracing::info!(workload = %stored.id, %why, "admitted over quota");
+            self.db
+                .audit()
+                .record(
+                    None,
+                    "workload.over-quota",
+                    "workload",
+                    stored.id,
+                    serde_json::json!({ "reason": why }),
+                )
+                .await?;
         }
         if !self.cluster.is_configured() {
             self.db

@@ -15,6 +15,7 @@ pub mod access_rules;
 pub mod applications;
 pub mod audit;
 pub mod departments;
+pub mod policies;
 pub mod projects;
 pub mod settings;
 pub mod users;
@@ -246,6 +247,10 @@ impl Database {
 
     pub fn departments(&self) -> departments::Departments<'_> {
         departments::Departments(self)
+    }
+
+    pub fn policies(&self) -> policies::Policies<'_> {
+        policies::Policies(self)
     }
 
     pub fn projects(&self) -> projects::Projects<'_> {

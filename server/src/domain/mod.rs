@@ -6,6 +6,7 @@ pub mod authz;
 pub mod cluster;
 pub mod labels;
 pub mod ownership;
+pub mod policy;
 pub mod quota;
 pub mod render;
 pub mod request;

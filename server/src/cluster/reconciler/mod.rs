@@ -266,6 +266,10 @@ impl Reconciler {
                 if org_synced.is_none_or(|at| at.elapsed() > PROJECT_REFRESH) {
                     self.sync_org().await?;
                     *org_synced = Some(Instant::now());
+                } else {
+                    // A policy changed a moment ago may allow what the namespace's Pod Security
+                    // level still refuses: apply it before the pods are made.
+                    self.ensure_namespace(&project).await?;
                 }
                 self.create(&row, &project).await
             }

@@ -5,10 +5,28 @@
 
 use super::{Reconciler, Result};
 use crate::cluster::apply;
+use crate::control::POLICY_KINDS;
+use crate::db::projects::Project;
+use crate::domain::authz::Scope;
+use crate::domain::policy;
 use crate::domain::quota::queues::{OrgUnit, queues};
 use std::collections::{BTreeMap, HashSet};
 
 impl Reconciler {
+    /// A project's namespace, labelled with the Pod Security level its policies allow (both
+    /// kinds': a namespace holds trainings and distributed trainings).
+    pub(super) async fn ensure_namespace(&self, project: &Project) -> Result<()> {
+        let scope = Scope::Project(project.id.to_string());
+        let mut level = "baseline";
+        for kind in POLICY_KINDS {
+            let layers = self.db.policies().layers(&scope, kind, true).await?;
+            if policy::pod_security_level(&layers) == "privileged" {
+                level = "privileged";
+            }
+        }
+        apply::ensure_namespace(&self.client, project, level).await
+    }
+
     /// [`Self::sync_org`], logging a failure (the next pass retries).
     pub(super) async fn sync_org_logged(&self, synced: &mut Option<std::time::Instant>) {
         match self.sync_org().await {
@@ -54,7 +72,7 @@ impl Reconciler {
             apply::ensure_queue(&self.client, &self.key, plan).await?;
         }
         for p in &projects {
-            apply::ensure_namespace(&self.client, &p.project).await?;
+            self.ensure_namespace(&p.project).await?;
         }
         let keep: HashSet<&str> = plans.iter().map(|p| p.name.as_str()).collect();
         for name in apply::delete_stale_queues(&self.client, &self.key, &keep).await? {

@@ -1,12 +1,14 @@
 //! Workloads: the system of record for trainings. A row holds what the user asked for (the spec
 //! and the desired phase) and what the cluster last reported (the actual phase and its reason).
 
+mod admission;
 mod query;
 
+pub use admission::Usage;
 pub use query::{SortKey, WorkloadFilter};
 
 use super::audit::record_in;
-use super::{DbError, DbResult, conflict_as, now, on_pool};
+use super::{DbError, DbResult, now, on_pool};
 use crate::domain::quota::Amount;
 use crate::domain::request::WorkloadKind;
 use app::model::phase::Phase;
@@ -80,18 +82,6 @@ pub struct NewWorkload {
     /// limits while it may run.
     pub demand: Amount,
 }
-
-/// What the workloads of a project and of its department that may run (not deleted, not
-/// finished, not stopped) ask for together.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Usage {
-    pub project: Amount,
-    pub department: Amount,
-}
-
-/// The workloads that count toward usage.
-const COUNTS: &str =
-    "w.deleted_at IS NULL AND w.finished_at IS NULL AND w.desired_phase = 'Running'";
 
 /// The fields the reconciler needs of every live workload, without the spec.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -174,131 +164,6 @@ const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_i
 pub struct Workloads<'a>(pub(super) &'a super::Database);
 
 impl Workloads<'_> {
-    /// Stores a new workload that should run (desired Running) and has not reached the cluster yet
-    /// (actual Creating), with its `workload.submit` history entry, if `admit` accepts it given
-    /// what its project and department (`department_id`) use. The department's row is locked
-    /// first, so concurrent submissions in one department are checked one after another and
-    /// never go over a limit together.
-    pub async fn insert_admitted<T, E>(
-        &self,
-        new: &NewWorkload,
-        department_id: i64,
-        change: Change<'_>,
-        admit: impl FnOnce(Usage) -> Result<T, E>,
-    ) -> DbResult<Result<(StoredWorkload, T), E>> {
-        let at = now();
-        let workload = StoredWorkload {
-            id: Uuid::new_v4(),
-            project_id: new.project_id,
-            name: new.name.clone(),
-            requested_name: new.requested_name.clone(),
-            cluster_id: new.cluster_id.clone(),
-            kind: new.kind,
-            spec: new.spec.clone(),
-            desired_phase: Phase::Running,
-            actual_phase: Phase::Creating,
-            phase_reason: None,
-            status: LiveStatus::default(),
-            created_by: new.created_by,
-            created_at: at,
-            updated_at: at,
-            deleted_at: None,
-            finished_at: None,
-            job_ttl_seconds: new.job_ttl_seconds,
-        };
-        let usage_sql = format!(
-            "SELECT COALESCE(SUM(w.gpus), 0.0),
-                    CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
-                    CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT)
-               FROM workloads w JOIN projects p ON p.id = w.project_id
-              WHERE {COUNTS} AND p.department_id = $1 AND ($2 IS NULL OR w.project_id = $2)"
-        );
-        let verdict = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
-            // A write first: SQLite takes its write lock here and PostgreSQL locks the row, so
-            // the sums below see every submission admitted before this one.
-            sqlx::query("UPDATE departments SET updated_at = updated_at WHERE id = $1")
-                .bind(department_id)
-                .execute(&mut *tx)
-                .await?;
-            let amount = |(gpus, cpu_millis, memory_mib): (f64, i64, i64)| Amount {
-                gpus,
-                cpu_millis,
-                memory_mib,
-            };
-            let project = sqlx::query_as(&usage_sql)
-                .bind(department_id)
-                .bind(Some(new.project_id))
-                .fetch_one(&mut *tx)
-                .await?;
-            let department = sqlx::query_as(&usage_sql)
-                .bind(department_id)
-                .bind(None::<Uuid>)
-                .fetch_one(&mut *tx)
-                .await?;
-            let verdict = admit(Usage {
-                project: amount(project),
-                department: amount(department),
-            });
-            if verdict.is_ok() {
-                sqlx::query(
-                    "INSERT INTO workloads (id, project_id, name, requested_name, cluster_id,
-                                            kind, spec, desired_phase, actual_phase,
-                                            phase_reason, status, created_by, created_at,
-                                            updated_at, deleted_at, job_ttl_seconds, gpus,
-                                            cpu_millis, memory_mib)
-                     VALUES ($1, $2, $3, $10, $11, $4, $5, $6, $7, NULL, $12, $8, $9, $9, NULL,
-                             $13, $14, $15, $16)",
-                )
-                .bind(workload.id)
-                .bind(workload.project_id)
-                .bind(&workload.name)
-                .bind(workload.kind.as_str())
-                .bind(Json(&workload.spec))
-                .bind(workload.desired_phase.as_str())
-                .bind(workload.actual_phase.as_str())
-                .bind(workload.created_by)
-                .bind(at)
-                .bind(&workload.requested_name)
-                .bind(&workload.cluster_id)
-                .bind(Json(&workload.status))
-                .bind(workload.job_ttl_seconds)
-                .bind(new.demand.gpus)
-                .bind(new.demand.cpu_millis)
-                .bind(new.demand.memory_mib)
-                .execute(&mut *tx)
-                .await
-                .map_err(conflict_as(|| format!(
-                    "a workload named {:?} already exists in this project", new.name
-                )))?;
-                record_in!(&mut *tx, change.actor, change.action, "workload", workload.id,
-                           &change.detail)
-                    .await?;
-                tx.commit().await?;
-            }
-            verdict
-        });
-        Ok(verdict.map(|admitted| (workload, admitted)))
-    }
-
-    /// Stores a new workload without limits to check (see [`Self::insert_admitted`]).
-    pub async fn insert(&self, new: &NewWorkload, change: Change<'_>) -> DbResult<StoredWorkload> {
-        let department_id = self.department_of(new.project_id).await?;
-        let Ok((workload, ())) = self
-            .insert_admitted(new, department_id, change, |_| {
-                Ok::<(), std::convert::Infallible>(())
-            })
-            .await?;
-        Ok(workload)
-    }
-
-    async fn department_of(&self, project_id: Uuid) -> DbResult<i64> {
-        let sql = "SELECT department_id FROM projects WHERE id = $1";
-        Ok(
-            on_pool!(self.0, pool => sqlx::query_scalar(sql).bind(project_id).fetch_one(pool).await)?,
-        )
-    }
-
     /// The workload with this id, deleted or not.
     pub async fn get(&self, id: Uuid) -> DbResult<StoredWorkload> {
         let sql = format!("SELECT {COLUMNS} FROM workloads w WHERE w.id = $1");

@@ -13,6 +13,7 @@ pub mod events;
 pub mod listing;
 pub mod openapi;
 pub mod org_units;
+pub mod policies;
 pub mod projects;
 pub mod trainings;
 
@@ -33,6 +34,7 @@ pub fn router() -> Router<AppState> {
         .merge(events::router())
         .merge(projects::router())
         .merge(org_units::router())
+        .merge(policies::router())
         .merge(authorization::router())
         .merge(applications::router())
         .merge(audit::router())

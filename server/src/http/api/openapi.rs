@@ -3,7 +3,7 @@
 
 use super::{
     Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, events, org_units,
-    projects, trainings,
+    policies, projects, trainings,
 };
 use crate::http::AppState;
 use axum::Json;
@@ -19,6 +19,8 @@ use utoipa::OpenApi;
     ),
     paths(
         trainings::submit_training,
+        trainings::fit_training,
+        trainings::fit_distributed,
         trainings::list_trainings,
         trainings::get_training,
         trainings::delete_training,
@@ -42,6 +44,9 @@ use utoipa::OpenApi;
         org_units::update_project,
         org_units::delete_project,
         org_units::list_node_pools,
+        policies::get_policy,
+        policies::put_policy,
+        policies::delete_policy,
         projects::history,
         projects::cluster_state,
         authorization::list_roles,

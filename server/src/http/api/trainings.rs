@@ -8,6 +8,7 @@ use crate::control::{Control, workload_response};
 use crate::domain::request::WorkloadKind;
 use crate::http::AppState;
 use app::model::action::Action;
+use app::model::fit::Fit;
 use app::model::principal::Principal;
 use app::model::workload::{Workload, WorkloadQuery};
 use axum::Json;
@@ -24,10 +25,12 @@ use serde::Serialize;
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/workloads/trainings", post(submit_training).get(list_trainings))
+        .route("/api/v1/workloads/trainings/fit", post(fit_training))
         .route("/api/v1/workloads/trainings/{id}", get(get_training).delete(delete_training))
         .route("/api/v1/workloads/trainings/{id}/suspend", post(suspend_training))
         .route("/api/v1/workloads/trainings/{id}/resume", post(resume_training))
         .route("/api/v1/workloads/distributed", post(submit_distributed).get(list_distributed))
+        .route("/api/v1/workloads/distributed/fit", post(fit_distributed))
         .route("/api/v1/workloads/distributed/{id}", get(get_distributed).delete(delete_distributed))
         .route("/api/v1/workloads/distributed/{id}/suspend", post(suspend_distributed))
         .route("/api/v1/workloads/distributed/{id}/resume", post(resume_distributed))
@@ -62,6 +65,43 @@ async fn submit(
         .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
     let listing = state.control.submit(kind, &principal, value).await?;
     Ok((StatusCode::ACCEPTED, Json(workload_response(&listing))))
+}
+
+async fn fit(
+    kind: WorkloadKind,
+    state: AppState,
+    principal: Principal,
+    body: Bytes,
+) -> Result<Json<Fit>, ApiError> {
+    let value: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
+    Ok(Json(state.control.fit(kind, &principal, &value).await?))
+}
+
+/// Whether a training fits now: refused (with the fields), within quota, over quota
+/// (preemptible), or waiting for GPUs. Stores nothing; a request that is not valid gets the
+/// submit's 400.
+#[utoipa::path(post, path = "/api/v1/workloads/trainings/fit", tag = "trainings",
+    request_body(content = app::model::training::request::TrainingRequest, description = "A Run:ai training request"),
+    responses((status = 200, body = Fit), BadRequest, Unauthorized, Forbidden))]
+pub async fn fit_training(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    body: Bytes,
+) -> Result<Json<Fit>, ApiError> {
+    fit(WorkloadKind::Training, state, principal, body).await
+}
+
+/// Whether a distributed training fits now (see the trainings' `fit`).
+#[utoipa::path(post, path = "/api/v1/workloads/distributed/fit", tag = "distributed",
+    request_body(content = app::model::training::distributed::DistributedRequest, description = "A Run:ai distributed training request"),
+    responses((status = 200, body = Fit), BadRequest, Unauthorized, Forbidden))]
+pub async fn fit_distributed(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    body: Bytes,
+) -> Result<Json<Fit>, ApiError> {
+    fit(WorkloadKind::Distributed, state, principal, body).await
 }
 
 async fn fetch(

@@ -1,0 +1,66 @@
+//! Whether a request fits now: what `POST .../fit` answers and the form shows before submit.
+
+use serde::{Deserialize, Serialize};
+
+/// How a request would fare if submitted now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum Verdict {
+    /// Within its project's quota, with room in the cluster as Tephra counts it.
+    WithinQuota,
+    /// Beyond the quota, within the limits: runs on idle capacity and may be preempted.
+    OverQuota,
+    /// Admitted, but the cluster's GPUs are taken by other workloads as Tephra counts them: it
+    /// waits until they free up.
+    Waiting,
+    /// It can never run as asked: the `details` say why.
+    Refused,
+}
+
+/// GPUs (devices), CPU (millicores) and memory (MiB).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Resources {
+    pub gpus: f64,
+    pub cpu_millis: i64,
+    pub memory_mib: i64,
+}
+
+/// The same, each possibly unbounded (`null`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Bounds {
+    pub gpus: Option<f64>,
+    pub cpu_millis: Option<f64>,
+    pub memory_mib: Option<f64>,
+}
+
+/// One reason, at its field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Detail {
+    pub field: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Fit {
+    pub verdict: Verdict,
+    /// In words, with the numbers.
+    pub message: String,
+    /// Why it is refused, by field, as a 400 would say it.
+    pub details: Vec<Detail>,
+    /// What the request asks for, all pods together.
+    pub asks: Resources,
+    /// What the project's live workloads already use.
+    pub project_used: Resources,
+    pub project_quota: Bounds,
+    pub project_limit: Bounds,
+    /// The GPUs of the node pools it may use that Tephra's workloads leave free.
+    pub free_gpus: Option<f64>,
+}

@@ -1,0 +1,59 @@
+//! The admission check a submit or resume runs inside the transaction that writes it.
+
+use crate::db::departments::Department;
+use crate::db::projects::Project;
+use crate::db::workloads::Usage;
+use crate::domain::quota::{self, Allowance, Amount, Demand, Standing, Unit};
+use crate::domain::request::{Request, RequestKind, WorkloadKind};
+use app::model::validation::FieldError;
+
+/// Judges `demand` against the project's and department's limits given their use, and against
+/// the largest `nodes` of each pool.
+pub(super) fn admission<'a>(
+    project: &'a Project,
+    department: &'a Department,
+    demand: &'a Demand,
+    nodes: Vec<(String, Amount)>,
+) -> impl FnOnce(Usage) -> Result<Standing, Vec<FieldError>> + 'a {
+    move |usage| {
+        let project = Unit {
+            kind: "project",
+            name: &project.name,
+            allowance: Allowance::of(&project.resources),
+            used: usage.project,
+        };
+        let department = Unit {
+            kind: "department",
+            name: &department.name,
+            allowance: Allowance::of(&department.resources),
+            used: usage.department,
+        };
+        quota::admit(demand, &project, &department, &nodes)
+    }
+}
+
+/// The demand of a stored request, or `None` when it no longer parses (a request stored by an
+/// older version that this one reads differently).
+pub(super) fn stored_demand(kind: WorkloadKind, value: &serde_json::Value) -> Option<Demand> {
+    Request::parse(value, RequestKind::submitted_to(kind))
+        .ok()
+        .map(|request| quota::demand(&request))
+}
+
+impl super::Control {
+    /// Records the demand of live workloads stored before quotas, so they count toward their
+    /// project's use; returns how many it measured.
+    pub async fn measure_unmeasured(&self) -> Result<usize, crate::db::DbError> {
+        let rows = self.db.workloads().unmeasured().await?;
+        let mut measured = 0;
+        for (id, kind, spec) in rows {
+            let Some(kind) = WorkloadKind::parse(&kind) else {
+                continue;
+            };
+            let demand = stored_demand(kind, &spec.0).map_or_else(Amount::default, |d| d.total);
+            self.db.workloads().set_demand(id, demand).await?;
+            measured += 1;
+        }
+        Ok(measured)
+    }
+}

@@ -1,0 +1,103 @@
+//! `fit`: what a submit would meet now, without storing anything. The same checks as a submit
+//! (validation, policies, limits, node sizes), plus whether the GPUs its pools have are free as
+//! Tephra counts them (Tephra's own workloads; other pods on the nodes are not counted).
+
+use super::Control;
+use super::admission::admission;
+use crate::domain::quota::{self, Allowance, Amount, Bound, Standing};
+use crate::domain::request::WorkloadKind;
+use app::error::AppError;
+use app::model::fit::{Bounds, Detail, Fit, Resources, Verdict};
+use app::model::principal::Principal;
+
+fn resources(a: Amount) -> Resources {
+    Resources {
+        gpus: a.gpus,
+        cpu_millis: a.cpu_millis,
+        memory_mib: a.memory_mib,
+    }
+}
+
+fn bounds(b: Bound) -> Bounds {
+    Bounds {
+        gpus: b.gpus,
+        cpu_millis: b.cpu_millis,
+        memory_mib: b.memory_mib,
+    }
+}
+
+impl Control {
+    pub async fn fit(
+        &self,
+        kind: WorkloadKind,
+        principal: &Principal,
+        value: &serde_json::Value,
+    ) -> Result<Fit, AppError> {
+        let checked = self.check(kind, principal, value).await?;
+        checked
+            .request
+            .bind(&self.profile, checked.token_uid_gid)
+            .map_err(AppError::Rejected)?;
+        let project = &checked.project;
+        let demand = quota::demand(&checked.request);
+        let department = self.db.departments().get(project.department_id).await?;
+        let (usage, everything) = self.db.workloads().usage(department.id, project.id).await?;
+        let (capacity, known) = {
+            let nodes = self
+                .cluster
+                .shared
+                .nodes
+                .read()
+                .unwrap_or_else(|e| e.into_inner());
+            let pools = nodes.pools();
+            let gpus: f64 = pools
+                .iter()
+                .filter(|p| demand.pools.is_empty() || demand.pools.contains(&p.name))
+                .map(|p| p.capacity.gpus)
+                .sum();
+            (gpus, !pools.is_empty())
+        };
+        let free_gpus = known.then(|| (capacity - everything.gpus).max(0.0));
+        let nodes = self.cluster.largest_nodes();
+        let verdict = admission(project, &department, &demand, nodes)(usage);
+        let (verdict, message, details) = match verdict {
+            Err(errors) => (
+                Verdict::Refused,
+                "it can never run as asked".to_owned(),
+                errors
+                    .into_iter()
+                    .map(|e| Detail {
+                        field: e.path,
+                        message: e.message,
+                    })
+                    .collect(),
+            ),
+            Ok(_) if free_gpus.is_some_and(|free| demand.total.gpus > free + 1e-9) => (
+                Verdict::Waiting,
+                format!(
+                    "it waits: it asks {}, and Tephra's workloads leave {} free in its pools",
+                    quota::Resource::Gpu.amount(demand.total.gpus),
+                    free_gpus.unwrap_or_default()
+                ),
+                Vec::new(),
+            ),
+            Ok(Standing::OverQuota(why)) => (Verdict::OverQuota, why, Vec::new()),
+            Ok(Standing::WithinQuota) => (
+                Verdict::WithinQuota,
+                format!("within project {:?}'s quota", project.name),
+                Vec::new(),
+            ),
+        };
+        let allowance = Allowance::of(&project.resources);
+        Ok(Fit {
+            verdict,
+            message,
+            details,
+            asks: resources(demand.total),
+            project_used: resources(usage.project),
+            project_quota: bounds(allowance.deserved),
+            project_limit: bounds(allowance.limit),
+            free_gpus,
+        })
+    }
+}

@@ -1,0 +1,260 @@
+//! Projects: created, changed and deleted within their department's quota by its
+//! administrators, listed in Run:ai's shape and, with their GPU use, for the dashboard.
+
+use super::Control;
+use super::org::{NAMESPACE_MAX, department_name, others_deserved, rfc3339, scope_of};
+use crate::access;
+use crate::db::DbError;
+use crate::db::departments::Department;
+use crate::db::projects::{NewProject, Project, ProjectFields};
+use crate::domain::authz::Permission;
+use crate::domain::quota::{self, Allowance};
+use app::error::AppError;
+use app::model::org::{self, ProjectRequest};
+use app::model::principal::Principal;
+use app::model::project::ProjectSummary;
+use app::model::validation::dns1123_label;
+
+impl Control {
+    fn project_view(&self, p: &Project, workloads: i64, department: &str) -> org::Project {
+        org::Project {
+            id: p.number.to_string(),
+            name: p.name.clone(),
+            cluster_id: self.cluster.id.clone(),
+            description: p.description.clone(),
+            parent_id: p.department_id.to_string(),
+            parent_name: department.to_owned(),
+            resources: p.resources.0.clone(),
+            default_node_pools: p.default_node_pools.as_ref().map(|j| j.0.clone()),
+            requested_namespace: p.namespace.clone(),
+            queue: p.queue.clone(),
+            workloads,
+            created_at: rfc3339(p.created_at),
+            updated_at: rfc3339(p.updated_at),
+        }
+    }
+
+    /// The projects the principal may read, with their GPU quota, limit and use, for the
+    /// dashboard.
+    pub async fn project_summaries(
+        &self,
+        principal: &Principal,
+    ) -> Result<Vec<ProjectSummary>, AppError> {
+        let projects = self.projects(principal, Permission::ReadProject).await?;
+        let departments = self.db.departments().list().await?;
+        let usage = self.db.workloads().usage_by_project().await?;
+        Ok(projects
+            .into_iter()
+            .map(|p| {
+                let allowance = Allowance::of(&p.project.resources);
+                ProjectSummary {
+                    id: p.project.number.to_string(),
+                    department: department_name(&departments, p.project.department_id).to_owned(),
+                    gpus_in_use: usage
+                        .iter()
+                        .find(|(id, _)| *id == p.project.id)
+                        .map_or(0.0, |(_, a)| a.gpus),
+                    gpu_quota: allowance.deserved.gpus,
+                    gpu_limit: allowance.limit.gpus,
+                    created_at: rfc3339(p.project.created_at),
+                    name: p.project.name,
+                    namespace: p.project.namespace,
+                    queue: p.project.queue,
+                    trainings: p.workloads,
+                }
+            })
+            .collect())
+    }
+
+    /// The projects the principal may read, in Run:ai's shape.
+    pub async fn org_projects(&self, principal: &Principal) -> Result<Vec<org::Project>, AppError> {
+        let projects = self.projects(principal, Permission::ReadProject).await?;
+        let departments = self.db.departments().list().await?;
+        Ok(projects
+            .iter()
+            .map(|p| {
+                let department = department_name(&departments, p.project.department_id);
+                self.project_view(&p.project, p.workloads, department)
+            })
+            .collect())
+    }
+
+    pub async fn org_project(
+        &self,
+        principal: &Principal,
+        key: &str,
+    ) -> Result<org::Project, AppError> {
+        let project = self
+            .project_for(principal, key, Permission::ReadProject)
+            .await?;
+        self.project_with_counts(&project).await
+    }
+
+    async fn project_with_counts(&self, project: &Project) -> Result<org::Project, AppError> {
+        let all = self.db.projects().list().await?;
+        let workloads = all
+            .iter()
+            .find(|p| p.project.id == project.id)
+            .map_or(0, |p| p.workloads);
+        let department = self.db.departments().get(project.department_id).await?;
+        Ok(self.project_view(project, workloads, &department.name))
+    }
+
+    /// The project `key` names, if the principal holds `permission` in it; a stranger learns
+    /// only that it is not theirs.
+    async fn project_for(
+        &self,
+        principal: &Principal,
+        key: &str,
+        permission: Permission,
+    ) -> Result<Project, AppError> {
+        let project = match self.db.projects().by_key(key).await {
+            Ok(p) => p,
+            Err(DbError::NotFound) => {
+                return Err(AppError::NotFound(format!(
+                    "no project has the id or name {key:?}"
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        access::require(principal, permission, &project)?;
+        Ok(project)
+    }
+
+    pub async fn create_project(
+        &self,
+        principal: &Principal,
+        request: ProjectRequest,
+    ) -> Result<org::Project, AppError> {
+        let department = match request.parent_id.as_deref() {
+            Some(key) => self.department_by_key(key).await.map_err(|_| {
+                AppError::field(
+                    "parentId",
+                    format!("no department has the id or name {key:?}; GET /api/v1/org-unit/departments lists them"),
+                )
+            })?,
+            None => self.db.departments().by_name(crate::db::departments::DEFAULT_DEPARTMENT).await?,
+        };
+        access::require_on(
+            principal,
+            Permission::ManageProjects,
+            &scope_of(&department),
+        )?;
+        let fields = self.project_fields(&request, &department, None).await?;
+        let namespace = match request.requested_namespace.as_deref() {
+            Some(ns) => {
+                dns1123_label(ns, NAMESPACE_MAX)
+                    .map_err(|m| AppError::field("requestedNamespace", m))?;
+                ns.to_owned()
+            }
+            None => format!("{}{}", self.namespace_prefix, request.name),
+        };
+        let new = NewProject {
+            name: request.name.clone(),
+            namespace,
+            queue: format!("{}{}", self.namespace_prefix, request.name),
+            department_id: Some(department.id),
+            fields,
+        };
+        let project = self.db.projects().create(&new).await?;
+        self.cluster.org_changed();
+        Ok(self.project_view(&project, 0, &department.name))
+    }
+
+    pub async fn update_project(
+        &self,
+        principal: &Principal,
+        key: &str,
+        request: ProjectRequest,
+    ) -> Result<org::Project, AppError> {
+        let project = self
+            .project_for(principal, key, Permission::ReadProject)
+            .await?;
+        let department = self.db.departments().get(project.department_id).await?;
+        access::require_on(
+            principal,
+            Permission::ManageProjects,
+            &scope_of(&department),
+        )?;
+        if request.name != project.name {
+            return Err(AppError::field(
+                "name",
+                format!(
+                    "a project keeps its name ({:?}): its namespace and queue carry it",
+                    project.name
+                ),
+            ));
+        }
+        if request
+            .parent_id
+            .as_deref()
+            .is_some_and(|p| p != department.id.to_string() && p != department.name)
+        {
+            return Err(AppError::field(
+                "parentId",
+                "moving a project to another department is not supported; create a new project there",
+            ));
+        }
+        let fields = self
+            .project_fields(&request, &department, Some(&project))
+            .await?;
+        let updated = self.db.projects().update(project.id, &fields).await?;
+        self.cluster.org_changed();
+        self.project_with_counts(&updated).await
+    }
+
+    pub async fn delete_project(&self, principal: &Principal, key: &str) -> Result<(), AppError> {
+        let project = self
+            .project_for(principal, key, Permission::ReadProject)
+            .await?;
+        let department = self.db.departments().get(project.department_id).await?;
+        access::require_on(
+            principal,
+            Permission::ManageProjects,
+            &scope_of(&department),
+        )?;
+        if project.name == crate::db::projects::DEFAULT_PROJECT {
+            return Err(AppError::Conflict(
+                "the default project cannot be deleted".into(),
+            ));
+        }
+        if let Err(live) = self.db.projects().delete(project.id).await? {
+            return Err(AppError::Conflict(format!(
+                "project {:?} still has workloads: {}; delete them first",
+                project.name,
+                live.join(", ")
+            )));
+        }
+        self.cluster.org_changed();
+        Ok(())
+    }
+
+    /// Checks a project's fields, its shares on their own and against its department's.
+    async fn project_fields(
+        &self,
+        request: &ProjectRequest,
+        department: &Department,
+        existing: Option<&Project>,
+    ) -> Result<ProjectFields, AppError> {
+        let mut errors = self.common_checks(&request.name, request.cluster_id.as_deref());
+        errors.extend(quota::check_resources(&request.resources));
+        if errors.is_empty() {
+            let siblings = self.db.projects().list().await?;
+            let others = others_deserved(&siblings, department.id, existing.map(|p| p.id));
+            errors.extend(quota::within_department(
+                &department.name,
+                &Allowance::of(&department.resources),
+                &others,
+                &Allowance::of(&request.resources),
+            ));
+        }
+        if !errors.is_empty() {
+            return Err(AppError::Rejected(errors));
+        }
+        Ok(ProjectFields {
+            description: request.description.clone().unwrap_or_default(),
+            resources: request.resources.clone(),
+            default_node_pools: request.default_node_pools.clone(),
+        })
+    }
+}

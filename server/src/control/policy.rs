@@ -1,0 +1,256 @@
+//! Policies: the layers a project's requests are checked against (the system's, its
+//! department's, its own), and reading and setting one scope's policy. System administrators set
+//! the system's and departments' policies; a department's administrators set its projects'.
+
+use super::Control;
+use crate::access;
+use crate::db::DbError;
+use crate::db::projects::Project;
+use crate::domain::authz::{Permission, Scope};
+use crate::domain::policy::{self, Policy};
+use crate::domain::request::WorkloadKind;
+use app::error::AppError;
+use app::model::principal::Principal;
+use app::model::validation::FieldError;
+use serde_json::{Value, json};
+
+/// The workload kinds with a policy of their own (`/api/v2/policy/<kind>`).
+pub const POLICY_KINDS: [&str; 2] = ["trainings", "distributed"];
+
+/// The policy kind a workload is checked against.
+pub fn policy_kind(kind: WorkloadKind) -> &'static str {
+    match kind {
+        WorkloadKind::Distributed => "distributed",
+        WorkloadKind::Training => "trainings",
+    }
+}
+
+/// Where a request keeps container specs, the places rules and defaults apply: `spec`, a
+/// distributed master's `spec.master`, each generic replica's spec.
+fn spec_paths(value: &Value) -> Vec<(String, Vec<String>)> {
+    let mut paths = Vec::new();
+    let Some(spec) = value.get("spec") else {
+        return paths;
+    };
+    match spec.get("replicaSpecs").and_then(Value::as_array) {
+        Some(replicas) => {
+            for i in 0..replicas.len() {
+                paths.push((
+                    format!("spec.replicaSpecs[{i}].spec"),
+                    vec![
+                        "spec".into(),
+                        "replicaSpecs".into(),
+                        i.to_string(),
+                        "spec".into(),
+                    ],
+                ));
+            }
+        }
+        None => {
+            paths.push(("spec".into(), vec!["spec".into()]));
+            if spec.get("master").is_some_and(Value::is_object) {
+                paths.push(("spec.master".into(), vec!["spec".into(), "master".into()]));
+            }
+        }
+    }
+    paths
+}
+
+fn at<'a>(value: &'a Value, keys: &[String]) -> Option<&'a Value> {
+    keys.iter()
+        .try_fold(value, |v, key| match key.parse::<usize>() {
+            Ok(i) => v.get(i),
+            Err(_) => v.get(key.as_str()),
+        })
+}
+
+fn at_mut<'a>(value: &'a mut Value, keys: &[String]) -> Option<&'a mut Value> {
+    keys.iter()
+        .try_fold(value, |v, key| match key.parse::<usize>() {
+            Ok(i) => v.get_mut(i),
+            Err(_) => v.get_mut(key.as_str()),
+        })
+}
+
+/// Fills each spec's absent fields from the layers' defaults (Run:ai applies defaults before
+/// validation).
+pub fn apply_defaults(value: &mut Value, layers: &[Policy]) {
+    for (_, keys) in spec_paths(value) {
+        if let Some(spec) = at_mut(value, &keys) {
+            policy::apply_defaults(spec, layers);
+        }
+    }
+}
+
+/// Every rule the request breaks, by field.
+pub fn check_request(value: &Value, layers: &[Policy]) -> Vec<FieldError> {
+    spec_paths(value)
+        .into_iter()
+        .filter_map(|(label, keys)| {
+            at(value, &keys).map(|spec| policy::check(spec, &label, layers))
+        })
+        .flatten()
+        .collect()
+}
+
+/// One scope's policy as the API shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScopePolicy {
+    pub scope: Scope,
+    /// Its own policy, if it has one (the system always has: the built-in one until set).
+    pub own: Option<Value>,
+    /// Its and the outer scopes' together.
+    pub effective: Value,
+}
+
+impl Control {
+    async fn layers_for(
+        &self,
+        scope: &Scope,
+        kind: &str,
+        with_own: bool,
+    ) -> Result<Vec<Policy>, AppError> {
+        Ok(self.db.policies().layers(scope, kind, with_own).await?)
+    }
+
+    /// The layers a workload of `kind` in `project` is checked against, outermost first.
+    pub async fn policy_layers(
+        &self,
+        project: &Project,
+        kind: WorkloadKind,
+    ) -> Result<Vec<Policy>, AppError> {
+        self.layers_for(
+            &Scope::Project(project.id.to_string()),
+            policy_kind(kind),
+            true,
+        )
+        .await
+    }
+
+    /// The scope a policy request names: `scope` (`system`, also Run:ai's `tenant` and
+    /// `cluster`; `department`; `project`) with `departmentId` or `projectId`.
+    pub async fn policy_scope(
+        &self,
+        scope: &str,
+        department: Option<&str>,
+        project: Option<&str>,
+    ) -> Result<Scope, AppError> {
+        match scope {
+            "system" | "tenant" | "cluster" => Ok(Scope::System),
+            "department" => {
+                let key = department.ok_or_else(|| {
+                    AppError::field("departmentId", "is required with scope department")
+                })?;
+                match self.db.departments().by_key(key).await {
+                    Ok(d) => Ok(Scope::Department(d.id.to_string())),
+                    Err(DbError::NotFound) => Err(AppError::field(
+                        "departmentId",
+                        format!("no department has the id or name {key:?}"),
+                    )),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            "project" => {
+                let key = project.ok_or_else(|| {
+                    AppError::field("projectId", "is required with scope project")
+                })?;
+                let p = super::project_by_key(&self.db, key, "projectId").await?;
+                Ok(Scope::Project(p.id.to_string()))
+            }
+            other => Err(AppError::field(
+                "scope",
+                format!(
+                    "{other:?} is not a scope: system (or tenant, cluster), department or project"
+                ),
+            )),
+        }
+    }
+
+    /// Who may set `scope`'s policy: system administrators for the system and departments, a
+    /// department's administrators for its projects.
+    async fn may_set_policy(&self, principal: &Principal, scope: &Scope) -> Result<(), AppError> {
+        match scope {
+            Scope::System | Scope::Department(_) => {
+                access::require_system(principal, Permission::ManageSystem)
+            }
+            Scope::Project(id) => {
+                let p = self.db.projects().by_key(id).await?;
+                access::require_on(
+                    principal,
+                    Permission::ManageProjects,
+                    &Scope::Department(p.department_id.to_string()),
+                )
+            }
+        }
+    }
+
+    pub async fn policy(
+        &self,
+        principal: &Principal,
+        scope: &Scope,
+        kind: &str,
+    ) -> Result<ScopePolicy, AppError> {
+        if let Scope::Project(id) = scope {
+            let p = self.db.projects().by_key(id).await?;
+            access::require(principal, Permission::ReadProject, &p)?;
+        } else if let Scope::Department(_) = scope {
+            access::require_on(principal, Permission::ReadProject, scope)?;
+        }
+        let own = match self.db.policies().get(scope, kind).await? {
+            Some(stored) => Some(stored.body.0),
+            None if *scope == Scope::System => Some(policy::node_protection()),
+            None => None,
+        };
+        let layers = self.layers_for(scope, kind, true).await?;
+        Ok(ScopePolicy {
+            scope: scope.clone(),
+            own,
+            effective: json!({
+                "defaults": policy::merged_defaults(&layers),
+                "rules": policy::effective_rules(&layers),
+            }),
+        })
+    }
+
+    /// Sets `scope`'s policy after checking it parses, narrows the scopes around it, and that
+    /// its defaults keep every rule.
+    pub async fn set_policy(
+        &self,
+        principal: &Principal,
+        scope: &Scope,
+        kind: &str,
+        body: &Value,
+    ) -> Result<ScopePolicy, AppError> {
+        self.may_set_policy(principal, scope).await?;
+        let parsed = Policy::parse("this policy", body).map_err(AppError::Rejected)?;
+        let outer = self.layers_for(scope, kind, false).await?;
+        let mut errors = policy::widenings(&parsed, &outer);
+        let mut all = outer;
+        all.push(parsed.clone());
+        errors.extend(policy::check_defaults(&parsed.defaults, &all));
+        if !errors.is_empty() {
+            return Err(AppError::Rejected(errors));
+        }
+        let by = principal.user_id.parse().ok();
+        self.db.policies().put(scope, kind, body, by).await?;
+        self.cluster.org_changed();
+        self.policy(principal, scope, kind).await
+    }
+
+    /// Removes `scope`'s policy (the system's goes back to the built-in node protection).
+    pub async fn delete_policy(
+        &self,
+        principal: &Principal,
+        scope: &Scope,
+        kind: &str,
+    ) -> Result<(), AppError> {
+        self.may_set_policy(principal, scope).await?;
+        if !self.db.policies().delete(scope, kind).await? && *scope != Scope::System {
+            return Err(AppError::NotFound(
+                "this scope has no policy of its own".into(),
+            ));
+        }
+        self.cluster.org_changed();
+        Ok(())
+    }
+}

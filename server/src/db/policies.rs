@@ -1,0 +1,119 @@
+//! Policies by scope and workload kind, stored whole as Run:ai's `{defaults, rules}`.
+
+use super::{DbResult, now, on_pool};
+use crate::domain::authz::Scope;
+use crate::domain::policy::{self, Policy};
+use chrono::{DateTime, Utc};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct StoredPolicy {
+    pub scope_type: String,
+    pub scope_id: String,
+    pub kind: String,
+    pub body: Json<serde_json::Value>,
+    pub updated_by: Option<Uuid>,
+    pub updated_at: DateTime<Utc>,
+}
+
+pub struct Policies<'a>(pub(super) &'a super::Database);
+
+const COLUMNS: &str = "scope_type, scope_id, kind, body, updated_by, updated_at";
+
+impl Policies<'_> {
+    pub async fn get(&self, scope: &Scope, kind: &str) -> DbResult<Option<StoredPolicy>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM policies WHERE scope_type = $1 AND scope_id = $2 AND kind = $3"
+        );
+        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
+            .bind(scope.kind())
+            .bind(scope.id())
+            .bind(kind)
+            .fetch_optional(pool)
+            .await)?)
+    }
+
+    /// Sets a scope's policy, replacing what it had.
+    pub async fn put(
+        &self,
+        scope: &Scope,
+        kind: &str,
+        body: &serde_json::Value,
+        by: Option<Uuid>,
+    ) -> DbResult<StoredPolicy> {
+        let sql = format!(
+            "INSERT INTO policies (scope_type, scope_id, kind, body, updated_by, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (scope_type, scope_id, kind)
+             DO UPDATE SET body = excluded.body, updated_by = excluded.updated_by,
+                           updated_at = excluded.updated_at
+             RETURNING {COLUMNS}"
+        );
+        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
+            .bind(scope.kind())
+            .bind(scope.id())
+            .bind(kind)
+            .bind(Json(body))
+            .bind(by)
+            .bind(now())
+            .fetch_one(pool)
+            .await)?)
+    }
+
+    /// The policies that apply at `scope`, outermost first, each labelled for refusals: the
+    /// system's (the built-in node protection when none is stored), the department's, the
+    /// project's; without `scope`'s own unless `with_own`.
+    pub async fn layers(&self, scope: &Scope, kind: &str, with_own: bool) -> DbResult<Vec<Policy>> {
+        let mut scopes = vec![(Scope::System, "the system policy".to_owned())];
+        match scope {
+            Scope::System => {}
+            Scope::Department(id) => {
+                let d = self.0.departments().by_key(id).await?;
+                scopes.push((scope.clone(), format!("department {:?}'s policy", d.name)));
+            }
+            Scope::Project(id) => {
+                let p = self.0.projects().by_key(id).await?;
+                let d = self.0.departments().get(p.department_id).await?;
+                scopes.push((
+                    Scope::Department(d.id.to_string()),
+                    format!("department {:?}'s policy", d.name),
+                ));
+                scopes.push((scope.clone(), format!("project {:?}'s policy", p.name)));
+            }
+        }
+        if !with_own {
+            scopes.pop();
+        }
+        let mut layers = Vec::new();
+        for (s, source) in scopes {
+            let body = match self.get(&s, kind).await? {
+                Some(stored) => stored.body.0,
+                None if s == Scope::System => policy::node_protection(),
+                None => continue,
+            };
+            match Policy::parse(&source, &body) {
+                Ok(p) => layers.push(p),
+                // Checked when saved; one that no longer parses must not block every submit.
+                Err(errors) => {
+                    tracing::error!(?errors, %source, "a stored policy no longer parses")
+                }
+            }
+        }
+        Ok(layers)
+    }
+
+    /// Removes a scope's policy; false when it had none.
+    pub async fn delete(&self, scope: &Scope, kind: &str) -> DbResult<bool> {
+        let done = on_pool!(self.0, pool => sqlx::query(
+            "DELETE FROM policies WHERE scope_type = $1 AND scope_id = $2 AND kind = $3"
+        )
+        .bind(scope.kind())
+        .bind(scope.id())
+        .bind(kind)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(done == 1)
+    }
+}

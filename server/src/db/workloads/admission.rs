@@ -1,0 +1,261 @@
+//! Admission's side of the store: a workload that may run is written only if the limits of its
+//! project and department allow it, decided inside the transaction that writes it.
+
+use super::{Change, NewWorkload, StoredWorkload, Workloads};
+use crate::db::audit::record_in;
+use crate::db::{DbResult, conflict_as, now, on_pool};
+use crate::domain::quota::Amount;
+use app::model::phase::Phase;
+use app::model::workload::LiveStatus;
+use sqlx::types::Json;
+use uuid::Uuid;
+
+/// What the workloads of a project and of its department that may run (not deleted, not
+/// finished, not stopped) ask for together.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    pub project: Amount,
+    pub department: Amount,
+}
+
+/// What counts as use: workloads that may run (not deleted, finished or stopped).
+const USAGE_SQL: &str = "SELECT COALESCE(SUM(w.gpus), 0.0),
+                                CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
+                                CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT)
+                           FROM workloads w JOIN projects p ON p.id = w.project_id
+                          WHERE w.deleted_at IS NULL AND w.finished_at IS NULL
+                            AND w.desired_phase = 'Running'
+                            AND ($1 IS NULL OR p.department_id = $1)
+                            AND ($2 IS NULL OR w.project_id = $2)";
+
+fn amount((gpus, cpu_millis, memory_mib): (f64, i64, i64)) -> Amount {
+    Amount {
+        gpus,
+        cpu_millis,
+        memory_mib,
+    }
+}
+
+/// The use of a department and of one of its projects, read inside `tx` after taking the
+/// department's lock: an `UPDATE` first (SQLite takes its write lock there, PostgreSQL locks the
+/// row), so the sums see every admission before this one and none can come between.
+macro_rules! usage {
+    ($tx:expr, $department:expr, $project:expr) => {{
+        sqlx::query("UPDATE departments SET updated_at = updated_at WHERE id = $1")
+            .bind($department)
+            .execute(&mut **$tx)
+            .await?;
+        let project = sqlx::query_as(USAGE_SQL)
+            .bind(Some($department))
+            .bind(Some($project))
+            .fetch_one(&mut **$tx)
+            .await?;
+        let department = sqlx::query_as(USAGE_SQL)
+            .bind(Some($department))
+            .bind(None::<Uuid>)
+            .fetch_one(&mut **$tx)
+            .await?;
+        Usage {
+            project: amount(project),
+            department: amount(department),
+        }
+    }};
+}
+
+impl Workloads<'_> {
+    /// Stores a new workload that should run (desired Running) and has not reached the cluster yet
+    /// (actual Creating), with its `workload.submit` history entry, if `admit` accepts it given
+    /// what its project and department (`department_id`) use. The department's row is locked
+    /// first, so concurrent submissions in one department are checked one after another and
+    /// never go over a limit together.
+    pub async fn insert_admitted<T, E>(
+        &self,
+        new: &NewWorkload,
+        department_id: i64,
+        change: Change<'_>,
+        admit: impl FnOnce(Usage) -> Result<T, E>,
+    ) -> DbResult<Result<(StoredWorkload, T), E>> {
+        let at = now();
+        let workload = StoredWorkload {
+            id: Uuid::new_v4(),
+            project_id: new.project_id,
+            name: new.name.clone(),
+            requested_name: new.requested_name.clone(),
+            cluster_id: new.cluster_id.clone(),
+            kind: new.kind,
+            spec: new.spec.clone(),
+            desired_phase: Phase::Running,
+            actual_phase: Phase::Creating,
+            phase_reason: None,
+            status: LiveStatus::default(),
+            created_by: new.created_by,
+            created_at: at,
+            updated_at: at,
+            deleted_at: None,
+            finished_at: None,
+            job_ttl_seconds: new.job_ttl_seconds,
+        };
+        let verdict = on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            let usage = usage!(&mut tx, department_id, new.project_id);
+            let verdict = admit(usage);
+            if verdict.is_ok() {
+                sqlx::query(
+                    "INSERT INTO workloads (id, project_id, name, requested_name, cluster_id,
+                                            kind, spec, desired_phase, actual_phase,
+                                            phase_reason, status, created_by, created_at,
+                                            updated_at, deleted_at, job_ttl_seconds, gpus,
+                                            cpu_millis, memory_mib)
+                     VALUES ($1, $2, $3, $10, $11, $4, $5, $6, $7, NULL, $12, $8, $9, $9, NULL,
+                             $13, $14, $15, $16)",
+                )
+                .bind(workload.id)
+                .bind(workload.project_id)
+                .bind(&workload.name)
+                .bind(workload.kind.as_str())
+                .bind(Json(&workload.spec))
+                .bind(workload.desired_phase.as_str())
+                .bind(workload.actual_phase.as_str())
+                .bind(workload.created_by)
+                .bind(at)
+                .bind(&workload.requested_name)
+                .bind(&workload.cluster_id)
+                .bind(Json(&workload.status))
+                .bind(workload.job_ttl_seconds)
+                .bind(new.demand.gpus)
+                .bind(new.demand.cpu_millis)
+                .bind(new.demand.memory_mib)
+                .execute(&mut *tx)
+                .await
+                .map_err(conflict_as(|| format!(
+                    "a workload named {:?} already exists in this project", new.name
+                )))?;
+                record_in!(&mut *tx, change.actor, change.action, "workload", workload.id,
+                           &change.detail)
+                    .await?;
+                tx.commit().await?;
+            }
+            verdict
+        });
+        Ok(verdict.map(|admitted| (workload, admitted)))
+    }
+
+    /// Stores a new workload without limits to check (see [`Self::insert_admitted`]).
+    pub async fn insert(&self, new: &NewWorkload, change: Change<'_>) -> DbResult<StoredWorkload> {
+        let department_id = self.department_of(new.project_id).await?;
+        let Ok((workload, ())) = self
+            .insert_admitted(new, department_id, change, |_| {
+                Ok::<(), std::convert::Infallible>(())
+            })
+            .await?;
+        Ok(workload)
+    }
+
+    async fn department_of(&self, project_id: Uuid) -> DbResult<i64> {
+        let sql = "SELECT department_id FROM projects WHERE id = $1";
+        Ok(
+            on_pool!(self.0, pool => sqlx::query_scalar(sql).bind(project_id).fetch_one(pool).await)?,
+        )
+    }
+
+    /// Moves a stopped workload back to desired Running if `admit` accepts it given what its
+    /// project and department use without it, recording its (re-measured) demand; as
+    /// [`Self::transition`] otherwise. `Ok(None)` when another change came first.
+    pub async fn resume_admitted<T, E>(
+        &self,
+        workload: &StoredWorkload,
+        department_id: i64,
+        demand: Amount,
+        change: Change<'_>,
+        admit: impl FnOnce(Usage) -> Result<T, E>,
+    ) -> DbResult<Result<Option<T>, E>> {
+        let id = workload.id;
+        let verdict = on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            let usage = usage!(&mut tx, department_id, workload.project_id);
+            match admit(usage) {
+                Err(refused) => Err(refused),
+                Ok(admitted) => {
+                    let done = sqlx::query(
+                        "UPDATE workloads SET desired_phase = $2, updated_at = $4, gpus = $5,
+                                cpu_millis = $6, memory_mib = $7
+                          WHERE id = $1 AND desired_phase = $3 AND deleted_at IS NULL",
+                    )
+                    .bind(id)
+                    .bind(Phase::Running.as_str())
+                    .bind(Phase::Stopped.as_str())
+                    .bind(now())
+                    .bind(demand.gpus)
+                    .bind(demand.cpu_millis)
+                    .bind(demand.memory_mib)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                    if done == 1 {
+                        record_in!(&mut *tx, change.actor, change.action, "workload", id, &change.detail)
+                            .await?;
+                        tx.commit().await?;
+                    }
+                    Ok((done == 1).then_some(admitted))
+                }
+            }
+        });
+        Ok(verdict)
+    }
+
+    /// What a department, one of its projects, and everything together use now, without a lock:
+    /// for answers that decide nothing (`fit`).
+    pub async fn usage(&self, department_id: i64, project_id: Uuid) -> DbResult<(Usage, Amount)> {
+        let read = |department: Option<i64>, project: Option<Uuid>| async move {
+            let row: (f64, i64, i64) = on_pool!(self.0, pool => sqlx::query_as(USAGE_SQL)
+                .bind(department)
+                .bind(project)
+                .fetch_one(pool)
+                .await)?;
+            DbResult::Ok(amount(row))
+        };
+        let usage = Usage {
+            project: read(Some(department_id), Some(project_id)).await?,
+            department: read(Some(department_id), None).await?,
+        };
+        Ok((usage, read(None, None).await?))
+    }
+
+    /// What each project's workloads that may run ask for together, by project.
+    pub async fn usage_by_project(&self) -> DbResult<Vec<(Uuid, Amount)>> {
+        let sql = "SELECT w.project_id, COALESCE(SUM(w.gpus), 0.0),
+                          CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
+                          CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT)
+                     FROM workloads w
+                    WHERE w.deleted_at IS NULL AND w.finished_at IS NULL
+                      AND w.desired_phase = 'Running'
+                    GROUP BY w.project_id";
+        let rows: Vec<(Uuid, f64, i64, i64)> =
+            on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, gpus, cpu, memory)| (id, amount((gpus, cpu, memory))))
+            .collect())
+    }
+
+    /// Live workloads whose demand is not recorded (stored before quotas), with their kind and
+    /// request, to measure once at start-up.
+    pub async fn unmeasured(&self) -> DbResult<Vec<(Uuid, String, Json<serde_json::Value>)>> {
+        let sql = "SELECT id, kind, spec FROM workloads WHERE deleted_at IS NULL AND gpus IS NULL";
+        Ok(on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?)
+    }
+
+    pub async fn set_demand(&self, id: Uuid, demand: Amount) -> DbResult<()> {
+        on_pool!(self.0, pool => sqlx::query(
+            "UPDATE workloads SET gpus = $2, cpu_millis = $3, memory_mib = $4 WHERE id = $1"
+        )
+        .bind(id)
+        .bind(demand.gpus)
+        .bind(demand.cpu_millis)
+        .bind(demand.memory_mib)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(())
+    }
+}

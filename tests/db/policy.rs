@@ -1,0 +1,153 @@
+//! Policies through the service, on both engines: the built-in node protection, inner scopes
+//! that may only narrow, defaults that fill a request, and a resume held to today's policy.
+
+use super::quota::{admin, control};
+use app::error::AppError;
+use app::model::action::Action;
+use app::model::phase::Phase;
+use serde_json::{Value, json};
+use server::db::Database;
+use server::domain::authz::Scope;
+use server::domain::request::WorkloadKind;
+
+fn training(name: &str, spec: Value) -> Value {
+    let mut spec = spec;
+    spec["image"] = json!("pytorch/pytorch:2.4");
+    json!({ "name": name, "projectId": "default", "spec": spec })
+}
+
+fn refusals(result: Result<impl std::fmt::Debug, AppError>) -> Vec<(String, String)> {
+    match result {
+        Err(AppError::Rejected(errors)) => {
+            errors.into_iter().map(|e| (e.path, e.message)).collect()
+        }
+        other => panic!("expected a 400 with details, got {other:?}"),
+    }
+}
+
+pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Database, _: &str) {
+    let user = super::user(db, "root").await;
+    let control = control(db);
+    let root = admin(user);
+    let project = Scope::Project(db.projects().ensure_default().await.unwrap().id.to_string());
+    // The built-in system policy refuses what reaches into the node.
+    let host = training(
+        "host",
+        json!({ "security": { "hostNetwork": true },
+        "storage": { "hostPath": [{ "name": "h", "path": "/var/log", "mountPath": "/logs" }] } }),
+    );
+    let found = refusals(
+        control
+            .submit(WorkloadKind::Training, &root, host.clone())
+            .await,
+    );
+    assert!(
+        found.contains(&(
+            "spec.security.hostNetwork".into(),
+            "cannot be changed: it is locked to unset (the system policy)".into()
+        )),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|(p, _)| p == "spec.storage.hostPath"),
+        "{found:?}"
+    );
+    // A project policy narrows: at most 2 GPUs, and a default CPU request.
+    let narrow = json!({ "defaults": { "compute": { "cpuCoreRequest": 0.5 } },
+                         "rules": { "compute": { "gpuDevicesRequest": { "max": 2 } } } });
+    control
+        .set_policy(&root, &project, "trainings", &narrow)
+        .await
+        .expect("a narrower project policy");
+    let big = training("big", json!({ "compute": { "gpuDevicesRequest": 4 } }));
+    assert_eq!(
+        refusals(control.submit(WorkloadKind::Training, &root, big).await),
+        [(
+            "spec.compute.gpuDevicesRequest".to_owned(),
+            "must be at most 2 (project \"default\"'s policy)".to_owned()
+        )]
+    );
+    let small = training("small", json!({ "compute": { "gpuDevicesRequest": 1 } }));
+    let stored = control
+        .submit(WorkloadKind::Training, &root, small)
+        .await
+        .expect("within the rules");
+    assert_eq!(
+        stored.workload.spec["spec"]["compute"]["cpuCoreRequest"],
+        json!(0.5),
+        "the default is stored with the request"
+    );
+    // Widening the system policy from a project is refused, naming both.
+    let wide = json!({ "rules": { "security": { "hostNetwork": { "canEdit": true } } } });
+    let found = refusals(
+        control
+            .set_policy(&root, &project, "trainings", &wide)
+            .await,
+    );
+    assert_eq!(found[0].0, "policy.rules.security.hostNetwork");
+    assert!(
+        found[0]
+            .1
+            .contains("which the system policy does not allow"),
+        "{found:?}"
+    );
+    // Defaults that break a rule are refused.
+    let bad_default = json!({ "defaults": { "compute": { "gpuDevicesRequest": 3 } },
+                              "rules": { "compute": { "gpuDevicesRequest": { "max": 2 } } } });
+    let found = refusals(
+        control
+            .set_policy(&root, &project, "trainings", &bad_default)
+            .await,
+    );
+    assert_eq!(
+        found[0].0, "policy.defaults.compute.gpuDevicesRequest",
+        "{found:?}"
+    );
+    // A resume is held to the policy of the day.
+    control
+        .act(
+            None,
+            Action::Suspend,
+            &root,
+            &stored.workload.id.to_string(),
+        )
+        .await
+        .expect("suspended");
+    // No cluster here: record what the reconciler would, the training stopped.
+    db.workloads()
+        .record_status(
+            stored.workload.id,
+            Phase::Stopped,
+            Phase::Creating,
+            Phase::Stopped,
+            None,
+            &Default::default(),
+        )
+        .await
+        .expect("recorded")
+        .expect("desired phase unchanged");
+    let tighter = json!({ "rules": { "compute": { "gpuDevicesRequest": { "max": 0 } } } });
+    control
+        .set_policy(&root, &project, "trainings", &tighter)
+        .await
+        .expect("tighter");
+    let found = refusals(
+        control
+            .act(None, Action::Resume, &root, &stored.workload.id.to_string())
+            .await,
+    );
+    assert_eq!(found[0].0, "spec.compute.gpuDevicesRequest");
+    // The system administrator replaces the built-in policy: host paths become possible.
+    control
+        .set_policy(&root, &Scope::System, "trainings", &json!({ "rules": {} }))
+        .await
+        .expect("system policy");
+    control
+        .delete_policy(&root, &project, "trainings")
+        .await
+        .expect("project policy removed");
+    control
+        .submit(WorkloadKind::Training, &root, host)
+        .await
+        .expect("allowed by the system policy now");
+}
