@@ -30,11 +30,12 @@ async fn submits(
     http: &reqwest::Client,
     base: &str,
     project: &str,
+    round: &str,
     n: usize,
 ) -> anyhow::Result<Vec<Duration>> {
     let mut took = Vec::with_capacity(n);
     for i in 0..n {
-        let mut body = small_training(&format!("{project}-{i}"));
+        let mut body = small_training(&format!("{project}-{round}-{i}"));
         body["projectId"] = json!(project);
         let started = Instant::now();
         send(
@@ -70,8 +71,8 @@ fn main() -> anyhow::Result<()> {
         send(&http, post.clone(), format!("{base}/api/v1/org-unit/projects"), &json!({ "name": "plain" })).await?;
         send(&http, put.clone(), format!("{base}/api/v2/policy/trainings"),
              &json!({ "meta": { "scope": "system" }, "policy": { "rules": {} } })).await?;
-        submits(&http, &base, "plain", 20).await?;
-        let mut without = submits(&http, &base, "plain", samples).await?;
+        submits(&http, &base, "plain", "warm", 20).await?;
+        let mut without = submits(&http, &base, "plain", "run", samples).await?;
         // With: the built-in system policy back, limits and policies on both inner scopes.
         http.delete(format!("{base}/api/v2/policy/trainings?scope=system")).send().await?;
         let department = send(&http, post.clone(), format!("{base}/api/v1/org-unit/departments"),
@@ -87,8 +88,8 @@ fn main() -> anyhow::Result<()> {
             &json!({ "meta": { "scope": "project", "projectId": "governed" },
                      "policy": { "rules": { "compute": { "gpuDevicesRequest": { "max": 2 } } },
                                  "defaults": { "compute": { "cpuCoreLimit": 1 } } } })).await?;
-        submits(&http, &base, "governed", 20).await?;
-        let mut with = submits(&http, &base, "governed", samples).await?;
+        submits(&http, &base, "governed", "warm", 20).await?;
+        let mut with = submits(&http, &base, "governed", "run", samples).await?;
         let (w50, w99) = percentiles(&mut without);
         let (g50, g99) = percentiles(&mut with);
         println!("\n## Admission overhead ({samples} sequential submits each, until the 202; SQLite, no cluster)\n");
