@@ -55,8 +55,8 @@ fn GpuUse(in_use: f64, quota: Option<f64>, limit: Option<f64>) -> impl IntoView 
         let over = quota.is_some_and(|q| in_use > q);
         let colour = if over { "bg-amber-500" } else { "bg-sky-600" };
         view! {
-            <div class="mt-1 h-1.5 w-32 rounded bg-slate-200 dark:bg-slate-700" aria-hidden="true">
-                <div class=format!("h-1.5 rounded {colour}") style=format!("width: {percent:.0}%")></div>
+            <div class="mt-1 h-1.5 w-32 rounded-md bg-slate-200 dark:bg-slate-700" aria-hidden="true">
+                <div class=format!("h-1.5 rounded-md {colour}") style=format!("width: {percent:.0}%")></div>
             </div>
         }
     });
