@@ -83,7 +83,11 @@ fn without_nul<T>(
     if let Err(others) = parse(value) {
         let others: Vec<FieldError> = others
             .into_iter()
-            .filter(|e| !e.path.contains('\0') && !errors.iter().any(|n| n.path == e.path))
+            .filter(|e| {
+                // A quoted key shows its NUL escaped; either way the report is about the NUL.
+                let names_nul = e.path.contains('\0') || e.path.contains("\\u0000");
+                !names_nul && !errors.iter().any(|n| n.path == e.path)
+            })
             .collect();
         errors.extend(others);
     }
@@ -267,10 +271,25 @@ fn ignored_path(path: &serde_ignored::Path) -> String {
     match path {
         Path::Root => String::new(),
         Path::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
-        Path::Map { parent, key } => join(&ignored_path(parent), key),
+        Path::Map { parent, key } => key_path(&ignored_path(parent), key),
         Path::Some { parent }
         | Path::NewtypeStruct { parent }
         | Path::NewtypeVariant { parent } => ignored_path(parent),
+    }
+}
+
+/// `parent.key` for a plain key; `parent["key"]` for one that is empty or holds characters a
+/// dotted path cannot show, so every unknown key gets a path that names it unambiguously.
+fn key_path(parent: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if plain {
+        join(parent, key)
+    } else {
+        let quoted = serde_json::to_string(key).unwrap_or_else(|_| format!("{key:?}"));
+        format!("{parent}[{quoted}]")
     }
 }
 
@@ -278,6 +297,18 @@ fn ignored_path(path: &serde_ignored::Path) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_unknown_key_that_is_not_a_plain_name_is_quoted() {
+        let errors = training(&json!({
+            "": null, "name": "a", "projectId": 1,
+            "spec": { "image": "x", "a.b": 1 }
+        }))
+        .unwrap_err();
+        let mut found = paths(&errors);
+        found.sort_unstable();
+        assert_eq!(found, ["[\"\"]", "spec[\"a.b\"]"]);
+    }
 
     fn paths(errors: &[FieldError]) -> Vec<&str> {
         errors.iter().map(|e| e.path.as_str()).collect()
