@@ -7,6 +7,9 @@ use crate::model::access::{
     ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewApplication,
 };
 use crate::model::action::Action;
+use crate::model::org::{Department, Organisation, Project};
+use crate::model::org_form::QuotaFields;
+use crate::model::policy::PolicyField;
 use crate::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
 use crate::model::{
     overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
@@ -52,6 +55,14 @@ pub trait Backend: Send + Sync + 'static {
     ) -> Result<String, AppError>;
 
     /// Suspends, resumes or deletes; answers with the workload's new state.
+    /// Whether a request would fit now, without storing anything.
+    async fn fit_workload(
+        &self,
+        principal: &Principal,
+        distributed: bool,
+        request: serde_json::Value,
+    ) -> Result<crate::model::fit::Fit, AppError>;
+
     async fn act_on_workload(
         &self,
         principal: &Principal,
@@ -62,7 +73,56 @@ pub trait Backend: Send + Sync + 'static {
     /// Projects the principal may see, by name.
     async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError>;
 
+    /// The policies a training in `project` (an id or a name) is checked against.
+    async fn form_policy(
+        &self,
+        principal: &Principal,
+        project: &str,
+    ) -> Result<crate::model::policy::FormPolicy, AppError>;
+
     async fn system_info(&self, principal: &Principal) -> Result<SystemInfo, AppError>;
+
+    /// Departments and projects the principal may read.
+    async fn organisation(&self, principal: &Principal) -> Result<Organisation, AppError>;
+
+    /// Creates department `name`, or sets its GPU share in the pool `quota` names.
+    async fn save_department(
+        &self,
+        principal: &Principal,
+        name: &str,
+        quota: QuotaFields,
+    ) -> Result<Department, AppError>;
+
+    /// Creates project `name` in `department`, or sets its GPU share in the pool `quota` names.
+    async fn save_project(
+        &self,
+        principal: &Principal,
+        name: &str,
+        department: &str,
+        quota: QuotaFields,
+    ) -> Result<Project, AppError>;
+
+    async fn delete_project(&self, principal: &Principal, name: &str) -> Result<(), AppError>;
+
+    /// One scope's own policy as JSON text.
+    async fn policy_text(
+        &self,
+        principal: &Principal,
+        scope: &str,
+        id: &str,
+        kind: &str,
+    ) -> Result<String, AppError>;
+
+    /// Checks `body` as a scope's policy and answers the form's view of it; stores it if `save`.
+    async fn try_policy(
+        &self,
+        principal: &Principal,
+        scope: &str,
+        id: &str,
+        kind: &str,
+        body: &str,
+        save: bool,
+    ) -> Result<Vec<PolicyField>, AppError>;
 
     /// The principal's applications (everyone's for a system administrator).
     async fn list_applications(

@@ -10,6 +10,9 @@ use app::model::access::{
     ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewApplication,
 };
 use app::model::action::Action;
+use app::model::org::{self, Organisation};
+use app::model::org_form::QuotaFields;
+use app::model::policy::PolicyField;
 use app::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow};
 use app::model::{
     overview::Overview,
@@ -77,10 +80,12 @@ impl Backend for Services {
         let listing = self.control.find(None, principal, id).await?;
         let history = self.control.history(principal, id).await?;
         let rendered_yaml = self.control.rendered_yaml(&listing).await;
+        let standing = self.control.standing(&listing).await?;
         Ok(WorkloadDetail {
             workload: workload_response(&listing),
             history,
             rendered_yaml,
+            standing,
         })
     }
 
@@ -109,6 +114,17 @@ impl Backend for Services {
             .await?)
     }
 
+    async fn fit_workload(
+        &self,
+        principal: &Principal,
+        distributed: bool,
+        request: serde_json::Value,
+    ) -> Result<app::model::fit::Fit, AppError> {
+        self.control
+            .fit(kind(distributed), principal, &request)
+            .await
+    }
+
     async fn act_on_workload(
         &self,
         principal: &Principal,
@@ -121,6 +137,67 @@ impl Backend for Services {
 
     async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError> {
         self.control.project_summaries(principal).await
+    }
+
+    async fn form_policy(
+        &self,
+        principal: &Principal,
+        project: &str,
+    ) -> Result<app::model::policy::FormPolicy, AppError> {
+        self.control.form_policy(principal, project).await
+    }
+
+    async fn organisation(&self, principal: &Principal) -> Result<Organisation, AppError> {
+        self.control.organisation(principal).await
+    }
+
+    async fn save_department(
+        &self,
+        principal: &Principal,
+        name: &str,
+        quota: QuotaFields,
+    ) -> Result<org::Department, AppError> {
+        self.control.save_department(principal, name, quota).await
+    }
+
+    async fn save_project(
+        &self,
+        principal: &Principal,
+        name: &str,
+        department: &str,
+        quota: QuotaFields,
+    ) -> Result<org::Project, AppError> {
+        self.control
+            .save_project(principal, name, department, quota)
+            .await
+    }
+
+    async fn delete_project(&self, principal: &Principal, name: &str) -> Result<(), AppError> {
+        self.control.delete_project(principal, name).await
+    }
+
+    async fn policy_text(
+        &self,
+        principal: &Principal,
+        scope: &str,
+        id: &str,
+        kind: &str,
+    ) -> Result<String, AppError> {
+        self.control.policy_text(principal, scope, id, kind).await
+    }
+
+    async fn try_policy(
+        &self,
+        principal: &Principal,
+        scope: &str,
+        id: &str,
+        kind: &str,
+        body: &str,
+        save: bool,
+    ) -> Result<Vec<PolicyField>, AppError> {
+        self.control
+            .try_policy(principal, scope, id, kind, body, save)
+            .await
     }
 
     async fn system_info(&self, principal: &Principal) -> Result<SystemInfo, AppError> {

@@ -414,6 +414,7 @@ async fn main() -> anyhow::Result<()> {
         ("/trainings/<id>", detail.as_str()),
         ("/projects", "/projects"),
         ("/applications", "/applications"),
+        ("/organisation", "/organisation"),
         ("/admin", "/admin"),
     ] {
         page_bytes(&browser, &base, page).await?;

@@ -144,6 +144,7 @@ async fn every_page_passes_axe_in_light_and_dark_mode() {
         ("training", format!("/trainings/{id}")),
         ("projects", "/projects".to_owned()),
         ("applications", "/applications".to_owned()),
+        ("organisation", "/organisation".to_owned()),
         ("admin", "/admin".to_owned()),
     ];
     let mut failures = Vec::new();
@@ -330,6 +331,7 @@ async fn every_page_renders_under_concurrent_requests() {
         format!("/trainings/{id}"),
         "/projects".to_owned(),
         "/applications".to_owned(),
+        "/organisation".to_owned(),
         "/admin".to_owned(),
     ];
     let urls: Vec<String> = paths

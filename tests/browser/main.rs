@@ -3,6 +3,8 @@
 
 mod applications;
 mod dashboard;
+mod organisation;
+mod policy;
 mod sign_in;
 mod split;
 
@@ -131,6 +133,26 @@ fn every_route(id: &str, name: &'static str) -> Vec<(String, &'static str, &'sta
             "default",
         ),
         ("/applications".to_owned(), "main", "New application"),
+        (
+            "/organisation".to_owned(),
+            "[data-testid=departments-table]",
+            "default",
+        ),
         ("/admin".to_owned(), "main", "Audit trail"),
     ]
+}
+
+/// Waits until no element matching `css` contains `text`.
+pub async fn wait_gone(browser: &Browser, css: &str, text: &str) -> anyhow::Result<()> {
+    let c = &browser.client;
+    wait_for(
+        &format!("{css} to stop saying {text:?}"),
+        Duration::from_secs(10),
+        || async {
+            let e = c.find(Locator::Css(css)).await.ok()?;
+            let shown = e.text().await.ok()?;
+            (!shown.contains(text)).then_some(())
+        },
+    )
+    .await
 }

@@ -7,10 +7,11 @@ use crate::model::principal::Principal;
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-const NAV: [(&str, &str); 5] = [
+const NAV: [(&str, &str); 6] = [
     ("/", "Overview"),
     ("/trainings", "Trainings"),
     ("/projects", "Projects"),
+    ("/organisation", "Organisation"),
     ("/applications", "Applications"),
     ("/admin", "Admin"),
 ];

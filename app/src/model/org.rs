@@ -123,3 +123,10 @@ pub struct ProjectRequest {
     #[serde(default)]
     pub requested_namespace: Option<String>,
 }
+
+/// Departments and projects the principal may read, for the organisation page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Organisation {
+    pub departments: Vec<Department>,
+    pub projects: Vec<Project>,
+}

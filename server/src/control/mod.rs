@@ -6,6 +6,7 @@ mod act;
 mod admission;
 mod fit;
 mod org;
+mod org_page;
 mod org_projects;
 mod policy;
 mod read;

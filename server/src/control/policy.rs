@@ -8,10 +8,11 @@ use crate::db::DbError;
 use crate::db::projects::Project;
 use crate::domain::authz::{Permission, Scope};
 use crate::domain::policy::{self, Policy};
+pub use crate::domain::policy::{apply_defaults, check_request};
 use crate::domain::request::WorkloadKind;
 use app::error::AppError;
+use app::model::policy::FormPolicy;
 use app::model::principal::Principal;
-use app::model::validation::FieldError;
 use serde_json::{Value, json};
 
 /// The workload kinds with a policy of their own (`/api/v2/policy/<kind>`).
@@ -23,74 +24,6 @@ pub fn policy_kind(kind: WorkloadKind) -> &'static str {
         WorkloadKind::Distributed => "distributed",
         WorkloadKind::Training => "trainings",
     }
-}
-
-/// Where a request keeps container specs, the places rules and defaults apply: `spec`, a
-/// distributed master's `spec.master`, each generic replica's spec.
-fn spec_paths(value: &Value) -> Vec<(String, Vec<String>)> {
-    let mut paths = Vec::new();
-    let Some(spec) = value.get("spec") else {
-        return paths;
-    };
-    match spec.get("replicaSpecs").and_then(Value::as_array) {
-        Some(replicas) => {
-            for i in 0..replicas.len() {
-                paths.push((
-                    format!("spec.replicaSpecs[{i}].spec"),
-                    vec![
-                        "spec".into(),
-                        "replicaSpecs".into(),
-                        i.to_string(),
-                        "spec".into(),
-                    ],
-                ));
-            }
-        }
-        None => {
-            paths.push(("spec".into(), vec!["spec".into()]));
-            if spec.get("master").is_some_and(Value::is_object) {
-                paths.push(("spec.master".into(), vec!["spec".into(), "master".into()]));
-            }
-        }
-    }
-    paths
-}
-
-fn at<'a>(value: &'a Value, keys: &[String]) -> Option<&'a Value> {
-    keys.iter()
-        .try_fold(value, |v, key| match key.parse::<usize>() {
-            Ok(i) => v.get(i),
-            Err(_) => v.get(key.as_str()),
-        })
-}
-
-fn at_mut<'a>(value: &'a mut Value, keys: &[String]) -> Option<&'a mut Value> {
-    keys.iter()
-        .try_fold(value, |v, key| match key.parse::<usize>() {
-            Ok(i) => v.get_mut(i),
-            Err(_) => v.get_mut(key.as_str()),
-        })
-}
-
-/// Fills each spec's absent fields from the layers' defaults (Run:ai applies defaults before
-/// validation).
-pub fn apply_defaults(value: &mut Value, layers: &[Policy]) {
-    for (_, keys) in spec_paths(value) {
-        if let Some(spec) = at_mut(value, &keys) {
-            policy::apply_defaults(spec, layers);
-        }
-    }
-}
-
-/// Every rule the request breaks, by field.
-pub fn check_request(value: &Value, layers: &[Policy]) -> Vec<FieldError> {
-    spec_paths(value)
-        .into_iter()
-        .filter_map(|(label, keys)| {
-            at(value, &keys).map(|spec| policy::check(spec, &label, layers))
-        })
-        .flatten()
-        .collect()
 }
 
 /// One scope's policy as the API shows it.
@@ -125,6 +58,23 @@ impl Control {
             true,
         )
         .await
+    }
+
+    /// The policies of `key`'s project for each kind of training, for the form: the caller
+    /// must be able to submit there.
+    pub async fn form_policy(
+        &self,
+        principal: &Principal,
+        key: &str,
+    ) -> Result<FormPolicy, AppError> {
+        let project = super::project_by_key(&self.db, key, "projectId").await?;
+        access::require(principal, Permission::ManageWorkloads, &project)?;
+        Ok(FormPolicy {
+            trainings: self.policy_layers(&project, WorkloadKind::Training).await?,
+            distributed: self
+                .policy_layers(&project, WorkloadKind::Distributed)
+                .await?,
+        })
     }
 
     /// The scope a policy request names: `scope` (`system`, also Run:ai's `tenant` and
@@ -221,6 +171,22 @@ impl Control {
         kind: &str,
         body: &Value,
     ) -> Result<ScopePolicy, AppError> {
+        self.validated_policy(principal, scope, kind, body).await?;
+        let by = principal.user_id.parse().ok();
+        self.db.policies().put(scope, kind, body, by).await?;
+        self.cluster.org_changed();
+        self.policy(principal, scope, kind).await
+    }
+
+    /// The layers `scope` would have with `body` as its own policy, if the principal may set it
+    /// there and it parses, narrows the scopes around it, and its defaults keep every rule.
+    pub async fn validated_policy(
+        &self,
+        principal: &Principal,
+        scope: &Scope,
+        kind: &str,
+        body: &Value,
+    ) -> Result<Vec<Policy>, AppError> {
         self.may_set_policy(principal, scope).await?;
         let parsed = Policy::parse("this policy", body).map_err(AppError::Rejected)?;
         let outer = self.layers_for(scope, kind, false).await?;
@@ -231,10 +197,7 @@ impl Control {
         if !errors.is_empty() {
             return Err(AppError::Rejected(errors));
         }
-        let by = principal.user_id.parse().ok();
-        self.db.policies().put(scope, kind, body, by).await?;
-        self.cluster.org_changed();
-        self.policy(principal, scope, kind).await
+        Ok(all)
     }
 
     /// Removes `scope`'s policy (the system's goes back to the built-in node protection).

@@ -253,6 +253,39 @@ impl Control {
             .collect())
     }
 
+    /// Its project's and department's GPUs in use against their quota and limit.
+    pub async fn standing(
+        &self,
+        listing: &WorkloadListing,
+    ) -> Result<Option<app::model::workload::Standing>, AppError> {
+        use crate::domain::quota::Allowance;
+        use app::model::workload::{Standing, UnitGpus};
+        let project = match self.db.projects().get(listing.workload.project_id).await {
+            Ok(p) => p,
+            Err(crate::db::DbError::NotFound) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let department = self.db.departments().get(project.department_id).await?;
+        let (usage, _) = self.db.workloads().usage(department.id, project.id).await?;
+        let unit = |name: &str, in_use: f64, resources: &[app::model::org::PoolResources]| {
+            let allowance = Allowance::of(resources);
+            UnitGpus {
+                name: name.to_owned(),
+                in_use,
+                quota: allowance.deserved.gpus,
+                limit: allowance.limit.gpus,
+            }
+        };
+        Ok(Some(Standing {
+            project: unit(&project.name, usage.project.gpus, &project.resources.0),
+            department: unit(
+                &department.name,
+                usage.department.gpus,
+                &department.resources.0,
+            ),
+        }))
+    }
+
     /// The rendered objects of a stored workload, as the reconciler creates them, or why they
     /// cannot be rendered any more.
     pub async fn rendered_yaml(&self, listing: &WorkloadListing) -> Result<String, String> {

@@ -37,13 +37,19 @@ fn posted(name: String) -> String {
     format!("draft[{name}]")
 }
 
+/// Under a field: its hint, what the project's policy allows there, and its error.
 #[component]
 fn Message(path: String, #[prop(optional)] hint: &'static str) -> impl IntoView {
     let form = use_form();
     let id = field_id(&path);
+    let rule = {
+        let path = path.clone();
+        move || form.field_rule(&path).map(|r| r.describe())
+    };
     let message = move || form.message(&path);
     view! {
         {(!hint.is_empty()).then(|| view! { <p id=format!("{id}-hint") class=HINT_CLASS>{hint}</p> })}
+        <p id=format!("{id}-policy") class=HINT_CLASS data-policy-for=id.clone()>{rule}</p>
         <p id=format!("{id}-error") class=ERROR_CLASS data-error-for=id.clone() aria-live="polite">
             {message}
         </p>
@@ -52,10 +58,16 @@ fn Message(path: String, #[prop(optional)] hint: &'static str) -> impl IntoView 
 
 fn described_by(id: &str, hint: &str) -> String {
     if hint.is_empty() {
-        format!("{id}-error")
+        format!("{id}-policy {id}-error")
     } else {
-        format!("{id}-hint {id}-error")
+        format!("{id}-hint {id}-policy {id}-error")
     }
+}
+
+/// Whether the policy locks the field at `path`; such a field is shown, not edited.
+fn locked(form: FormState, path: &str) -> impl Fn() -> bool + Clone + Send + Sync + use<> {
+    let path = path.to_owned();
+    move || form.field_rule(&path).is_some_and(|r| r.locked())
 }
 
 /// A text input. Numbers are text inputs with a numeric keyboard, because a browser's number
@@ -86,6 +98,7 @@ pub fn TextField(
         move || form.message(&path).is_some()
     };
     let touched_path = path.clone();
+    let locked = locked(form, &path);
     view! {
         <div class="flex flex-col gap-1">
             <label for=id.clone() class=LABEL_CLASS>
@@ -100,6 +113,8 @@ pub fn TextField(
                 class=INPUT_CLASS
                 placeholder=placeholder
                 required=required
+                readonly=locked.clone()()
+                prop:readOnly=locked
                 aria-invalid=move || invalid().to_string()
                 aria-describedby=described_by(&id, hint)
                 // The attribute is what the server renders (a page read before or without
@@ -131,6 +146,7 @@ pub fn SelectField(
     let path = path.to_string();
     let id = field_id(&path);
     let touched_path = path.clone();
+    let locked = locked(form, &path);
     view! {
         <div class="flex flex-col gap-1">
             <label for=id.clone() class=LABEL_CLASS>{label}</label>
@@ -138,6 +154,8 @@ pub fn SelectField(
                 id=id.clone()
                 name=name
                 class=INPUT_CLASS
+                disabled=locked.clone()()
+                prop:disabled=locked
                 aria-describedby=described_by(&id, hint)
                 on:change=move |ev| {
                     form.touch(&touched_path);
@@ -178,6 +196,7 @@ pub fn CheckboxField(
     let path = path.to_string();
     let id = field_id(&path);
     let touched_path = path.clone();
+    let locked = locked(form, &path);
     view! {
         <div class="flex flex-col gap-1">
             <div class="flex items-center gap-2">
@@ -191,6 +210,8 @@ pub fn CheckboxField(
                     aria-describedby=described_by(&id, hint)
                     checked=checked()
                     prop:checked=checked
+                    disabled=locked.clone()()
+                    prop:disabled=locked
                     on:change=move |ev| {
                         form.touch(&touched_path);
                         let text = event_target_checked(&ev).to_string();
@@ -258,10 +279,20 @@ pub fn RowList(
                     }
                 }
             </For>
-            {(!add.is_empty()).then(|| view! {
-                <button type="button" class=LINK_BUTTON_CLASS on:click=move |_| draft.update(|d| d.push_row(&push, template()))>
-                    {format!("+ {add}")}
-                </button>
+            {(!add.is_empty()).then(|| {
+                let list = push.to_string();
+                let closed = move || form.adding_closed(&list);
+                view! {
+                    <button
+                        type="button"
+                        class=LINK_BUTTON_CLASS
+                        disabled=closed.clone()()
+                        prop:disabled=closed.clone()
+                        on:click=move |_| if !closed() { draft.update(|d| d.push_row(&push, template())) }
+                    >
+                        {format!("+ {add}")}
+                    </button>
+                }
             })}
         </div>
     };

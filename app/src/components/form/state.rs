@@ -2,6 +2,7 @@
 //! fields have been edited (a field shows its error once it has been, and every field does after
 //! a submit attempt).
 
+use crate::model::policy::{FieldRule, FormPolicy, apply_defaults, check_request};
 use crate::model::training::draft::{Draft, Kind, Path};
 use crate::model::validation::FieldError;
 use leptos::lazy;
@@ -11,15 +12,30 @@ use std::collections::HashSet;
 /// The request validator, run on a draft. It lives in a chunk of its own, loaded when the form
 /// is first used (see [`FormState::new`]): the strict parser that gives the API's own messages
 /// and paths is most of the form's code, and the form is readable and editable without it.
+///
+/// The project's policies are checked too, as the server does: on the request with their
+/// defaults filled in, each refusal naming the rule and who set it.
 #[lazy]
-pub fn check(draft: Draft) -> Vec<FieldError> {
-    draft.validate().err().unwrap_or_default()
+pub fn check(input: (Draft, FormPolicy)) -> Vec<FieldError> {
+    let (draft, policy) = input;
+    let mut errors = draft.validate().err().unwrap_or_default();
+    let layers = policy.layers(draft.is_distributed());
+    let mut request = draft.to_request();
+    apply_defaults(&mut request, layers);
+    for refusal in check_request(&request, layers) {
+        if !errors.iter().any(|e| e.path == refusal.path) {
+            errors.push(refusal);
+        }
+    }
+    errors
 }
 
 /// The form's state, shared by every field through context.
 #[derive(Clone, Copy)]
 pub struct FormState {
     pub draft: RwSignal<Draft>,
+    /// The policies of the draft's project, for each kind of request.
+    pub policy: RwSignal<FormPolicy>,
     /// What the validator says about the draft (the latest draft it has answered for).
     pub errors: RwSignal<Vec<FieldError>>,
     /// Counts the checks started, so an answer about an older draft is dropped.
@@ -34,9 +50,15 @@ pub struct FormState {
 impl FormState {
     /// The validator runs after every change once a field has been edited or a submit tried;
     /// before that no message would show, so a page that is only read never loads it.
-    pub fn new(initial: Draft, server_errors: Vec<FieldError>, submitted: bool) -> Self {
+    pub fn new(
+        initial: Draft,
+        policy: FormPolicy,
+        server_errors: Vec<FieldError>,
+        submitted: bool,
+    ) -> Self {
         let form = FormState {
             draft: RwSignal::new(initial),
+            policy: RwSignal::new(policy),
             errors: RwSignal::new(Vec::new()),
             checks: StoredValue::new(0),
             server_errors: RwSignal::new(server_errors),
@@ -45,6 +67,7 @@ impl FormState {
         };
         Effect::new(move |_| {
             let draft = form.draft.get();
+            form.policy.track();
             if form.submitted.get() || form.touched.with(|t| !t.is_empty()) {
                 leptos::task::spawn_local(async move {
                     form.check(draft).await;
@@ -59,11 +82,28 @@ impl FormState {
     pub async fn check(self, draft: Draft) -> Vec<FieldError> {
         self.checks.update_value(|n| *n += 1);
         let this = self.checks.get_value();
-        let errors = check(draft).await;
+        let errors = check((draft, self.policy.get_untracked())).await;
         if self.checks.get_value() == this {
             self.errors.set(errors.clone());
         }
         errors
+    }
+
+    /// The policy's rule for the field at `path` (`spec.compute.gpuDevicesRequest`, or the same
+    /// below `spec.master`), combined over the layers that apply to the draft as it is.
+    pub fn field_rule(&self, path: &str) -> Option<FieldRule> {
+        let below_spec = path
+            .strip_prefix("spec.master.")
+            .or_else(|| path.strip_prefix("spec."))?;
+        let distributed = self.draft.with(Draft::is_distributed);
+        self.policy
+            .with(|p| FieldRule::of(p.layers(distributed), below_spec))
+    }
+
+    /// Whether the policy lets no entries be added to the list at `path`.
+    pub fn adding_closed(&self, path: &str) -> bool {
+        self.field_rule(path)
+            .is_some_and(|r| r.rule.can_add == Some(false))
     }
 
     pub fn touch(&self, path: &str) {

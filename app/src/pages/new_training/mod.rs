@@ -8,6 +8,7 @@
 
 mod compute;
 mod distributed;
+mod fit;
 mod general;
 mod lifecycle;
 mod preview;
@@ -15,12 +16,13 @@ mod scheduling;
 mod security;
 mod storage;
 
-use crate::api::{clone_workload, list_projects, submit_training};
+use crate::api::{clone_workload, form_policy, list_projects, submit_training};
 use crate::components::form::{FormState, field_id, use_form};
 use crate::components::loaded::loaded;
 use crate::components::style::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::toast::use_toasts;
 use crate::error::AppError;
+use crate::model::policy::FormPolicy;
 use crate::model::project::ProjectSummary;
 use crate::model::training::NAME_MAX;
 use crate::model::training::draft::Draft;
@@ -39,6 +41,8 @@ const GRID_CLASS: &str = "mt-2 grid gap-4 md:grid-cols-2";
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Start {
     draft: Draft,
+    /// The policies of the draft's project.
+    policy: FormPolicy,
     errors: Vec<FieldError>,
     /// An error from a submit without JavaScript that no field can show.
     problem: Option<String>,
@@ -49,6 +53,7 @@ impl Start {
     fn fresh(draft: Draft) -> Start {
         Start {
             draft,
+            policy: FormPolicy::default(),
             errors: Vec::new(),
             problem: None,
             cloned_from: None,
@@ -72,6 +77,25 @@ async fn start(
         })
         .or_else(|| projects.first().map(|p| p.name.clone()))
         .unwrap_or_default();
+    let (start, projects) = start_from(from, posted, error, default_project, projects).await?;
+    // A project the user cannot see has no policy to show; submitting names the problem.
+    let project = start.draft.project();
+    let policy = form_policy(project).await.unwrap_or_default();
+    let mut start = Start { policy, ..start };
+    if start.cloned_from.is_none() && start.errors.is_empty() && start.problem.is_none() {
+        // A new training starts from the policy's defaults, as the server would fill them.
+        start.draft.fill_defaults(start.policy.layers(false));
+    }
+    Ok((start, projects))
+}
+
+async fn start_from(
+    from: Option<String>,
+    posted: Option<String>,
+    error: Option<String>,
+    default_project: String,
+    projects: Vec<ProjectSummary>,
+) -> Result<(Start, Vec<ProjectSummary>), AppError> {
     if let Some(posted) = posted {
         let draft = serde_json::from_str(&posted).unwrap_or_else(|_| Draft::new(&default_project));
         let error: Option<AppError> = error.and_then(|e| serde_json::from_str(&e).ok());
@@ -139,8 +163,9 @@ fn TrainingForm(start: Start, projects: Vec<ProjectSummary>) -> impl IntoView {
     let bounced = !start.errors.is_empty() || start.problem.is_some();
     // What no field shows is posted back with the fields when there is no JavaScript.
     let document = serde_json::to_string(&start.draft).unwrap_or_default();
-    let form = FormState::new(start.draft, start.errors, bounced);
+    let form = FormState::new(start.draft, start.policy, start.errors, bounced);
     provide_context(form);
+    follow_project_policy(form);
     let toasts = use_toasts();
     let summary_ref = NodeRef::<leptos::html::Div>::new();
 
@@ -211,9 +236,31 @@ fn TrainingForm(start: Start, projects: Vec<ProjectSummary>) -> impl IntoView {
                     <a href="/trainings" class=SECONDARY_BUTTON_CLASS>"Cancel"</a>
                 </div>
             </form>
-            <preview::Preview />
+            <div class="flex flex-col gap-4 self-start xl:sticky xl:top-4">
+                <fit::FitNow />
+                <preview::Preview />
+            </div>
         </div>
     }
+}
+
+/// When the draft moves to another project, the form takes on that project's policies.
+fn follow_project_policy(form: FormState) {
+    let shown_for = StoredValue::new(form.draft.with_untracked(Draft::project));
+    Effect::new(move |_| {
+        let project = form.draft.with(Draft::project);
+        if shown_for.get_value() == project {
+            return;
+        }
+        shown_for.set_value(project.clone());
+        leptos::task::spawn_local(async move {
+            let policy = form_policy(project.clone()).await.unwrap_or_default();
+            // Only if the draft still names that project when the answer comes.
+            if form.draft.with_untracked(Draft::project) == project {
+                form.policy.set(policy);
+            }
+        });
+    });
 }
 
 /// The list of every problem, shown after a submit attempt, with links to the fields.

@@ -36,7 +36,7 @@ pub fn Preview() -> impl IntoView {
         );
     });
     view! {
-        <aside aria-labelledby="preview-heading" class="flex flex-col gap-3 self-start xl:sticky xl:top-4">
+        <aside aria-labelledby="preview-heading" class="flex flex-col gap-3">
             <div class="flex items-center justify-between gap-3">
                 <h2 id="preview-heading" class="text-lg font-semibold">"Volcano Job preview"</h2>
                 <button

@@ -78,6 +78,11 @@ static KINDS: [VolumeKind; 8] = [
     },
 ];
 
+/// The path of the list the volume kind chooser has chosen.
+fn chosen_list(chosen: usize) -> String {
+    storage().key((KINDS[chosen].list)()).to_string()
+}
+
 #[component]
 pub fn StorageSection() -> impl IntoView {
     let form = use_form();
@@ -111,21 +116,46 @@ pub fn StorageSection() -> impl IntoView {
                     >
                         {KINDS
                             .iter()
-                            .map(|k| view! { <option value=(k.list)()>{k.label}</option> })
+                            .map(|k| {
+                                let list = storage().key((k.list)()).to_string();
+                                let closed = move || form.adding_closed(&list);
+                                view! {
+                                    <option value=(k.list)() disabled=closed.clone()() prop:disabled=closed>
+                                        {k.label}
+                                    </option>
+                                }
+                            })
                             .collect_view()}
                     </select>
                 </div>
                 <button
                     type="button"
                     class=LINK_BUTTON_CLASS
+                    disabled=move || form.adding_closed(&chosen_list(chosen.get()))
                     on:click=move |_| {
-                        let kind = &KINDS[chosen.get_untracked()];
-                        draft.update(|d| d.push_row(&storage().key((kind.list)()), (kind.template)()));
+                        let list = chosen_list(chosen.get_untracked());
+                        if !form.adding_closed(&list) {
+                            let kind = &KINDS[chosen.get_untracked()];
+                            draft.update(|d| d.push_row(&storage().key((kind.list)()), (kind.template)()));
+                        }
                     }
                 >
                     "+ Add a volume"
                 </button>
             </div>
+            <p class="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="storage-policy">
+                {move || {
+                    KINDS
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, k)| {
+                            let rule = form.field_rule(&chosen_list(i))?;
+                            Some(format!("{}: {}", k.label, rule.describe()))
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }}
+            </p>
         </Section>
     }
 }

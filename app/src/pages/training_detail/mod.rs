@@ -26,7 +26,7 @@ use crate::components::loaded::loaded;
 use crate::components::style::CARD_CLASS;
 use crate::error::AppError;
 use crate::model::url::query;
-use crate::model::workload::{HistoryEntry, Workload, WorkloadEvent};
+use crate::model::workload::{HistoryEntry, Standing, Workload, WorkloadEvent};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -41,7 +41,7 @@ pub fn TrainingDetailPage() -> impl IntoView {
         <Title text="Training" />
         {loaded(detail, |d| view! {
             <Title text=d.workload.name.clone() />
-            <LiveDetail workload=d.workload.clone() history=d.history.clone()>
+            <LiveDetail workload=d.workload.clone() history=d.history.clone() standing=d.standing.clone()>
                 <Submitted detail=d />
             </LiveDetail>
         })}
@@ -52,11 +52,17 @@ pub fn TrainingDetailPage() -> impl IntoView {
 /// the actions, from the event stream. The history is read again when the phase changes (only
 /// the server has it).
 #[island(lazy)]
-fn LiveDetail(workload: Workload, history: Vec<HistoryEntry>, children: Children) -> impl IntoView {
+fn LiveDetail(
+    workload: Workload,
+    history: Vec<HistoryEntry>,
+    standing: Option<Standing>,
+    children: Children,
+) -> impl IntoView {
     crate::components::hydrated::island_ready();
     let id = workload.workload_id.clone();
     let workload = RwSignal::new(workload);
     let history = RwSignal::new(history);
+    let standing = RwSignal::new(standing);
     let deleted = RwSignal::new(false);
     let reload = {
         let id = id.clone();
@@ -67,6 +73,7 @@ fn LiveDetail(workload: Workload, history: Vec<HistoryEntry>, children: Children
                     Ok(fresh) => {
                         workload.set(fresh.workload);
                         history.set(fresh.history);
+                        standing.set(fresh.standing);
                     }
                     Err(AppError::NotFound(_)) => deleted.set(true),
                     Err(error) => leptos::logging::warn!("cannot reload the training: {error}"),
@@ -107,7 +114,7 @@ fn LiveDetail(workload: Workload, history: Vec<HistoryEntry>, children: Children
                     <a href="/trainings" class="text-indigo-700 underline dark:text-indigo-300">"Back to the trainings"</a>
                 </p>
             </Show>
-            <Reason workload />
+            <Reason workload standing />
             <Trouble workload />
             <div class="grid gap-6 lg:grid-cols-3">
                 <section aria-labelledby="timeline-heading" class=format!("{CARD_CLASS} lg:col-span-1")>

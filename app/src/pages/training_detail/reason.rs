@@ -1,12 +1,15 @@
 //! Why the training is where it is, and what stands in its way that Tephra cannot clear.
 
 use crate::model::phase::Phase;
-use crate::model::workload::Workload;
+use crate::model::workload::{Standing, Workload};
 use leptos::prelude::*;
 
 /// Why the training is where it is, in plain words, with the gang and the queue it waits in.
 #[component]
-pub(super) fn Reason(workload: RwSignal<Workload>) -> impl IntoView {
+pub(super) fn Reason(
+    workload: RwSignal<Workload>,
+    standing: RwSignal<Option<Standing>>,
+) -> impl IntoView {
     let waiting = move || {
         workload.with(|w| {
             matches!(
@@ -36,6 +39,13 @@ pub(super) fn Reason(workload: RwSignal<Workload>) -> impl IntoView {
                 )
             });
             let gpus = w.gpus();
+            // Besides the scheduler's words: where the project and its department stand.
+            let units = waiting().then(|| standing.get()).flatten().map(|s| {
+                view! {
+                    <p class="mt-1 text-sm" data-testid="project-standing">{s.project.describe("Project")}</p>
+                    <p class="mt-1 text-sm">{s.department.describe("Department")}</p>
+                }
+            });
             Some(view! {
                 <section aria-labelledby="reason-heading" class=format!("rounded-lg border p-4 {tone}") data-testid="reason">
                     <h2 id="reason-heading" class="font-semibold">{heading}</h2>
@@ -44,6 +54,7 @@ pub(super) fn Reason(workload: RwSignal<Workload>) -> impl IntoView {
                     {(gpus > 0.0).then(|| view! {
                         <p class="mt-1 text-sm">{format!("Needs {gpus} GPU(s) in total")}</p>
                     })}
+                    {units}
                 </section>
             })
         }}

@@ -1,62 +1,16 @@
-//! Run:ai's policy model for trainings: per scope (the system, a department, a project), the
-//! `defaults` a request starts from and the `rules` it must keep (`required`, `canEdit`, `canAdd`,
-//! `min`, `max`, `step`, `options`, and Tephra's `registries` for images), both shaped like the
-//! request's `spec`. Pure: policies and a request come in, refusals naming the field, the rule
-//! and the scope that set it come out.
-//!
-//! A request is checked against every scope's rules in turn, so an inner scope can only narrow
-//! what an outer one allows; saving an inner policy that would widen one is refused too
-//! ([`widenings`]). Until a system administrator sets the system policy, [`node_protection`]
-//! stands in for it.
+//! What only the server decides about policies: the built-in system policy
+//! ([`node_protection`], until a system administrator sets one), whether saving an inner policy
+//! would widen an outer one ([`widenings`]), the effective rules the API shows, and the Pod
+//! Security level a project's policies allow. Parsing, defaults and checking a request are
+//! [`app::model::policy`]'s, shared with the form.
 
-mod rules;
-
-pub use rules::{Rule, RuleError, flatten};
+pub use app::model::policy::{
+    Policy, Rule, apply_defaults, check, check_defaults, check_request, fill_defaults, lookup,
+    merged_defaults,
+};
 
 use app::model::validation::FieldError;
 use serde_json::{Map, Value, json};
-
-/// One scope's policy, parsed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Policy {
-    /// Who set it, for people: "the system policy", "department \"research\"'s policy".
-    pub source: String,
-    pub defaults: Value,
-    /// Rules by dotted path below `spec` (`security.hostNetwork`).
-    pub rules: Vec<(String, Rule)>,
-}
-
-impl Policy {
-    /// Parses a policy body (`{defaults, rules}`); errors name the path in the body.
-    pub fn parse(source: &str, body: &Value) -> Result<Policy, Vec<FieldError>> {
-        let defaults = body.get("defaults").cloned().unwrap_or_else(|| json!({}));
-        let mut errors = Vec::new();
-        if !defaults.is_object() {
-            errors.push(FieldError {
-                path: "policy.defaults".into(),
-                message: "must be an object shaped like the request's spec".into(),
-            });
-        }
-        let rules = match body.get("rules") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(rules) => flatten(rules).unwrap_or_else(|e| {
-                errors.extend(e.into_iter().map(|e| FieldError {
-                    path: format!("policy.rules.{}", e.path),
-                    message: e.message,
-                }));
-                Vec::new()
-            }),
-        };
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        Ok(Policy {
-            source: source.to_owned(),
-            defaults,
-            rules,
-        })
-    }
-}
 
 /// The Linux capabilities Kubernetes' baseline Pod Security Standard lets a pod add.
 pub const BASELINE_CAPABILITIES: [&str; 13] = [
@@ -126,84 +80,6 @@ fn options_within(rule: &Rule, allowed: &[&str]) -> bool {
             .iter()
             .all(|o| o.as_str().is_some_and(|o| allowed.contains(&o)))
     })
-}
-
-/// Reads `path` (dotted) below `value`.
-pub fn lookup<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.')
-        .try_fold(value, |v, key| v.get(key))
-        .filter(|v| !v.is_null())
-}
-
-/// The layers' defaults merged, inner over outer.
-pub fn merged_defaults(layers: &[Policy]) -> Value {
-    let mut merged = json!({});
-    for layer in layers {
-        merge(&mut merged, &layer.defaults);
-    }
-    merged
-}
-
-fn merge(into: &mut Value, from: &Value) {
-    match (into, from) {
-        (Value::Object(into), Value::Object(from)) => {
-            for (key, value) in from {
-                merge(into.entry(key.clone()).or_insert(Value::Null), value);
-            }
-        }
-        (into, from) => *into = from.clone(),
-    }
-}
-
-/// Fills what `spec` leaves out (absent or `null`) from the layers' defaults; what it sets stays.
-pub fn apply_defaults(spec: &mut Value, layers: &[Policy]) {
-    fill(spec, &merged_defaults(layers));
-}
-
-fn fill(spec: &mut Value, defaults: &Value) {
-    let (Value::Object(spec), Value::Object(defaults)) = (spec, defaults) else {
-        return;
-    };
-    for (key, default) in defaults {
-        match spec.get_mut(key) {
-            None | Some(Value::Null) => {
-                spec.insert(key.clone(), default.clone());
-            }
-            Some(present) => fill(present, default),
-        }
-    }
-}
-
-/// Checks the spec at `at` (`spec`, or `spec.master`) against every layer's rules.
-pub fn check(spec: &Value, at: &str, layers: &[Policy]) -> Vec<FieldError> {
-    check_with(spec, at, layers, true)
-}
-
-/// Checks a policy's defaults against the rules: as [`check`], except that a default need not
-/// fill every required field (the request does).
-pub fn check_defaults(defaults: &Value, layers: &[Policy]) -> Vec<FieldError> {
-    check_with(defaults, "policy.defaults", layers, false)
-}
-
-fn check_with(spec: &Value, at: &str, layers: &[Policy], required: bool) -> Vec<FieldError> {
-    let defaults = merged_defaults(layers);
-    let mut errors = Vec::new();
-    for layer in layers {
-        for (path, rule) in &layer.rules {
-            let value = lookup(spec, path);
-            if !required && value.is_none() {
-                continue;
-            }
-            let default = lookup(&defaults, path);
-            if let Some(message) = rule.refusal(value, default) {
-                errors.push(FieldError {
-                    path: format!("{at}.{path}"),
-                    message: format!("{message} ({})", layer.source),
-                });
-            }
-        }
-    }
-    errors
 }
 
 /// Where `inner`'s rules would allow more than `outer`'s (the effective policy of the scopes

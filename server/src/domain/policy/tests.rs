@@ -112,7 +112,7 @@ fn defaults_fill_what_the_request_leaves_out() {
         json!({ "defaults": { "compute": { "gpuDevicesRequest": 2 } } }),
     );
     let mut spec = json!({ "image": "x", "compute": { "cpuCoreRequest": 4 } });
-    apply_defaults(&mut spec, &[outer, inner]);
+    fill_defaults(&mut spec, &[outer, inner]);
     assert_eq!(
         spec["compute"],
         json!({ "gpuDevicesRequest": 2, "cpuCoreRequest": 4 })

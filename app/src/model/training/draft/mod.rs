@@ -192,6 +192,16 @@ impl Draft {
         self.text(&fields::name())
     }
 
+    /// The project the draft names (its id or name, as typed).
+    pub fn project(&self) -> String {
+        self.text(&fields::project())
+    }
+
+    /// Fills what the draft leaves out from the policies' defaults; what it holds stays.
+    pub fn fill_defaults(&mut self, layers: &[crate::model::policy::Policy]) {
+        crate::model::policy::apply_defaults(&mut self.0, layers);
+    }
+
     pub fn set_name(&mut self, name: &str) {
         self.set(&fields::name(), Some(Value::String(name.to_owned())));
     }

@@ -14,6 +14,9 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use std::collections::BTreeMap;
 
+mod org;
+pub use org::*;
+
 #[server(prefix = "/api/fn", endpoint = "get_me")]
 pub async fn get_me() -> Result<Principal, AppError> {
     let (_, principal) = crate::backend::acting().await?;
@@ -51,6 +54,15 @@ pub async fn preview_training(draft: Draft) -> Result<String, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
         .preview_workload(&principal, draft.is_distributed(), draft.to_request())
+        .await
+}
+
+/// Whether the draft would fit if submitted now: within quota, over quota, waiting, or refused.
+#[server(prefix = "/api/fn", endpoint = "fit_training", input = Json)]
+pub async fn fit_training(draft: Draft) -> Result<crate::model::fit::Fit, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend
+        .fit_workload(&principal, draft.is_distributed(), draft.to_request())
         .await
 }
 
@@ -116,6 +128,13 @@ pub async fn act_on_workload(id: String, action: Action) -> Result<Workload, App
 pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.list_projects(&principal).await
+}
+
+/// The policies a training in `project` is checked against, for the form to show and check.
+#[server(prefix = "/api/fn", endpoint = "form_policy", input = Json)]
+pub async fn form_policy(project: String) -> Result<crate::model::policy::FormPolicy, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend.form_policy(&principal, &project).await
 }
 
 #[server(prefix = "/api/fn", endpoint = "get_system_info")]

@@ -1,6 +1,7 @@
 //! One field's rule, how a policy's nested `rules` become rules by path, and what each rule
 //! refuses.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// The rule keywords, Run:ai's and Tephra's `registries`.
@@ -16,7 +17,8 @@ const KEYWORDS: [&str; 9] = [
     "locked",
 ];
 
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Rule {
     pub required: Option<bool>,
     pub can_edit: Option<bool>,

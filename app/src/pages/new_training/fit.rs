@@ -1,0 +1,108 @@
+//! "Will it fit now?": what a submit would meet (the project's quota and limits, the largest
+//! node, free GPUs in its pools), asked of the server as the form changes, from the same
+//! computation as the API's `POST .../fit`.
+
+use crate::api::fit_training;
+use crate::components::form::use_form;
+use crate::model::fit::{Bounds, Fit, Verdict};
+use crate::model::training::draft::Draft;
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// How long the answer waits after the last keystroke before asking the server again.
+const FIT_DEBOUNCE: Duration = Duration::from_millis(500);
+
+const PANEL_CLASS: &str = "rounded-lg border border-slate-200 bg-white p-4 text-sm dark:border-slate-800 dark:bg-slate-900";
+
+fn headline(verdict: Verdict) -> (&'static str, &'static str) {
+    match verdict {
+        Verdict::WithinQuota => (
+            "Fits now",
+            "font-semibold text-emerald-800 dark:text-emerald-300",
+        ),
+        Verdict::OverQuota => (
+            "Runs over quota: on idle GPUs, and may be preempted",
+            "font-semibold text-amber-800 dark:text-amber-300",
+        ),
+        Verdict::Waiting => (
+            "Waits for GPUs",
+            "font-semibold text-amber-800 dark:text-amber-300",
+        ),
+        Verdict::Refused => (
+            "Can never run as asked",
+            "font-semibold text-red-700 dark:text-red-300",
+        ),
+    }
+}
+
+fn bound(b: Option<f64>) -> String {
+    b.map_or_else(|| "none".to_owned(), |n| n.to_string())
+}
+
+fn numbers(fit: &Fit) -> String {
+    let Bounds { gpus, .. } = fit.project_quota;
+    let mut line = format!(
+        "Asks {} GPU(s); the project uses {} of its quota {} (limit {}).",
+        fit.asks.gpus,
+        fit.project_used.gpus,
+        bound(gpus),
+        bound(fit.project_limit.gpus)
+    );
+    if let Some(free) = fit.free_gpus {
+        line.push_str(&format!(" {free} GPU(s) free in its pools."));
+    }
+    line
+}
+
+#[component]
+pub fn FitNow() -> impl IntoView {
+    let form = use_form();
+    let fit = Action::new(|draft: &Draft| fit_training(draft.clone()));
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        let draft = form.draft.get();
+        let mine = generation.get_value() + 1;
+        generation.set_value(mine);
+        set_timeout(
+            move || {
+                if generation.get_value() == mine {
+                    fit.dispatch(draft);
+                }
+            },
+            FIT_DEBOUNCE,
+        );
+    });
+    view! {
+        <section aria-labelledby="fit-heading" class=PANEL_CLASS data-testid="fit">
+            <h2 id="fit-heading" class="text-lg font-semibold">"Will it fit now?"</h2>
+            <div aria-live="polite" data-testid="fit-verdict" class="mt-1 flex flex-col gap-1">
+                {move || match fit.value().get() {
+                    None => view! { <p class="text-slate-600 dark:text-slate-300">"Checking…"</p> }.into_any(),
+                    Some(Ok(fit)) => {
+                        let (title, class) = headline(fit.verdict);
+                        view! {
+                            <p class=class>{title}</p>
+                            <p>{fit.message.clone()}</p>
+                            <p class="text-slate-600 dark:text-slate-300">{numbers(&fit)}</p>
+                            <ul class="list-disc pl-5">
+                                {fit.details.into_iter().map(|d| view! {
+                                    <li><code>{d.field}</code>": "{d.message}</li>
+                                }).collect_view()}
+                            </ul>
+                        }
+                        .into_any()
+                    }
+                    Some(Err(error)) => {
+                        let fields = error.field_errors().len();
+                        let text = if fields > 0 {
+                            format!("Answered once the form is valid ({fields} field(s) to fix).")
+                        } else {
+                            error.to_string()
+                        };
+                        view! { <p class="text-slate-600 dark:text-slate-300">{text}</p> }.into_any()
+                    }
+                }}
+            </div>
+        </section>
+    }
+}

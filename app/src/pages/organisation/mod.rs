@@ -1,0 +1,82 @@
+//! Organisation: departments and projects with their GPU quota and limit per node pool (as
+//! Volcano queues enforce them), and the policies the new-training form and the API hold
+//! requests to, with a preview of what a researcher will see.
+//!
+//! System administrators manage departments and every policy; a department's administrators
+//! manage its projects and their policies. The server refuses the rest, naming the permission.
+
+mod policy;
+mod units;
+
+use crate::api::get_organisation;
+use crate::components::loaded::loaded;
+use crate::error::AppError;
+use crate::model::org::PoolResources;
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+#[component]
+pub fn OrganisationPage() -> impl IntoView {
+    let org = Resource::new(|| (), |_| get_organisation());
+    view! {
+        <Title text="Organisation" />
+        <h1 class="mb-2 text-2xl font-semibold tracking-tight">"Organisation"</h1>
+        <p class="mb-6 max-w-3xl text-sm text-slate-600 dark:text-slate-400">
+            "Each department is a parent Volcano queue and each project a child queue. The quota is what a project is guaranteed; up to its limit it may borrow idle GPUs, and what it borrows is reclaimed when another project needs its own quota back. An empty quota or limit means none."
+        </p>
+        {loaded(org, |org| {
+            let scopes = policy::Scopes::of(&org);
+            view! {
+                <units::Units org />
+                <policy::PolicyEditor scopes />
+            }
+        })}
+    }
+}
+
+/// "default: 4 (limit 8, weight 2)" for each pool, or "no quota".
+fn shares(resources: &[PoolResources]) -> String {
+    let show = |n: Option<f64>| n.map_or_else(|| "none".to_owned(), |n| n.to_string());
+    let parts: Vec<String> = resources
+        .iter()
+        .filter(|r| r.gpu.deserved.is_some() || r.gpu.limit.is_some())
+        .map(|r| {
+            let mut text = format!(
+                "{}: {} (limit {}",
+                r.node_pool.name,
+                show(r.gpu.deserved),
+                show(r.gpu.limit)
+            );
+            if let Some(weight) = r.gpu.over_quota_weight {
+                text.push_str(&format!(", weight {weight}"));
+            }
+            text.push(')');
+            text
+        })
+        .collect();
+    if parts.is_empty() {
+        "no quota".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// What the server refused, each problem by field.
+#[component]
+fn Refusal(error: AppError) -> impl IntoView {
+    let fields = error.field_errors();
+    view! {
+        <div role="alert" class="mt-3 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200" data-testid="refusal">
+            {if fields.is_empty() {
+                view! { <p>{error.to_string()}</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="list-disc pl-5">
+                        {fields.into_iter().map(|e| view! { <li><code>{e.path}</code>": "{e.message}</li> }).collect_view()}
+                    </ul>
+                }
+                .into_any()
+            }}
+        </div>
+    }
+}

@@ -1,0 +1,138 @@
+//! The policy editor: one scope's own policy as JSON, checked by the server as saving would
+//! (it parses, narrows the scopes around it, its defaults keep every rule), with a preview of
+//! each field the form will fill, lock or bound.
+
+use super::Refusal;
+use crate::api::{get_policy_text, try_policy};
+use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
+use crate::components::table::{Column, Table};
+use crate::error::AppError;
+use crate::model::org::Organisation;
+use crate::model::policy::PolicyField;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
+
+/// The scopes a policy can be set on, as `(value, label)`: `system:`, `department:<name>`,
+/// `project:<name>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scopes(Vec<(String, String)>);
+
+impl Scopes {
+    pub fn of(org: &Organisation) -> Scopes {
+        let mut scopes = vec![("system:".to_owned(), "The system".to_owned())];
+        scopes.extend(org.departments.iter().map(|d| {
+            (
+                format!("department:{}", d.name),
+                format!("Department {}", d.name),
+            )
+        }));
+        scopes.extend(
+            org.projects
+                .iter()
+                .map(|p| (format!("project:{}", p.name), format!("Project {}", p.name))),
+        );
+        Scopes(scopes)
+    }
+}
+
+fn split(scope: &str) -> (String, String) {
+    let (kind, id) = scope.split_once(':').unwrap_or((scope, ""));
+    (kind.to_owned(), id.to_owned())
+}
+
+const PREVIEW_COLUMNS: [Column; 3] = [
+    Column::text("Field"),
+    Column::text("What the form shows"),
+    Column::text("Starts as"),
+];
+
+#[island(lazy)]
+pub fn PolicyEditor(scopes: Scopes) -> impl IntoView {
+    crate::components::hydrated::island_ready();
+    let scope = RwSignal::new("system:".to_owned());
+    let kind = RwSignal::new("trainings".to_owned());
+    let text = RwSignal::new(String::new());
+    let answer = RwSignal::new(None::<(bool, Result<Vec<PolicyField>, AppError>)>);
+    Effect::new(move |_| {
+        let (s, id) = split(&scope.get());
+        let k = kind.get();
+        answer.set(None);
+        leptos::task::spawn_local(async move {
+            match get_policy_text(s, id, k).await {
+                Ok(own) => text.set(own),
+                Err(error) => answer.set(Some((false, Err(error)))),
+            }
+        });
+    });
+    let run = move |save: bool| {
+        let (s, id) = split(&scope.get_untracked());
+        let (k, body) = (kind.get_untracked(), text.get_untracked());
+        leptos::task::spawn_local(async move {
+            let result = try_policy(s, id, k, body, save).await;
+            answer.set(Some((save, result)));
+        });
+    };
+    view! {
+        <section class=CARD_CLASS aria-labelledby="policies-heading">
+            <h2 id="policies-heading" class="mb-1 font-semibold">"Policies"</h2>
+            <p class="mb-3 max-w-3xl text-sm text-slate-600 dark:text-slate-400">
+                "Defaults fill what a request leaves out; rules (" <code>"canEdit"</code>", "<code>"canAdd"</code>", "<code>"min"</code>", "<code>"max"</code>", "<code>"step"</code>", "<code>"options"</code>", "<code>"required"</code>", "<code>"registries"</code>
+                ") bind it. A department's or project's policy may only narrow the ones around it."
+            </p>
+            <div class="grid gap-3 sm:grid-cols-2">
+                <label class="text-sm font-medium">
+                    "Scope"
+                    <select id="policy-scope" class=FIELD on:change=move |ev| scope.set(event_target_value(&ev))>
+                        {scopes.0.into_iter().map(|(value, label)| view! { <option value=value>{label}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label class="text-sm font-medium">
+                    "Kind"
+                    <select id="policy-kind" class=FIELD on:change=move |ev| kind.set(event_target_value(&ev))>
+                        <option value="trainings">"Trainings"</option>
+                        <option value="distributed">"Distributed trainings"</option>
+                    </select>
+                </label>
+            </div>
+            <label for="policy-text" class="mt-3 block text-sm font-medium">
+                "This scope's policy: " <code>"{\"defaults\": {…}, \"rules\": {…}}"</code> ", shaped like the request's spec"
+            </label>
+            <textarea
+                id="policy-text"
+                rows="14"
+                spellcheck="false"
+                class=format!("{FIELD} font-mono")
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+            ></textarea>
+            <div class="mt-3 flex gap-3">
+                <button type="button" class=SECONDARY_BUTTON_CLASS data-testid="policy-preview" on:click=move |_| run(false)>"Preview"</button>
+                <button type="button" class=PRIMARY_BUTTON_CLASS data-testid="policy-save" on:click=move |_| run(true)>"Save"</button>
+            </div>
+            {move || answer.get().map(|(saved, result)| match result {
+                Ok(fields) => view! { <Preview saved fields /> }.into_any(),
+                Err(error) => view! { <Refusal error /> }.into_any(),
+            })}
+        </section>
+    }
+}
+
+#[component]
+fn Preview(saved: bool, fields: Vec<PolicyField>) -> impl IntoView {
+    view! {
+        <p role="status" class="mt-3 text-sm" data-testid="policy-status">
+            {if saved { "Saved. The form now shows:" } else { "Valid. With it, the form would show:" }}
+        </p>
+        <Table testid="policy-preview-table" columns=&PREVIEW_COLUMNS>
+            {fields.into_iter().map(|f| view! {
+                <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
+                    <td class="px-4 py-2 font-mono text-xs">{f.path}</td>
+                    <td class="px-4 py-2">{f.rule.unwrap_or_default()}</td>
+                    <td class="px-4 py-2 font-mono text-xs">{f.default.unwrap_or_default()}</td>
+                </tr>
+            }).collect_view()}
+        </Table>
+    }
+}

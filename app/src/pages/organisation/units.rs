@@ -1,0 +1,170 @@
+//! Departments and projects: the tables, and a form for each that creates one or sets its GPU
+//! share in a node pool. The tables follow every save and delete.
+
+use super::{Refusal, shares};
+use crate::api::{DeleteProject, SaveDepartment, SaveProject, get_organisation};
+use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS};
+use crate::components::table::{Column, Table};
+use crate::error::AppError;
+use crate::model::org::Organisation;
+use leptos::prelude::*;
+
+const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
+const LABEL: &str = "text-sm font-medium";
+const ROW: &str = "border-b border-slate-100 last:border-0 dark:border-slate-800";
+const CELL: &str = "px-4 py-2";
+
+const DEPARTMENT_COLUMNS: [Column; 3] = [
+    Column::text("Name"),
+    Column::text("GPUs per pool: quota (limit)"),
+    Column::text("Queue"),
+];
+
+const PROJECT_COLUMNS: [Column; 5] = [
+    Column::text("Name"),
+    Column::text("Department"),
+    Column::text("GPUs per pool: quota (limit)"),
+    Column::number("Workloads"),
+    Column::text(""),
+];
+
+/// The quota inputs both forms share, posted as `quota[...]`.
+#[component]
+fn QuotaInputs(prefix: &'static str) -> impl IntoView {
+    view! {
+        <label class=LABEL>
+            "Node pool"
+            <input id=format!("{prefix}-pool") name="quota[pool]" value="default" class=FIELD />
+        </label>
+        <label class=LABEL>
+            "GPU quota"
+            <input id=format!("{prefix}-gpu-quota") name="quota[gpu_quota]" inputmode="decimal" placeholder="none" class=FIELD />
+        </label>
+        <label class=LABEL>
+            "GPU limit"
+            <input id=format!("{prefix}-gpu-limit") name="quota[gpu_limit]" inputmode="decimal" placeholder="none" class=FIELD />
+        </label>
+        <label class=LABEL>
+            "Over-quota weight"
+            <input id=format!("{prefix}-weight") name="quota[over_quota_weight]" inputmode="numeric" placeholder="1" class=FIELD />
+        </label>
+    }
+}
+
+/// What a save answered: nothing yet, done, or the server's refusal.
+fn outcome<T: 'static>(
+    value: impl Fn() -> Option<Result<T, AppError>> + Send + Sync + 'static,
+    done: &'static str,
+) -> impl IntoView {
+    move || {
+        value().map(|result| match result {
+            Ok(_) => view! { <p role="status" class="mt-3 text-sm text-emerald-800 dark:text-emerald-300">{done}</p> }.into_any(),
+            Err(error) => view! { <Refusal error /> }.into_any(),
+        })
+    }
+}
+
+#[island(lazy)]
+pub fn Units(org: Organisation) -> impl IntoView {
+    crate::components::hydrated::island_ready();
+    let save_department = ServerAction::<SaveDepartment>::new();
+    let save_project = ServerAction::<SaveProject>::new();
+    let delete = ServerAction::<DeleteProject>::new();
+    let departments = org.departments.clone();
+    let org = RwSignal::new(Ok::<_, AppError>(org));
+    Effect::new(move |_| {
+        let changes =
+            save_department.version().get() + save_project.version().get() + delete.version().get();
+        if changes > 0 {
+            leptos::task::spawn_local(async move { org.set(get_organisation().await) });
+        }
+    });
+    view! {
+        <section class=format!("mb-6 {CARD_CLASS}") aria-labelledby="departments-heading">
+            <h2 id="departments-heading" class="mb-3 font-semibold">"Departments"</h2>
+            {move || match org.get() {
+                Ok(org) => view! { <DepartmentTable org /> }.into_any(),
+                Err(error) => view! { <Refusal error /> }.into_any(),
+            }}
+            <h3 class="mt-4 text-sm font-semibold">"Create a department or set its quota"</h3>
+            <ActionForm action=save_department attr:class="mt-2 grid gap-3 sm:grid-cols-6 sm:items-end" attr:data-testid="department-form">
+                <label class=LABEL>
+                    "Name"
+                    <input id="department-name" name="name" required class=FIELD />
+                </label>
+                <QuotaInputs prefix="department" />
+                <button type="submit" class=PRIMARY_BUTTON_CLASS>"Save department"</button>
+            </ActionForm>
+            {outcome(move || save_department.value().get(), "Saved.")}
+        </section>
+        <section class=format!("mb-6 {CARD_CLASS}") aria-labelledby="projects-heading">
+            <h2 id="projects-heading" class="mb-3 font-semibold">"Projects"</h2>
+            {move || match org.get() {
+                Ok(org) => view! { <ProjectTable org delete /> }.into_any(),
+                Err(error) => view! { <Refusal error /> }.into_any(),
+            }}
+            {outcome(move || delete.value().get(), "Deleted.")}
+            <h3 class="mt-4 text-sm font-semibold">"Create a project or set its quota"</h3>
+            <ActionForm action=save_project attr:class="mt-2 grid gap-3 sm:grid-cols-7 sm:items-end" attr:data-testid="project-form">
+                <label class=LABEL>
+                    "Name"
+                    <input id="project-name" name="name" required class=FIELD />
+                </label>
+                <label class=LABEL>
+                    "Department"
+                    <select id="project-department" name="department" class=FIELD>
+                        {departments
+                            .into_iter()
+                            .map(|d| view! { <option value=d.name.clone()>{d.name.clone()}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                <QuotaInputs prefix="project" />
+                <button type="submit" class=PRIMARY_BUTTON_CLASS>"Save project"</button>
+            </ActionForm>
+            {outcome(move || save_project.value().get(), "Saved.")}
+        </section>
+    }
+}
+
+#[component]
+fn DepartmentTable(org: Organisation) -> impl IntoView {
+    view! {
+        <Table testid="departments-table" columns=&DEPARTMENT_COLUMNS>
+            {org.departments.into_iter().map(|d| view! {
+                <tr class=ROW>
+                    <td class=format!("{CELL} font-medium")>{d.name}</td>
+                    <td class=CELL>{shares(&d.resources)}</td>
+                    <td class=format!("{CELL} font-mono text-xs")>{d.queue}</td>
+                </tr>
+            }).collect_view()}
+        </Table>
+    }
+}
+
+#[component]
+fn ProjectTable(org: Organisation, delete: ServerAction<DeleteProject>) -> impl IntoView {
+    view! {
+        <Table testid="projects-admin-table" columns=&PROJECT_COLUMNS>
+            {org.projects.into_iter().map(|p| {
+                let name = p.name.clone();
+                view! {
+                    <tr class=ROW>
+                        <td class=format!("{CELL} font-medium")>{p.name}</td>
+                        <td class=CELL>{p.parent_name}</td>
+                        <td class=CELL>{shares(&p.resources)}</td>
+                        <td class=format!("{CELL} text-right tabular-nums")>{p.workloads}</td>
+                        <td class=CELL>
+                            <ActionForm action=delete>
+                                <input type="hidden" name="name" value=name.clone() />
+                                <button type="submit" data-testid=format!("delete-{name}") class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
+                                    "Delete"
+                                </button>
+                            </ActionForm>
+                        </td>
+                    </tr>
+                }
+            }).collect_view()}
+        </Table>
+    }
+}

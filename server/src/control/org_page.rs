@@ -1,0 +1,153 @@
+//! The organisation page's operations, over the org-unit and policy services: create a
+//! department or project, or set its GPU share in one node pool (other pools keep theirs), and
+//! try a policy before saving it.
+
+use super::Control;
+use crate::db::DbError;
+use app::error::AppError;
+use app::model::org::{self, DepartmentRequest, Organisation, ProjectRequest};
+use app::model::org_form::{QuotaFields, with_pool};
+use app::model::policy::{PolicyField, preview};
+use app::model::principal::Principal;
+use serde_json::Value;
+
+impl Control {
+    pub async fn organisation(&self, principal: &Principal) -> Result<Organisation, AppError> {
+        Ok(Organisation {
+            departments: self.departments(principal).await?,
+            projects: self.org_projects(principal).await?,
+        })
+    }
+
+    pub async fn save_department(
+        &self,
+        principal: &Principal,
+        name: &str,
+        quota: QuotaFields,
+    ) -> Result<org::Department, AppError> {
+        let entry = quota.resources().map_err(AppError::Rejected)?;
+        match self.db.departments().by_key(name).await {
+            Ok(existing) => {
+                let request = DepartmentRequest {
+                    name: existing.name.clone(),
+                    cluster_id: None,
+                    description: Some(existing.description.clone()),
+                    resources: with_pool(existing.resources.0.clone(), entry),
+                };
+                self.update_department(principal, name, request).await
+            }
+            Err(DbError::NotFound) => {
+                let request = DepartmentRequest {
+                    name: name.to_owned(),
+                    cluster_id: None,
+                    description: None,
+                    resources: vec![entry],
+                };
+                self.create_department(principal, request).await
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn save_project(
+        &self,
+        principal: &Principal,
+        name: &str,
+        department: &str,
+        quota: QuotaFields,
+    ) -> Result<org::Project, AppError> {
+        let entry = quota.resources().map_err(AppError::Rejected)?;
+        let parent_id = (!department.is_empty()).then(|| department.to_owned());
+        match self.db.projects().by_key(name).await {
+            Ok(existing) => {
+                let request = ProjectRequest {
+                    name: existing.name.clone(),
+                    cluster_id: None,
+                    description: Some(existing.description.clone()),
+                    parent_id,
+                    resources: with_pool(existing.resources.0.clone(), entry),
+                    default_node_pools: existing.default_node_pools.map(|p| p.0),
+                    requested_namespace: None,
+                };
+                self.update_project(principal, name, request).await
+            }
+            Err(DbError::NotFound) => {
+                let request = ProjectRequest {
+                    name: name.to_owned(),
+                    cluster_id: None,
+                    description: None,
+                    parent_id,
+                    resources: vec![entry],
+                    default_node_pools: None,
+                    requested_namespace: None,
+                };
+                self.create_project(principal, request).await
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// One scope's own policy as indented JSON (`{}` when it has none).
+    pub async fn policy_text(
+        &self,
+        principal: &Principal,
+        scope: &str,
+        id: &str,
+        kind: &str,
+    ) -> Result<String, AppError> {
+        let (scope, kind) = self.page_scope(scope, id, kind).await?;
+        let found = self.policy(principal, &scope, kind).await?;
+        let own = found
+            .own
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        Ok(serde_json::to_string_pretty(&own).unwrap_or_default())
+    }
+
+    /// Checks `body` as the scope's policy as saving would, and answers what the form will show
+    /// with it; stores it when `save`.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn try_policy(
+        &self,
+        principal: &Principal,
+        scope: &str,
+        id: &str,
+        kind: &str,
+        body: &str,
+        save: bool,
+    ) -> Result<Vec<PolicyField>, AppError> {
+        let (scope, kind) = self.page_scope(scope, id, kind).await?;
+        let body: Value = serde_json::from_str(body)
+            .map_err(|e| AppError::field("policy", format!("must be a JSON object: {e}")))?;
+        let layers = self
+            .validated_policy(principal, &scope, kind, &body)
+            .await?;
+        if save {
+            self.set_policy(principal, &scope, kind, &body).await?;
+        }
+        Ok(preview(&layers))
+    }
+
+    async fn page_scope(
+        &self,
+        scope: &str,
+        id: &str,
+        kind: &str,
+    ) -> Result<(crate::domain::authz::Scope, &'static str), AppError> {
+        let kind = super::POLICY_KINDS
+            .into_iter()
+            .find(|k| *k == kind)
+            .ok_or_else(|| {
+                AppError::field(
+                    "kind",
+                    format!("must be one of {}", super::POLICY_KINDS.join(", ")),
+                )
+            })?;
+        let id = (!id.is_empty()).then_some(id);
+        let scope = match scope {
+            "department" => self.policy_scope(scope, id, None).await?,
+            "project" => self.policy_scope(scope, None, id).await?,
+            _ => self.policy_scope(scope, None, None).await?,
+        };
+        Ok((scope, kind))
+    }
+}

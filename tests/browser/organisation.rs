@@ -1,0 +1,119 @@
+//! The organisation page: an administrator creates a department and a project with GPU quotas,
+//! sees them in the tables and in the org-unit API, tries a project policy (a widening one is
+//! refused, naming the rule), saves a narrowing one after its preview, and deletes the project.
+
+use serde_json::Value;
+use std::time::Duration;
+use tephra_tests::browser::Browser;
+use tephra_tests::tephra;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+#[tokio::test]
+async fn an_administrator_sets_up_a_department_a_project_and_its_policy() -> anyhow::Result<()> {
+    let server = tephra::start_release()?;
+    let base = server.base_url();
+    let browser = Browser::start().await?;
+    browser.open(&format!("{base}/organisation")).await?;
+
+    browser.fill("department-name", "research").await?;
+    browser.fill("department-gpu-quota", "8").await?;
+    browser.fill("department-gpu-limit", "16").await?;
+    browser
+        .click("[data-testid=department-form] button[type=submit]")
+        .await?;
+    let departments = browser
+        .wait_text("[data-testid=departments-table]", "research", WAIT)
+        .await?;
+    assert!(
+        departments.contains("default: 8 (limit 16)"),
+        "{departments}"
+    );
+
+    // A project asking more than its department has is refused, naming the field.
+    browser.fill("project-name", "vision").await?;
+    browser.select("project-department", "research").await?;
+    browser.fill("project-gpu-quota", "12").await?;
+    browser
+        .click("[data-testid=project-form] button[type=submit]")
+        .await?;
+    let refusal = browser
+        .wait_text("[data-testid=refusal]", "research", WAIT)
+        .await?;
+    assert!(refusal.contains("resources"), "{refusal}");
+    browser.fill("project-gpu-quota", "4").await?;
+    browser.fill("project-gpu-limit", "8").await?;
+    browser
+        .click("[data-testid=project-form] button[type=submit]")
+        .await?;
+    let projects = browser
+        .wait_text("[data-testid=projects-admin-table]", "vision", WAIT)
+        .await?;
+    assert!(projects.contains("default: 4 (limit 8)"), "{projects}");
+    let api: Value = reqwest::get(format!("{base}/api/v1/org-unit/projects/vision"))
+        .await?
+        .json()
+        .await?;
+    assert_eq!(api["parentName"], "research", "{api}");
+    assert_eq!(api["resources"][0]["gpu"]["deserved"], 4.0, "{api}");
+
+    // The project's policy: widening the system's is refused; a narrowing one is previewed,
+    // then saved.
+    browser.select("policy-scope", "project:vision").await?;
+    browser
+        .fill(
+            "policy-text",
+            r#"{"rules": {"security": {"hostNetwork": {"canEdit": true}}}}"#,
+        )
+        .await?;
+    browser.click("[data-testid=policy-preview]").await?;
+    let refused = browser
+        .wait_text(
+            "[data-testid=refusal]",
+            "policy.rules.security.hostNetwork",
+            WAIT,
+        )
+        .await?;
+    assert!(
+        refused.contains("the system policy does not allow"),
+        "{refused}"
+    );
+    browser
+        .fill(
+            "policy-text",
+            r#"{"defaults": {"compute": {"gpuDevicesRequest": 1}}, "rules": {"compute": {"gpuDevicesRequest": {"max": 2}}}}"#,
+        )
+        .await?;
+    browser.click("[data-testid=policy-preview]").await?;
+    let preview = browser
+        .wait_text("[data-testid=policy-preview-table]", "at most 2", WAIT)
+        .await?;
+    assert!(
+        preview.contains("spec.compute.gpuDevicesRequest"),
+        "{preview}"
+    );
+    assert!(
+        preview.contains("Locked by the system policy."),
+        "{preview}"
+    );
+    browser.screenshot("organisation-policy-preview").await?;
+    browser.click("[data-testid=policy-save]").await?;
+    browser
+        .wait_text("[data-testid=policy-status]", "Saved", WAIT)
+        .await?;
+    let stored: Value = reqwest::get(format!(
+        "{base}/api/v2/policy/trainings?scope=project&projectId=vision"
+    ))
+    .await?
+    .json()
+    .await?;
+    assert_eq!(
+        stored["policy"]["rules"]["compute"]["gpuDevicesRequest"]["max"], 2.0,
+        "{stored}"
+    );
+
+    browser.click("[data-testid=delete-vision]").await?;
+    crate::wait_gone(&browser, "[data-testid=projects-admin-table]", "vision").await?;
+    browser.close().await?;
+    Ok(())
+}
