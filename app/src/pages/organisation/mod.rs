@@ -24,13 +24,7 @@ pub fn OrganisationPage() -> impl IntoView {
         <p class="mb-6 max-w-3xl text-sm text-slate-600 dark:text-slate-400">
             "Each department is a parent Volcano queue and each project a child queue. The quota is what a project is guaranteed; up to its limit it may borrow idle GPUs, and what it borrows is reclaimed when another project needs its own quota back. An empty quota or limit means none."
         </p>
-        {loaded(org, |org| {
-            let scopes = policy::Scopes::of(&org);
-            view! {
-                <units::Units org />
-                <policy::PolicyEditor scopes />
-            }
-        })}
+        {loaded(org, |org| view! { <units::Units org /> })}
     }
 }
 

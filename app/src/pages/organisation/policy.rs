@@ -10,13 +10,12 @@ use crate::error::AppError;
 use crate::model::org::Organisation;
 use crate::model::policy::PolicyField;
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
 const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
 
 /// The scopes a policy can be set on, as `(value, label)`: `system:`, `department:<name>`,
 /// `project:<name>`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Scopes(Vec<(String, String)>);
 
 impl Scopes {
@@ -48,9 +47,10 @@ const PREVIEW_COLUMNS: [Column; 3] = [
     Column::text("Starts as"),
 ];
 
-#[island(lazy)]
-pub fn PolicyEditor(scopes: Scopes) -> impl IntoView {
-    crate::components::hydrated::island_ready();
+/// Part of the organisation page's island, so a department or project created there can be
+/// chosen at once.
+#[component]
+pub fn PolicyEditor(scopes: Signal<Scopes>) -> impl IntoView {
     let scope = RwSignal::new("system:".to_owned());
     let kind = RwSignal::new("trainings".to_owned());
     let text = RwSignal::new(String::new());
@@ -85,7 +85,7 @@ pub fn PolicyEditor(scopes: Scopes) -> impl IntoView {
                 <label class="text-sm font-medium">
                     "Scope"
                     <select id="policy-scope" class=FIELD on:change=move |ev| scope.set(event_target_value(&ev))>
-                        {scopes.0.into_iter().map(|(value, label)| view! { <option value=value>{label}</option> }).collect_view()}
+                        {move || scopes.get().0.into_iter().map(|(value, label)| view! { <option value=value>{label}</option> }).collect_view()}
                     </select>
                 </label>
                 <label class="text-sm font-medium">

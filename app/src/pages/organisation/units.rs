@@ -1,6 +1,7 @@
 //! Departments and projects: the tables, and a form for each that creates one or sets its GPU
 //! share in a node pool. The tables follow every save and delete.
 
+use super::policy::{PolicyEditor, Scopes};
 use super::{Refusal, shares};
 use crate::api::{DeleteProject, SaveDepartment, SaveProject, get_organisation};
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS};
@@ -64,13 +65,14 @@ fn outcome<T: 'static>(
     }
 }
 
+/// The page's one island: the tables, their forms and the policy editor share what the server
+/// last said about the organisation.
 #[island(lazy)]
 pub fn Units(org: Organisation) -> impl IntoView {
     crate::components::hydrated::island_ready();
     let save_department = ServerAction::<SaveDepartment>::new();
     let save_project = ServerAction::<SaveProject>::new();
     let delete = ServerAction::<DeleteProject>::new();
-    let departments = org.departments.clone();
     let org = RwSignal::new(Ok::<_, AppError>(org));
     Effect::new(move |_| {
         let changes =
@@ -113,10 +115,18 @@ pub fn Units(org: Organisation) -> impl IntoView {
                 <label class=LABEL>
                     "Department"
                     <select id="project-department" name="department" class=FIELD>
-                        {departments
-                            .into_iter()
-                            .map(|d| view! { <option value=d.name.clone()>{d.name.clone()}</option> })
-                            .collect_view()}
+                        // Follows the table, so a department created here can be chosen at once.
+                        {move || {
+                            let names: Vec<String> = org.with(|o| {
+                                o.as_ref()
+                                    .map(|o| o.departments.iter().map(|d| d.name.clone()).collect())
+                                    .unwrap_or_default()
+                            });
+                            names
+                                .into_iter()
+                                .map(|name| view! { <option value=name.clone()>{name.clone()}</option> })
+                                .collect_view()
+                        }}
                     </select>
                 </label>
                 <QuotaInputs prefix="project" />
@@ -124,6 +134,9 @@ pub fn Units(org: Organisation) -> impl IntoView {
             </ActionForm>
             {outcome(move || save_project.value().get(), "Saved.")}
         </section>
+        <PolicyEditor scopes=Signal::derive(move || {
+            org.with(|o| o.as_ref().map(Scopes::of).unwrap_or_default())
+        }) />
     }
 }
 
