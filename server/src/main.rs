@@ -4,8 +4,26 @@ use clap::Parser;
 use server::config::{Cli, Command};
 use std::process::ExitCode;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// Rendering a page on the server recurses through its whole view tree, and an unoptimised
+/// build's frames are large: the new-training form overflowed the default 2 MiB worker stack in a
+/// debug build. 8 MiB is what the main thread gets.
+const WORKER_STACK: usize = 8 << 20;
+
+fn main() -> ExitCode {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(WORKER_STACK)
+        .build();
+    match runtime {
+        Ok(runtime) => runtime.block_on(run()),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> ExitCode {
     match Cli::parse().into_command() {
         Command::Render(args) => {
             server::render_cli::run(&args, &mut std::io::stdout(), &mut std::io::stderr())

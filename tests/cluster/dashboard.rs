@@ -271,6 +271,10 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         "Queue",
         "must start together",
         "Needs 25 GPU(s)",
+        // Where its project and department stand, next to the scheduler's words.
+        "Project \"default\": ",
+        "GPU(s) in use; quota none, limit none",
+        "Department \"default\": ",
     ] {
         ensure!(
             reason.contains(expected),

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 mod cross_site;
+mod quota;
 
 struct Running {
     base: String,

@@ -13,5 +13,6 @@ pub mod project;
 pub mod system;
 pub mod training;
 pub mod url;
+pub mod usage;
 pub mod validation;
 pub mod workload;

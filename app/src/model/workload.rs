@@ -345,43 +345,7 @@ pub struct WorkloadDetail {
     pub rendered_yaml: Result<String, String>,
     /// Its project's and department's GPUs in use against their quota and limit, when the page
     /// was loaded: what a pending training waits on besides the scheduler.
-    pub standing: Option<Standing>,
-}
-
-/// A unit's GPUs in use (its live workloads' requests, this one included) against its quota
-/// and limit, summed over node pools; `None`: no quota, or no limit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UnitGpus {
-    pub name: String,
-    pub in_use: f64,
-    pub quota: Option<f64>,
-    pub limit: Option<f64>,
-}
-
-impl UnitGpus {
-    /// "project "vision": 6 GPU(s) in use; quota 4, limit 8"
-    pub fn describe(&self, kind: &str) -> String {
-        let show = |n: Option<f64>| n.map_or_else(|| "none".to_owned(), |n| n.to_string());
-        let mut line = format!(
-            "{kind} {:?}: {} GPU(s) in use; quota {}, limit {}",
-            self.name,
-            self.in_use,
-            show(self.quota),
-            show(self.limit)
-        );
-        if self.quota.is_some_and(|q| self.in_use > q) {
-            line.push_str(
-                " (over quota: what is beyond it runs on idle GPUs and may be preempted)",
-            );
-        }
-        line
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Standing {
-    pub project: UnitGpus,
-    pub department: UnitGpus,
+    pub standing: Option<crate::model::usage::Standing>,
 }
 
 impl Workload {

@@ -91,13 +91,29 @@ impl Control {
     }
 
     async fn project_with_counts(&self, project: &Project) -> Result<org::Project, AppError> {
-        let all = self.db.projects().list().await?;
-        let workloads = all
-            .iter()
-            .find(|p| p.project.id == project.id)
-            .map_or(0, |p| p.workloads);
+        let workloads = self.db.projects().workload_count(project.id).await?;
         let department = self.db.departments().get(project.department_id).await?;
         Ok(self.project_view(project, workloads, &department.name))
+    }
+
+    /// The project `key` names and its department, if the principal may manage the department's
+    /// projects (a project's own members learn they may not; a stranger, only that it is not
+    /// theirs).
+    async fn managed_project(
+        &self,
+        principal: &Principal,
+        key: &str,
+    ) -> Result<(Project, Department), AppError> {
+        let project = self
+            .project_for(principal, key, Permission::ReadProject)
+            .await?;
+        let department = self.db.departments().get(project.department_id).await?;
+        access::require_on(
+            principal,
+            Permission::ManageProjects,
+            &scope_of(&department),
+        )?;
+        Ok((project, department))
     }
 
     /// The project `key` names, if the principal holds `permission` in it; a stranger learns
@@ -167,15 +183,7 @@ impl Control {
         key: &str,
         request: ProjectRequest,
     ) -> Result<org::Project, AppError> {
-        let project = self
-            .project_for(principal, key, Permission::ReadProject)
-            .await?;
-        let department = self.db.departments().get(project.department_id).await?;
-        access::require_on(
-            principal,
-            Permission::ManageProjects,
-            &scope_of(&department),
-        )?;
+        let (project, department) = self.managed_project(principal, key).await?;
         if request.name != project.name {
             return Err(AppError::field(
                 "name",
@@ -204,15 +212,7 @@ impl Control {
     }
 
     pub async fn delete_project(&self, principal: &Principal, key: &str) -> Result<(), AppError> {
-        let project = self
-            .project_for(principal, key, Permission::ReadProject)
-            .await?;
-        let department = self.db.departments().get(project.department_id).await?;
-        access::require_on(
-            principal,
-            Permission::ManageProjects,
-            &scope_of(&department),
-        )?;
+        let (project, _) = self.managed_project(principal, key).await?;
         if project.name == crate::db::projects::DEFAULT_PROJECT {
             return Err(AppError::Conflict(
                 "the default project cannot be deleted".into(),

@@ -257,9 +257,9 @@ impl Control {
     pub async fn standing(
         &self,
         listing: &WorkloadListing,
-    ) -> Result<Option<app::model::workload::Standing>, AppError> {
+    ) -> Result<Option<app::model::usage::Standing>, AppError> {
         use crate::domain::quota::Allowance;
-        use app::model::workload::{Standing, UnitGpus};
+        use app::model::usage::{Standing, UnitGpus};
         let project = match self.db.projects().get(listing.workload.project_id).await {
             Ok(p) => p,
             Err(crate::db::DbError::NotFound) => return Ok(None),

@@ -195,6 +195,12 @@ impl Projects<'_> {
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).fetch_all(pool).await)?)
     }
 
+    /// How many workloads of the project are not deleted.
+    pub async fn workload_count(&self, id: Uuid) -> DbResult<i64> {
+        let sql = "SELECT COUNT(*) FROM workloads WHERE project_id = $1 AND deleted_at IS NULL";
+        Ok(on_pool!(self.0, pool => sqlx::query_scalar(sql).bind(id).fetch_one(pool).await)?)
+    }
+
     pub async fn count(&self) -> DbResult<i64> {
         let sql = "SELECT COUNT(*) FROM projects";
         Ok(on_pool!(self.0, pool => sqlx::query_scalar(sql).fetch_one(pool).await)?)

@@ -16,7 +16,7 @@ use serde_json::Value;
 mod state;
 pub use state::{FormState, check, use_form};
 
-pub const INPUT_CLASS: &str = "block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[invalid=true]:border-red-600 dark:border-slate-600 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-400";
+pub const INPUT_CLASS: &str = "block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm disabled:cursor-not-allowed disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[invalid=true]:border-red-600 dark:border-slate-600 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-400";
 const LABEL_CLASS: &str = "text-sm font-medium";
 const HINT_CLASS: &str = "text-xs text-slate-600 dark:text-slate-400";
 const ERROR_CLASS: &str = "text-xs font-medium text-red-700 dark:text-red-300";

@@ -1,7 +1,8 @@
 //! Why the training is where it is, and what stands in its way that Tephra cannot clear.
 
 use crate::model::phase::Phase;
-use crate::model::workload::{Standing, Workload};
+use crate::model::usage::Standing;
+use crate::model::workload::Workload;
 use leptos::prelude::*;
 
 /// Why the training is where it is, in plain words, with the gang and the queue it waits in.

@@ -1,0 +1,71 @@
+//! Over quota, as a user sees it before and after submitting: the fit answer says the training
+//! would run over quota, and the training's page (its server function) shows the project's GPUs
+//! in use against its quota and limit.
+
+use super::Running;
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn a_training_over_quota_is_told_so_before_and_after_submit() {
+    let server = Running::start().await;
+    let res = server
+        .client
+        .put(format!("{}/api/v1/org-unit/projects/default", server.base))
+        .json(&json!({ "name": "default", "resources": [
+            { "nodePool": { "name": "default" }, "gpu": { "deserved": 1, "limit": 4 } }
+        ] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+
+    let request = json!({ "name": "big", "projectId": "default",
+                          "spec": { "image": "busybox", "compute": { "gpuDevicesRequest": 2 } } });
+    let fit: Value = server
+        .client
+        .post(format!("{}/api/v1/workloads/trainings/fit", server.base))
+        .json(&request)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(fit["verdict"], "overQuota", "{fit}");
+    assert!(
+        fit["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("over project \"default\"'s quota"),
+        "{fit}"
+    );
+
+    let res = server
+        .client
+        .post(format!("{}/api/v1/workloads/trainings", server.base))
+        .json(&request)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let created: Value = res.json().await.unwrap();
+    let detail: app::model::workload::WorkloadDetail = server
+        .client
+        .post(format!("{}/api/fn/get_workload", server.base))
+        .header("accept", "application/json")
+        .json(&json!({ "id": created["workloadId"] }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let standing = detail.standing.expect("a stored project has a standing");
+    assert_eq!(
+        standing.project.describe("Project"),
+        "Project \"default\": 2 GPU(s) in use; quota 1, limit 4 (over quota: what is beyond it \
+         runs on idle GPUs and may be preempted)"
+    );
+    assert_eq!(standing.department.name, "default");
+    server.stop().await;
+}
