@@ -54,6 +54,9 @@ impl Running {
     }
 
     async fn stop(mut self) {
+        // The client's idle keep-alive connections would hold the graceful shutdown open until
+        // its grace period ends; dropping the client closes them, so the server stops at once.
+        self.client = reqwest::Client::new();
         let _ = self.stop.take().unwrap().send(());
         tokio::time::timeout(Duration::from_secs(30), &mut self.task)
             .await
