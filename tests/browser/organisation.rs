@@ -15,6 +15,22 @@ async fn an_administrator_sets_up_a_department_a_project_and_its_policy() -> any
     let base = server.base_url();
     let browser = Browser::start().await?;
     browser.open(&format!("{base}/organisation")).await?;
+    // No cluster here: the cluster view says so instead of showing empty tables.
+    browser
+        .wait_for("[data-testid=cluster-empty]", WAIT)
+        .await?;
+    // The default project is kept: nothing offers to delete it.
+    let projects = browser
+        .text_of("[data-testid=projects-admin-table]", WAIT)
+        .await?;
+    assert!(projects.contains("default"), "{projects}");
+    assert!(
+        browser
+            .text_of("[data-testid=delete-default]", Duration::from_millis(300))
+            .await
+            .is_err(),
+        "no Delete for the default project"
+    );
 
     browser.fill("department-name", "research").await?;
     browser.fill("department-gpu-quota", "8").await?;

@@ -161,13 +161,9 @@ impl Tephra {
         Api::namespaced_with(self.kube.clone(), &self.namespace(), &job_resource())
     }
 
-    fn pods(&self) -> Api<Pod> {
-        Api::namespaced(self.kube.clone(), &self.namespace())
-    }
-
+    /// A workload's pods, in whichever project namespace they run.
     pub(crate) async fn pods_of(&self, id: &str) -> anyhow::Result<Vec<Pod>> {
-        Ok(self
-            .pods()
+        Ok(Api::<Pod>::all(self.kube.clone())
             .list(&ListParams::default().labels(&format!("tephra.dev/workload-id={id}")))
             .await?
             .items)
@@ -199,7 +195,12 @@ impl Tephra {
                 continue;
             }
             let name = pod.metadata.name.clone().context("pods have names")?;
-            self.pods()
+            let namespace = pod
+                .metadata
+                .namespace
+                .clone()
+                .context("pods have namespaces")?;
+            Api::<Pod>::namespaced(self.kube.clone(), &namespace)
                 .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
                 .await?;
         }
@@ -508,7 +509,7 @@ pub async fn a_gang_that_cannot_fit_is_pending_with_the_schedulers_reason(
             "{body}"
         );
         // Five pods of 8 GPUs each fit a node but not the cluster together (32 GPUs): the
-        // queue never admits the gang, and the workload says what it waits for.
+        // scheduler never places the gang, and the workload says what it waits for.
         let accepted = t.submit(DISTRIBUTED, &pytorch("too-many", 4, 8)).await?;
         let id = id_of(&accepted)?;
         let pending = t

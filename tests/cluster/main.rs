@@ -7,6 +7,7 @@ mod api;
 mod dashboard;
 mod drills;
 mod org;
+mod quota;
 mod reliability;
 mod volcano;
 
@@ -35,7 +36,7 @@ fn main() {
         volcano::seed_000_pytorch_job_runs_as_a_gang,
         volcano::completing_the_master_completes_the_torchrun_job,
         volcano::a_gang_that_cannot_fit_binds_nothing_while_a_small_job_runs,
-        volcano::a_gang_larger_than_the_cluster_is_never_admitted,
+        volcano::a_gang_larger_than_the_cluster_never_binds_a_pod,
         volcano::a_queue_capability_caps_what_runs,
         volcano::abort_and_resume_commands_stop_and_restart_the_job,
         volcano::foreground_delete_removes_pods_and_the_podgroup,
@@ -51,6 +52,7 @@ fn main() {
         api::jobs_without_a_workload_are_reported_not_deleted,
         dashboard::a_pytorch_training_from_the_form_runs_live_and_is_managed_with_buttons,
         org::projects_are_leaf_queues_under_their_department_and_come_back,
+        quota::an_in_quota_training_reclaims_what_an_over_quota_one_borrowed,
         reliability::a_finished_training_stays_finished_when_its_job_is_collected,
         reliability::a_delete_right_after_submit_never_leaves_a_job_behind,
         reliability::a_resume_racing_a_delete_never_undoes_it,

@@ -2,6 +2,7 @@
 
 pub mod error_panel;
 pub mod form;
+pub mod gpu_use;
 pub mod hydrated;
 pub mod layout;
 pub mod live;

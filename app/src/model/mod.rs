@@ -2,6 +2,7 @@
 
 pub mod access;
 pub mod action;
+pub mod cluster;
 pub mod fit;
 pub mod org;
 pub mod org_form;

@@ -124,9 +124,25 @@ pub struct ProjectRequest {
     pub requested_namespace: Option<String>,
 }
 
-/// Departments and projects the principal may read, for the organisation page.
+/// The project every installation starts with, so `scripts/run` and Run:ai scripts that name
+/// it work at once. It is never deleted.
+pub const DEFAULT_PROJECT: &str = "default";
+
+/// Departments and projects the principal may read, for the organisation page, with the GPUs
+/// their live workloads ask for (a department's: all its projects' together), and the cluster.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Organisation {
     pub departments: Vec<Department>,
     pub projects: Vec<Project>,
+    /// By department name.
+    pub department_gpus: std::collections::BTreeMap<String, f64>,
+    pub cluster: crate::model::cluster::ClusterView,
+}
+
+/// GPU quota and limit summed over the pools (`None`: no pool sets one).
+pub fn gpu_totals(resources: &[PoolResources]) -> (Option<f64>, Option<f64>) {
+    let sum = |pick: fn(&PoolResources) -> Option<f64>| {
+        resources.iter().filter_map(pick).reduce(|a, b| a + b)
+    };
+    (sum(|r| r.gpu.deserved), sum(|r| r.gpu.limit))
 }

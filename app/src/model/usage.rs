@@ -14,6 +14,11 @@ pub struct UnitGpus {
 }
 
 impl UnitGpus {
+    /// It uses more than its quota: what is beyond it runs on lent GPUs.
+    pub fn over_quota(&self) -> bool {
+        self.quota.is_some_and(|q| self.in_use > q)
+    }
+
     /// "project "vision": 6 GPU(s) in use; quota 4, limit 8"
     pub fn describe(&self, kind: &str) -> String {
         let show = |n: Option<f64>| n.map_or_else(|| "none".to_owned(), |n| n.to_string());
@@ -24,7 +29,7 @@ impl UnitGpus {
             show(self.quota),
             show(self.limit)
         );
-        if self.quota.is_some_and(|q| self.in_use > q) {
+        if self.over_quota() {
             line.push_str(
                 " (over quota: what is beyond it runs on idle GPUs and may be preempted)",
             );

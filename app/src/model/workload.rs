@@ -38,6 +38,9 @@ pub struct PodInfo {
     pub restarts: i32,
     /// RFC 3339.
     pub created_at: Option<String>,
+    /// The GPUs its containers ask for (`nvidia.com/gpu`).
+    #[serde(default)]
+    pub gpus: u32,
 }
 
 /// The gang's PodGroup, which Volcano's scheduler admits and places as a whole.
@@ -93,6 +96,26 @@ pub struct LiveStatus {
     /// Why Tephra could not act on the workload in the cluster, while it keeps trying.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reconcile_error: Option<ReconcileError>,
+    /// The last time Volcano preempted the workload, and how often it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<Preemption>,
+}
+
+/// Volcano's scheduler evicted the workload's pods to give GPUs back to a queue within its
+/// quota (reclaim): what this workload ran on beyond its project's quota was lent, not owned.
+/// The Job restarts by its policy when GPUs are free again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Preemption {
+    /// RFC 3339: when the scheduler marked the first pod for eviction.
+    pub at: Option<String>,
+    /// The scheduler's words, e.g. "Pod is evicted, because of reclaim".
+    pub message: String,
+    /// How many times the workload has been preempted.
+    pub count: u32,
+    /// The Job (its uid) and the retry it was in: one preemption, however many pods it evicted.
+    pub episode: String,
 }
 
 impl LiveStatus {
@@ -108,6 +131,7 @@ impl LiveStatus {
             events: Vec::new(),
             drift: self.drift.clone(),
             reconcile_error: self.reconcile_error.clone(),
+            preemption: self.preemption.clone(),
         }
     }
 }
@@ -449,6 +473,7 @@ mod tests {
             phase: "Pending".into(),
             restarts: 0,
             created_at: None,
+            gpus: 0,
         };
         let status = LiveStatus {
             job_phase: Some("Pending".into()),

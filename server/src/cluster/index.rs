@@ -9,6 +9,7 @@
 
 use crate::domain::labels::WORKLOAD_ID;
 use crate::domain::ownership::OwnerKey;
+use crate::domain::preemption::{Preempted, evicted_by_scheduler};
 use crate::domain::status::{JobObservation, Observed, PodGroupObservation};
 use crate::domain::volcano::Job;
 use app::model::workload::{EventInfo, PodInfo};
@@ -87,6 +88,18 @@ impl Entry {
 /// The workload id on an object's labels.
 pub fn workload_id(labels: &std::collections::BTreeMap<String, String>) -> Option<Uuid> {
     labels.get(WORKLOAD_ID).and_then(|v| v.parse().ok())
+}
+
+/// The GPUs a pod's containers ask for: their limits, as the device plugin counts them.
+fn pod_gpus(pod: &Pod) -> u32 {
+    pod.spec
+        .iter()
+        .flat_map(|s| &s.containers)
+        .filter_map(|c| c.resources.as_ref())
+        .filter_map(|r| r.limits.as_ref().or(r.requests.as_ref()))
+        .filter_map(|l| l.get(crate::domain::quota::GPU_RESOURCE))
+        .filter_map(|q| q.0.parse::<u32>().ok())
+        .sum()
 }
 
 /// The uid of the object's controller (for pods and PodGroups, the Volcano Job that made them).
@@ -170,6 +183,7 @@ impl Index {
             ObjectKind::Job => {
                 if entry.observed.job.as_ref().is_some_and(|j| j.name == key.2) {
                     entry.observed.job = None;
+                    entry.observed.preempted = None;
                     self.job_namespaces.remove(&id);
                 }
             }
@@ -220,6 +234,15 @@ impl Index {
         self.job_namespaces.insert(id, key.1.clone());
         self.owners.insert(key, id);
         let entry = self.entry(id);
+        // Running on a later retry than the one preempted: it came back.
+        if entry
+            .observed
+            .preempted
+            .as_ref()
+            .is_some_and(|p| observation.phase == "Running" && observation.retry_count > p.retry)
+        {
+            entry.observed.preempted = None;
+        }
         entry.observed.job = Some(observation);
         if let Some(uid) = job.metadata.uid.clone() {
             entry.owned_jobs.insert(uid);
@@ -297,11 +320,35 @@ impl Index {
                 .creation_timestamp
                 .as_ref()
                 .map(|t| t.0.to_string()),
+            gpus: pod_gpus(pod),
         };
         self.owners.insert(key.clone(), id);
         let controller = controller_uid(&pod.metadata).unwrap_or_default();
         let entry = self.entry(id);
         if entry.owned_jobs.contains(&controller) {
+            if let Some((at, message)) = evicted_by_scheduler(pod) {
+                // The pod's own retry: the Job's status may already count the restart.
+                let retry = pod
+                    .annotations()
+                    .get("volcano.sh/job-retry-count")
+                    .and_then(|r| r.parse().ok())
+                    .or_else(|| entry.observed.job.as_ref().map(|j| j.retry_count))
+                    .unwrap_or_default();
+                let episode = format!("{controller}/{retry}");
+                if entry
+                    .observed
+                    .preempted
+                    .as_ref()
+                    .is_none_or(|p| p.episode != episode)
+                {
+                    entry.observed.preempted = Some(Preempted {
+                        at,
+                        message,
+                        retry,
+                        episode,
+                    });
+                }
+            }
             entry.observed.pods.insert(key.2, info);
         } else {
             entry.held_pods.insert(key.2, (controller, info));
@@ -345,6 +392,18 @@ impl Index {
             events.pop_front();
         }
         Some(id)
+    }
+
+    /// GPUs that Tephra's pods hold on each node: bound, neither finished nor failed.
+    pub fn gpus_by_node(&self) -> std::collections::BTreeMap<String, f64> {
+        let mut by_node = std::collections::BTreeMap::new();
+        let pods = self.entries.values().flat_map(|e| e.observed.pods.values());
+        for pod in pods.filter(|p| matches!(p.phase.as_str(), "Pending" | "Running")) {
+            if let Some(node) = &pod.node {
+                *by_node.entry(node.clone()).or_insert(0.0) += f64::from(pod.gpus);
+            }
+        }
+        by_node
     }
 
     /// Forgets a workload entirely (it was deleted and everything of it is gone).

@@ -52,6 +52,11 @@ impl NodeIndex {
         self.nodes.remove(name);
     }
 
+    /// Every node by name.
+    pub fn nodes(&self) -> impl Iterator<Item = (&str, &NodeSize)> {
+        self.nodes.iter().map(|(name, size)| (name.as_str(), size))
+    }
+
     /// Every pool by name.
     pub fn pools(&self) -> Vec<Pool> {
         let mut pools: BTreeMap<&str, Pool> = BTreeMap::new();
@@ -106,7 +111,7 @@ pub fn size_of(node: &Node, pool_label: &str) -> NodeSize {
     NodeSize {
         pool,
         allocatable: Amount {
-            gpus: get("nvidia.com/gpu").unwrap_or(0.0),
+            gpus: get(crate::domain::quota::GPU_RESOURCE).unwrap_or(0.0),
             cpu_millis: (get("cpu").unwrap_or(0.0) * 1000.0).round() as i64,
             memory_mib: (get("memory").unwrap_or(0.0) / (1024.0 * 1024.0)).floor() as i64,
         },

@@ -9,6 +9,7 @@ use super::objects::PodGroup;
 use super::pacer::Pacer;
 use crate::db::{Database, DbError};
 use crate::domain::labels::MANAGED_SELECTOR;
+use crate::domain::preemption;
 use crate::domain::status::{derive, is_final, live_status, stopped_in_cluster};
 use crate::domain::volcano::Job;
 use app::model::phase::Phase;
@@ -278,6 +279,12 @@ impl Tracker {
         let derived = derive(row.desired_phase, row.actual_phase, &entry.observed);
         let mut status = live_status(&entry.observed);
         status.events = entry.events.into_iter().collect();
+        status.preemption = preemption::record(
+            row.status.preemption.as_ref(),
+            entry.observed.preempted.as_ref(),
+        );
+        let newly_preempted = status.preemption.as_ref().map(|p| &p.episode)
+            != row.status.preemption.as_ref().map(|p| &p.episode);
         status.reconcile_error = self
             .backoffs
             .lock()
@@ -309,6 +316,19 @@ impl Tracker {
         else {
             return Ok(Attempt::Raced);
         };
+        if let Some(p) = status.preemption.as_ref().filter(|_| newly_preempted) {
+            // The history keeps every preemption: the training never silently restarts.
+            self.db
+                .audit()
+                .record(
+                    None,
+                    "workload.preempted",
+                    "workload",
+                    id,
+                    serde_json::json!({ "reason": p.message, "at": p.at, "count": p.count }),
+                )
+                .await?;
+        }
         super::publish(&self.events, &super::event_of(&updated, false));
         Ok(Attempt::Wrote)
     }

@@ -21,12 +21,14 @@ pub(super) fn admission<'a>(
             name: &project.name,
             allowance: Allowance::of(&project.resources),
             used: usage.project,
+            reclaimable: Amount::default(),
         };
         let department = Unit {
             kind: "department",
             name: &department.name,
             allowance: Allowance::of(&department.resources),
             used: usage.department,
+            reclaimable: usage.department_lent,
         };
         quota::admit(demand, &project, &department, &nodes)
     }

@@ -1,6 +1,8 @@
 //! `fit`: what a submit would meet now, without storing anything. The same checks as a submit
 //! (validation, policies, limits, node sizes), plus whether the GPUs its pools have are free as
-//! Tephra counts them (Tephra's own workloads; other pods on the nodes are not counted).
+//! Tephra counts them (Tephra's own workloads; other pods on the nodes are not counted). A training
+//! within its project's quota also fits when what it lacks is borrowed by other projects beyond
+//! their quotas: Volcano's reclaim takes that back.
 
 use super::Control;
 use super::admission::admission;
@@ -58,6 +60,14 @@ impl Control {
             (gpus, !pools.is_empty())
         };
         let free_gpus = known.then(|| (capacity - everything.gpus).max(0.0));
+        // GPUs short of what it asks, and what Volcano's reclaim would take back for it.
+        let short = free_gpus
+            .map(|free| demand.total.gpus - free)
+            .filter(|short| *short > 1e-9);
+        let reclaims = match short {
+            Some(short) => short <= self.borrowed_by_others(project.id).await? + 1e-9,
+            None => false,
+        };
         let nodes = self.cluster.largest_nodes();
         let verdict = admission(project, &department, &demand, nodes)(usage);
         let (verdict, message, details) = match verdict {
@@ -72,7 +82,17 @@ impl Control {
                     })
                     .collect(),
             ),
-            Ok(_) if free_gpus.is_some_and(|free| demand.total.gpus > free + 1e-9) => (
+            Ok(Standing::WithinQuota) if reclaims => (
+                Verdict::WithinQuota,
+                format!(
+                    "within project {:?}'s quota: Volcano takes back {} that other projects \
+                     borrowed beyond their quotas",
+                    project.name,
+                    quota::Resource::Gpu.amount(short.unwrap_or_default())
+                ),
+                Vec::new(),
+            ),
+            Ok(_) if short.is_some() => (
                 Verdict::Waiting,
                 format!(
                     "it waits: it asks {}, and Tephra's workloads leave {} free in its pools",
@@ -99,5 +119,27 @@ impl Control {
             project_limit: bounds(allowance.limit),
             free_gpus,
         })
+    }
+}
+
+impl Control {
+    /// GPUs the other projects' live workloads ask beyond those projects' quotas: what Volcano's
+    /// reclaim hands back to a project within its own quota (queues are reclaimable; a project
+    /// without a quota lends all it uses). Summed over pools.
+    async fn borrowed_by_others(&self, project: uuid::Uuid) -> Result<f64, AppError> {
+        let used = self.db.workloads().usage_by_project().await?;
+        let projects = self.db.projects().list().await?;
+        Ok(used
+            .iter()
+            .filter(|(id, _)| *id != project)
+            .map(|(id, amount)| {
+                let quota = projects
+                    .iter()
+                    .find(|p| p.project.id == *id)
+                    .and_then(|p| Allowance::of(&p.project.resources).deserved.gpus)
+                    .unwrap_or(0.0);
+                (amount.gpus - quota).max(0.0)
+            })
+            .sum())
     }
 }

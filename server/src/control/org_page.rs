@@ -5,18 +5,75 @@
 use super::Control;
 use crate::db::DbError;
 use app::error::AppError;
+use app::model::cluster::{ClusterView, NodeView};
 use app::model::org::{self, DepartmentRequest, Organisation, ProjectRequest};
 use app::model::org_form::{QuotaFields, with_pool};
 use app::model::policy::{PolicyField, preview};
 use app::model::principal::Principal;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 impl Control {
     pub async fn organisation(&self, principal: &Principal) -> Result<Organisation, AppError> {
+        let departments = self.departments(principal).await?;
+        let mut department_gpus = BTreeMap::new();
+        let projects = self.db.projects().list().await?;
+        for (project, used) in self.db.workloads().usage_by_project().await? {
+            let Some(p) = projects.iter().find(|p| p.project.id == project) else {
+                continue;
+            };
+            if let Some(d) = departments
+                .iter()
+                .find(|d| d.id == p.project.department_id.to_string())
+            {
+                *department_gpus.entry(d.name.clone()).or_insert(0.0) += used.gpus;
+            }
+        }
         Ok(Organisation {
-            departments: self.departments(principal).await?,
+            departments,
             projects: self.org_projects(principal).await?,
+            department_gpus,
+            cluster: self.cluster_view(),
         })
+    }
+
+    /// The node pools with their capacity, and the GPUs Tephra's bound pods hold in each.
+    pub fn node_pools(&self) -> Vec<(crate::cluster::nodes::Pool, f64)> {
+        let view = self.cluster_view();
+        let pools = self
+            .cluster
+            .shared
+            .nodes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .pools();
+        pools
+            .into_iter()
+            .map(|pool| {
+                let used = view.pools.iter().find(|p| p.name == pool.name);
+                let allocated = used.map_or(0.0, |p| p.used_gpus);
+                (pool, allocated)
+            })
+            .collect()
+    }
+
+    /// The nodes the watch has seen, by pool, with the GPUs Tephra's bound pods hold on each.
+    pub fn cluster_view(&self) -> ClusterView {
+        let shared = &self.cluster.shared;
+        let used = shared.index().gpus_by_node();
+        let nodes = shared.nodes.read().unwrap_or_else(|e| e.into_inner());
+        ClusterView::of(
+            nodes
+                .nodes()
+                .map(|(name, size)| NodeView {
+                    name: name.to_owned(),
+                    pool: size.pool.clone(),
+                    gpus: size.allocatable.gpus,
+                    used_gpus: used.get(name).copied().unwrap_or(0.0),
+                    schedulable: size.schedulable,
+                })
+                .collect(),
+        )
     }
 
     pub async fn save_department(

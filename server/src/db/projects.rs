@@ -7,7 +7,7 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 /// The project every installation starts with, so a new user can submit at once.
-pub const DEFAULT_PROJECT: &str = "default";
+pub use app::model::org::DEFAULT_PROJECT;
 
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct Project {

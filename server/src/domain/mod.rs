@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod labels;
 pub mod ownership;
 pub mod policy;
+pub mod preemption;
 pub mod quota;
 pub mod render;
 pub mod request;

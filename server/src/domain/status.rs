@@ -24,7 +24,12 @@
 //! | Running  | Job Completed                                             | Completed     |
 //! | Running  | Job Failed or Terminated                                  | Failed        |
 //! | Running  | PodGroup Unknown (some pods run, the rest cannot be placed) | Unknown     |
+//!
+//! A Job whose pods the scheduler preempted (reclaim: its project ran over quota on lent GPUs)
+//! is restarted by its `PodEvicted` policy: Resuming, then Pending. Until it runs again its
+//! reason starts with "preempted" (`domain::preemption`).
 
+use crate::domain::preemption::Preempted;
 use app::model::phase::Phase;
 use app::model::workload::{LiveStatus, PodGroupInfo, PodInfo, TaskCounts};
 use std::collections::BTreeMap;
@@ -64,6 +69,8 @@ pub struct Observed {
     pub pod_group: Option<PodGroupObservation>,
     /// By pod name.
     pub pods: BTreeMap<String, PodInfo>,
+    /// The scheduler preempted the current Job's pods and the Job has not run again since.
+    pub preempted: Option<Preempted>,
 }
 
 impl Observed {
@@ -86,8 +93,22 @@ impl Derived {
     }
 }
 
-/// Derives the actual phase from the desired one, the phase shown before, and the cluster.
+/// Derives the actual phase from the desired one, the phase shown before, and the cluster. A
+/// training that was preempted and waits to run again says so first.
 pub fn derive(desired: Phase, previous: Phase, observed: &Observed) -> Derived {
+    let derived = derive_phase(desired, previous, observed);
+    match (&observed.preempted, derived.phase) {
+        (Some(preempted), Phase::Resuming | Phase::Pending | Phase::Initializing)
+            if desired == Phase::Running =>
+        {
+            let reason = crate::domain::preemption::explain(preempted, derived.reason.as_deref());
+            Derived::new(derived.phase, Some(reason))
+        }
+        _ => derived,
+    }
+}
+
+fn derive_phase(desired: Phase, previous: Phase, observed: &Observed) -> Derived {
     if desired == Phase::Deleting {
         let left = observed.pods.len();
         let reason = if observed.is_empty() {
@@ -254,8 +275,9 @@ fn pending(job: &JobObservation, observed: &Observed) -> Derived {
     }
     let reason = match &pg.unschedulable {
         Some(message) => format!(
-            "the scheduler cannot place the gang of {gang} pod(s) at once: {}",
-            plain_unschedulable(message)
+            "the scheduler cannot place the gang of {gang} pod(s) at once: {}; it {}",
+            plain_unschedulable(message),
+            needs(gang, &pg.min_resources)
         ),
         None => format!(
             "admitted by queue {}; waiting for the scheduler to place {gang} pod(s) at once",
@@ -350,6 +372,7 @@ pub fn live_status(observed: &Observed) -> LiveStatus {
         events: Vec::new(),
         drift: drift(observed),
         reconcile_error: None,
+        preemption: None,
     }
 }
 
@@ -386,6 +409,7 @@ mod tests {
                 phase: phase.into(),
                 restarts: 0,
                 created_at: None,
+                gpus: 0,
             },
         )
     }
@@ -399,7 +423,36 @@ mod tests {
             job,
             pod_group: pg,
             pods: pods.into_iter().collect(),
+            preempted: None,
         }
+    }
+
+    #[test]
+    fn a_preempted_training_says_so_until_it_runs_again() {
+        let mut seen = observed(Some(job("Restarting")), None, Vec::new());
+        seen.preempted = Some(Preempted {
+            at: None,
+            message: "Pod is evicted, because of reclaim".into(),
+            retry: 0,
+            episode: "uid/0".into(),
+        });
+        let d = derive(Phase::Running, Phase::Running, &seen);
+        assert_eq!(d.phase, Phase::Resuming);
+        let reason = d.reason.unwrap();
+        assert!(
+            reason.starts_with("preempted: Volcano took back GPUs"),
+            "{reason}"
+        );
+        assert!(
+            reason.ends_with("now Volcano is restarting the Job (retry 0)"),
+            "{reason}"
+        );
+        // Running again: nothing to explain. Suspended by the user: that is the reason.
+        seen.job = Some(job("Running"));
+        assert_eq!(derive(Phase::Running, Phase::Resuming, &seen).reason, None);
+        seen.job = Some(job("Restarting"));
+        let suspended = derive(Phase::Stopped, Phase::Resuming, &seen);
+        assert!(!suspended.reason.unwrap().contains("preempted"));
     }
 
     #[test]

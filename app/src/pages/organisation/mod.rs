@@ -5,11 +5,13 @@
 //! System administrators manage departments and every policy; a department's administrators
 //! manage its projects and their policies. The server refuses the rest, naming the permission.
 
+mod cluster;
 mod policy;
 mod units;
 
 use crate::api::get_organisation;
 use crate::components::loaded::loaded;
+use crate::components::style::CARD_CLASS;
 use crate::error::AppError;
 use crate::model::org::PoolResources;
 use leptos::prelude::*;
@@ -24,7 +26,16 @@ pub fn OrganisationPage() -> impl IntoView {
         <p class="mb-6 max-w-3xl text-sm text-slate-600 dark:text-slate-400">
             "Each department is a parent Volcano queue and each project a child queue. The quota is what a project is guaranteed; up to its limit it may borrow idle GPUs, and what it borrows is reclaimed when another project needs its own quota back. An empty quota or limit means none."
         </p>
-        {loaded(org, |org| view! { <units::Units org /> })}
+        {loaded(org, |org| {
+            let nodes = org.cluster.clone();
+            view! {
+                <units::Units org />
+                <section class=format!("mb-6 {CARD_CLASS}") aria-labelledby="cluster-heading">
+                    <h2 id="cluster-heading" class="mb-3 font-semibold">"Cluster"</h2>
+                    <cluster::Cluster cluster=nodes />
+                </section>
+            }
+        })}
     }
 }
 

@@ -4,10 +4,11 @@
 use super::policy::{PolicyEditor, Scopes};
 use super::{Refusal, shares};
 use crate::api::{DeleteProject, SaveDepartment, SaveProject, get_organisation};
+use crate::components::gpu_use::GpuUse;
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
 use crate::error::AppError;
-use crate::model::org::Organisation;
+use crate::model::org::{DEFAULT_PROJECT, Organisation, gpu_totals};
 use leptos::prelude::*;
 
 const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
@@ -15,8 +16,9 @@ const LABEL: &str = "text-sm font-medium";
 const ROW: &str = "border-b border-slate-100 last:border-0 dark:border-slate-800";
 const CELL: &str = "px-4 py-2";
 
-const DEPARTMENT_COLUMNS: [Column; 3] = [
+const DEPARTMENT_COLUMNS: [Column; 4] = [
     Column::text("Name"),
+    Column::text("GPUs in use / quota (limit)"),
     Column::text("GPUs per pool: quota (limit)"),
     Column::text("Queue"),
 ];
@@ -144,13 +146,17 @@ pub fn Units(org: Organisation) -> impl IntoView {
 fn DepartmentTable(org: Organisation) -> impl IntoView {
     view! {
         <Table testid="departments-table" columns=&DEPARTMENT_COLUMNS>
-            {org.departments.into_iter().map(|d| view! {
+            {org.departments.into_iter().map(|d| {
+                let (quota, limit) = gpu_totals(&d.resources);
+                let in_use = org.department_gpus.get(&d.name).copied().unwrap_or(0.0);
+                view! {
                 <tr class=ROW>
                     <td class=format!("{CELL} font-medium")>{d.name}</td>
+                    <td class=CELL data-testid="department-gpu-use"><GpuUse in_use quota limit /></td>
                     <td class=CELL>{shares(&d.resources)}</td>
                     <td class=format!("{CELL} font-mono text-xs")>{d.queue}</td>
                 </tr>
-            }).collect_view()}
+            }}).collect_view()}
         </Table>
     }
 }
@@ -161,6 +167,8 @@ fn ProjectTable(org: Organisation, delete: ServerAction<DeleteProject>) -> impl 
         <Table testid="projects-admin-table" columns=&PROJECT_COLUMNS>
             {org.projects.into_iter().map(|p| {
                 let name = p.name.clone();
+                // Scripts and the form fall back to it: kept, so no Delete.
+                let deletable = name != DEFAULT_PROJECT;
                 view! {
                     <tr class=ROW>
                         <td class=format!("{CELL} font-medium")>{p.name}</td>
@@ -168,12 +176,14 @@ fn ProjectTable(org: Organisation, delete: ServerAction<DeleteProject>) -> impl 
                         <td class=CELL>{shares(&p.resources)}</td>
                         <td class=format!("{CELL} text-right tabular-nums")>{p.workloads}</td>
                         <td class=CELL>
-                            <ActionForm action=delete>
-                                <input type="hidden" name="name" value=name.clone() />
-                                <button type="submit" data-testid=format!("delete-{name}") class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
-                                    "Delete"
-                                </button>
-                            </ActionForm>
+                            {deletable.then(|| view! {
+                                <ActionForm action=delete>
+                                    <input type="hidden" name="name" value=name.clone() />
+                                    <button type="submit" data-testid=format!("delete-{name}") class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
+                                        "Delete"
+                                    </button>
+                                </ActionForm>
+                            })}
                         </td>
                     </tr>
                 }

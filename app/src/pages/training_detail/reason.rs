@@ -15,16 +15,21 @@ pub(super) fn Reason(
         workload.with(|w| {
             matches!(
                 w.actual_phase,
-                Phase::Pending | Phase::Creating | Phase::Failed
+                Phase::Pending | Phase::Creating | Phase::Resuming | Phase::Failed
             )
         })
     };
     view! {
         {move || {
             let w = workload.get();
-            let message = w.phase_message.clone()?;
+            let standing = standing.get();
+            let over_quota = standing.as_ref().is_some_and(|s| s.project.over_quota());
+            let preemption = w.status.preemption.clone();
+            if w.phase_message.is_none() && preemption.is_none() && !over_quota {
+                return None;
+            }
             let heading = match w.actual_phase {
-                Phase::Pending | Phase::Creating => "Why it is waiting",
+                Phase::Pending | Phase::Creating | Phase::Resuming => "Why it is waiting",
                 Phase::Failed => "Why it failed",
                 _ => "Status",
             };
@@ -40,17 +45,26 @@ pub(super) fn Reason(
                 )
             });
             let gpus = w.gpus();
-            // Besides the scheduler's words: where the project and its department stand.
-            let units = waiting().then(|| standing.get()).flatten().map(|s| {
+            // Besides the scheduler's words: where the project and its department stand, while
+            // it waits, and while it runs on lent GPUs (it may be preempted).
+            let units = standing.filter(|_| waiting() || over_quota).map(|s| {
                 view! {
                     <p class="mt-1 text-sm" data-testid="project-standing">{s.project.describe("Project")}</p>
                     <p class="mt-1 text-sm">{s.department.describe("Department")}</p>
                 }
             });
+            let preempted = preemption.map(|p| {
+                let at = p.at.map(|at| format!(", last at {at}")).unwrap_or_default();
+                format!(
+                    "Preempted {} time(s){at}: {}. Volcano takes back GPUs a project uses beyond its quota when another project needs them within its own; the Job restarts when GPUs are free.",
+                    p.count, p.message
+                )
+            });
             Some(view! {
                 <section aria-labelledby="reason-heading" class=format!("rounded-lg border p-4 {tone}") data-testid="reason">
                     <h2 id="reason-heading" class="font-semibold">{heading}</h2>
-                    <p class="mt-1 text-sm">{message}</p>
+                    {w.phase_message.map(|m| view! { <p class="mt-1 text-sm">{m}</p> })}
+                    {preempted.map(|p| view! { <p class="mt-1 text-sm" data-testid="preemption">{p}</p> })}
                     {gang.map(|g| view! { <p class="mt-1 text-sm">{g}</p> })}
                     {(gpus > 0.0).then(|| view! {
                         <p class="mt-1 text-sm">{format!("Needs {gpus} GPU(s) in total")}</p>

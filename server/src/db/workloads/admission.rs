@@ -4,7 +4,8 @@
 use super::{Change, NewWorkload, StoredWorkload, Workloads};
 use crate::db::audit::record_in;
 use crate::db::{DbResult, conflict_as, now, on_pool};
-use crate::domain::quota::Amount;
+use crate::domain::quota::{self, Allowance, Amount};
+use app::model::org::PoolResources;
 use app::model::phase::Phase;
 use app::model::workload::LiveStatus;
 use sqlx::types::Json;
@@ -16,6 +17,8 @@ use uuid::Uuid;
 pub struct Usage {
     pub project: Amount,
     pub department: Amount,
+    /// Of the department's use, what its other projects take beyond their quotas.
+    pub department_lent: Amount,
 }
 
 /// What counts as use: workloads that may run (not deleted, finished or stopped).
@@ -27,6 +30,30 @@ const USAGE_SQL: &str = "SELECT COALESCE(SUM(w.gpus), 0.0),
                             AND w.desired_phase = 'Running'
                             AND ($1 IS NULL OR p.department_id = $1)
                             AND ($2 IS NULL OR w.project_id = $2)";
+
+/// Each other project of a department (`$1`, not `$2`) with its resources and its use.
+const SIBLINGS_SQL: &str = "SELECT p.resources,
+       (SELECT COALESCE(SUM(w.gpus), 0.0) FROM workloads w WHERE w.project_id = p.id
+           AND w.deleted_at IS NULL AND w.finished_at IS NULL AND w.desired_phase = 'Running'),
+       (SELECT CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT) FROM workloads w
+         WHERE w.project_id = p.id AND w.deleted_at IS NULL AND w.finished_at IS NULL
+           AND w.desired_phase = 'Running'),
+       (SELECT CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT) FROM workloads w
+         WHERE w.project_id = p.id AND w.deleted_at IS NULL AND w.finished_at IS NULL
+           AND w.desired_phase = 'Running')
+  FROM projects p WHERE p.department_id = $1 AND p.id <> $2";
+
+type SiblingRow = (Json<Vec<PoolResources>>, f64, i64, i64);
+
+/// What the siblings take beyond their quotas, together.
+fn lent_by(siblings: Vec<SiblingRow>) -> Amount {
+    siblings
+        .into_iter()
+        .map(|(resources, gpus, cpu, memory)| {
+            quota::lent(amount((gpus, cpu, memory)), &Allowance::of(&resources.0))
+        })
+        .fold(Amount::default(), Amount::plus)
+}
 
 fn amount((gpus, cpu_millis, memory_mib): (f64, i64, i64)) -> Amount {
     Amount {
@@ -55,9 +82,15 @@ macro_rules! usage {
             .bind(None::<Uuid>)
             .fetch_one(&mut **$tx)
             .await?;
+        let siblings = sqlx::query_as(SIBLINGS_SQL)
+            .bind($department)
+            .bind($project)
+            .fetch_all(&mut **$tx)
+            .await?;
         Usage {
             project: amount(project),
             department: amount(department),
+            department_lent: lent_by(siblings),
         }
     }};
 }
@@ -214,9 +247,15 @@ impl Workloads<'_> {
                 .await)?;
             DbResult::Ok(amount(row))
         };
+        let siblings = on_pool!(self.0, pool => sqlx::query_as(SIBLINGS_SQL)
+            .bind(department_id)
+            .bind(project_id)
+            .fetch_all(pool)
+            .await)?;
         let usage = Usage {
             project: read(Some(department_id), Some(project_id)).await?,
             department: read(Some(department_id), None).await?,
+            department_lent: lent_by(siblings),
         };
         Ok((usage, read(None, None).await?))
     }

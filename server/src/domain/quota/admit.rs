@@ -12,6 +12,10 @@ pub struct Unit<'a> {
     pub allowance: Allowance,
     /// What its live workloads already ask for.
     pub used: Amount,
+    /// Of `used`, what other projects take beyond their quotas (for a department): Volcano
+    /// reclaims it for a request within its project's quota, so it does not stand in that
+    /// request's way.
+    pub reclaimable: Amount,
 }
 
 /// Where an admitted request stands against its project's quota.
@@ -32,6 +36,7 @@ pub fn admit(
     department: &Unit<'_>,
     nodes: &[(String, Amount)],
 ) -> Result<Standing, Vec<FieldError>> {
+    let over = over_quota(demand, project);
     let mut errors = Vec::new();
     for unit in [project, department] {
         for resource in Resource::ALL {
@@ -39,7 +44,10 @@ pub fn admit(
                 continue;
             };
             let asks = demand.total.get(resource);
-            let used = unit.used.get(resource);
+            let mut used = unit.used.get(resource);
+            if over.is_empty() {
+                used -= unit.reclaimable.get(resource);
+            }
             if asks + used > limit + EPSILON {
                 errors.push(FieldError {
                     path: demand.field.clone(),
@@ -57,7 +65,20 @@ pub fn admit(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let over: Vec<String> = Resource::ALL
+    Ok(if over.is_empty() {
+        Standing::WithinQuota
+    } else {
+        Standing::OverQuota(format!(
+            "over project {:?}'s quota ({}): runs on idle capacity and may be preempted",
+            project.name,
+            over.join("; ")
+        ))
+    })
+}
+
+/// Each resource the request takes its project beyond the quota: "12 GPUs with this one, quota 8".
+fn over_quota(demand: &Demand, project: &Unit<'_>) -> Vec<String> {
+    Resource::ALL
         .into_iter()
         .filter_map(|resource| {
             let deserved = project.allowance.deserved.get(resource)?;
@@ -70,16 +91,7 @@ pub fn admit(
                 )
             })
         })
-        .collect();
-    Ok(if over.is_empty() {
-        Standing::WithinQuota
-    } else {
-        Standing::OverQuota(format!(
-            "over project {:?}'s quota ({}): runs on idle capacity and may be preempted",
-            project.name,
-            over.join("; ")
-        ))
-    })
+        .collect()
 }
 
 /// Fractions of GPUs are summed as floats.

@@ -17,6 +17,10 @@ pub use demand::{Demand, demand};
 use app::model::org::{PoolResources, Share};
 use std::fmt;
 
+/// The extended resource of a whole GPU, as NVIDIA's device plugin advertises it on nodes and
+/// pods ask for it.
+pub const GPU_RESOURCE: &str = "nvidia.com/gpu";
+
 /// GPUs, CPU and memory together: a workload's demand, a unit's use, or a bound on either.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Amount {
@@ -100,6 +104,21 @@ fn trim(value: f64) -> String {
         format!("{rounded:.0}")
     } else {
         format!("{rounded}")
+    }
+}
+
+/// What `used` takes beyond `allowance`'s quota, resource by resource: lent capacity that
+/// Volcano's reclaim hands back to a project within its own quota. A resource without a quota
+/// is all lent (a queue's `deserved` is zero where it is unset).
+pub fn lent(used: Amount, allowance: &Allowance) -> Amount {
+    let beyond = |resource: Resource| {
+        let used = used.get(resource);
+        (used - allowance.deserved.get(resource).unwrap_or(0.0)).max(0.0)
+    };
+    Amount {
+        gpus: beyond(Resource::Gpu),
+        cpu_millis: beyond(Resource::Cpu) as i64,
+        memory_mib: beyond(Resource::Memory) as i64,
     }
 }
 

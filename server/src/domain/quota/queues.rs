@@ -35,7 +35,7 @@ pub fn resource_list(bound: &Bound) -> BTreeMap<String, String> {
         .filter_map(|resource| {
             let value = bound.get(resource)?;
             Some(match resource {
-                Resource::Gpu => ("nvidia.com/gpu".to_owned(), trim(value)),
+                Resource::Gpu => (super::GPU_RESOURCE.to_owned(), trim(value)),
                 Resource::Cpu => ("cpu".to_owned(), format!("{}m", value.round())),
                 Resource::Memory => ("memory".to_owned(), format!("{}Mi", value.round())),
             })

@@ -30,6 +30,7 @@ fn unit<'a>(kind: &'static str, name: &'a str, allowance: Allowance, used: f64) 
             gpus: used,
             ..Amount::default()
         },
+        reclaimable: Amount::default(),
     }
 }
 
@@ -196,5 +197,63 @@ fn projects_share_their_department_quota() {
     assert_eq!(
         errors[1].message,
         "a limit of 8 GPUs is above department \"research\"'s limit of 6 GPUs"
+    );
+}
+
+#[test]
+fn what_other_projects_borrowed_does_not_block_a_request_within_quota() {
+    let p = unit(
+        "project",
+        "lender",
+        Allowance::of(&[pool("default", gpus(Some(24.0), Some(24.0)))]),
+        0.0,
+    );
+    let mut dept = unit(
+        "department",
+        "share",
+        Allowance::of(&[pool("default", gpus(Some(32.0), Some(32.0)))]),
+        32.0,
+    );
+    // The borrower runs 32 GPUs on a quota of 8: 24 of them are lent.
+    dept.reclaimable = lent(
+        Amount {
+            gpus: 32.0,
+            ..Amount::default()
+        },
+        &Allowance::of(&[pool("default", gpus(Some(8.0), Some(32.0)))]),
+    );
+    assert_eq!(dept.reclaimable.gpus, 24.0);
+    assert_eq!(
+        admit(&demand(8.0, 8.0, &[]), &p, &dept, &[]),
+        Ok(Standing::WithinQuota)
+    );
+    // Beyond its own quota it may not borrow what is already lent: the department is full.
+    let busy = Unit {
+        used: Amount {
+            gpus: 24.0,
+            ..Amount::default()
+        },
+        ..p.clone()
+    };
+    let Err(errors) = admit(&demand(8.0, 8.0, &[]), &busy, &dept, &[]) else {
+        panic!("over quota in a full department is refused");
+    };
+    assert!(
+        errors.iter().any(|e| e
+            .message
+            .contains("department \"share\" may use at most 32 GPUs")),
+        "{errors:?}"
+    );
+    // A resource without a quota is all lent.
+    assert_eq!(
+        lent(
+            Amount {
+                gpus: 3.0,
+                ..Amount::default()
+            },
+            &Allowance::default()
+        )
+        .gpus,
+        3.0
     );
 }

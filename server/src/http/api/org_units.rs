@@ -238,6 +238,9 @@ pub struct NodePool {
     pub memory_mib: i64,
     /// Its largest node, resource by resource.
     pub largest_node_gpus: f64,
+    /// GPUs of Tephra's pods bound to its nodes that have not finished (other pods are not
+    /// counted).
+    pub allocated_gpus: f64,
 }
 
 /// The cluster's node pools and their capacity, from the Node objects.
@@ -247,18 +250,11 @@ pub async fn list_node_pools(
     State(state): State<AppState>,
     Acting(_): Acting,
 ) -> Json<Vec<NodePool>> {
-    let pools = state
-        .control
-        .cluster
-        .shared
-        .nodes
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .pools();
+    let pools = state.control.node_pools();
     Json(
         pools
             .into_iter()
-            .map(|p| NodePool {
+            .map(|(p, allocated_gpus)| NodePool {
                 id: p.name.clone(),
                 name: p.name,
                 nodes: p.nodes,
@@ -266,6 +262,7 @@ pub async fn list_node_pools(
                 cpu_millis: p.capacity.cpu_millis,
                 memory_mib: p.capacity.memory_mib,
                 largest_node_gpus: p.largest.gpus,
+                allocated_gpus,
             })
             .collect(),
     )

@@ -12,7 +12,13 @@ import (
 
 // schedulerConf enables the gang gate and the capacity plugin (queues with deserved and
 // capability, hierarchical), with reclaim so queues can take back what they lent.
-const schedulerConf = `actions: "enqueue, allocate, backfill, reclaim"
+//
+// There is no enqueue action: with the capacity plugin, enqueue refuses every gang while the
+// cluster (the root queue) or a parent queue is full, and reclaim only acts for gangs already
+// enqueued, so a project could never take back its quota from one that borrowed it all
+// (volcano-sh/volcano#4679, #4817). Without it, allocate moves a gang Inqueue itself and still
+// binds a gang only whole, within every queue's capability.
+const schedulerConf = `actions: "allocate, backfill, reclaim"
 tiers:
 - plugins:
   - name: priority

@@ -16,7 +16,7 @@ pub(super) fn resources(c: &Compute) -> ResourceRequirements {
     };
     match &c.gpu {
         Gpu::None => {}
-        Gpu::Devices(n) => both("nvidia.com/gpu", n.to_string()),
+        Gpu::Devices(n) => both(crate::domain::quota::GPU_RESOURCE, n.to_string()),
         Gpu::Portion { devices, portion } => {
             both("volcano.sh/vgpu-number", devices.max(&1).to_string());
             both("volcano.sh/vgpu-cores", portion.percent().to_string());
