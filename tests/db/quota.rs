@@ -154,6 +154,16 @@ pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &st
         }
     }
     assert_eq!(speech, 2, "12 in the department, 10 already used by vision");
+    // The department is at its limit, but 6 of vision's 10 are borrowed beyond its quota of 4:
+    // a project within its own quota is admitted, and Volcano reclaims the borrowed GPUs.
+    control
+        .create_project(&root, project("audio", "research", gpus(Some(2.0), None)))
+        .await
+        .expect("third project");
+    control
+        .submit(WorkloadKind::Training, &root, one_gpu("a0", "audio"))
+        .await
+        .expect("within audio's quota, the borrowed GPUs do not count against it");
 }
 
 /// Departments and projects: quotas within the department's, names kept, deletes refused
