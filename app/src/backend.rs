@@ -104,6 +104,15 @@ pub trait Backend: Send + Sync + 'static {
 
     async fn delete_project(&self, principal: &Principal, name: &str) -> Result<(), AppError>;
 
+    /// Adds an access rule (a member of a project, or of the system).
+    async fn add_member(
+        &self,
+        principal: &Principal,
+        rule: &crate::model::access::NewAccessRule,
+    ) -> Result<crate::model::access::AccessRuleView, AppError>;
+
+    async fn remove_member(&self, principal: &Principal, id: i64) -> Result<(), AppError>;
+
     /// One scope's own policy as JSON text.
     async fn policy_text(
         &self,

@@ -148,7 +148,30 @@ impl Backend for Services {
     }
 
     async fn organisation(&self, principal: &Principal) -> Result<Organisation, AppError> {
-        self.control.organisation(principal).await
+        let mut organisation = self.control.organisation(principal).await?;
+        let every_rule = Default::default();
+        let governance = self.governance();
+        organisation.members = governance
+            .list_rules(principal, &every_rule)
+            .await?
+            .access_rules;
+        organisation.roles = crate::governance::rules::roles();
+        Ok(organisation)
+    }
+
+    async fn add_member(
+        &self,
+        principal: &Principal,
+        rule: &app::model::access::NewAccessRule,
+    ) -> Result<app::model::access::AccessRuleView, AppError> {
+        self.governance().add_rule(principal, rule).await
+    }
+
+    async fn remove_member(&self, principal: &Principal, id: i64) -> Result<(), AppError> {
+        self.governance()
+            .remove_rule(principal, id)
+            .await
+            .map(|_| ())
     }
 
     async fn save_department(

@@ -1,6 +1,7 @@
 //! The organisation page: an administrator creates a department and a project with GPU quotas,
 //! sees them in the tables and in the org-unit API, tries a project policy (a widening one is
-//! refused, naming the rule), saves a narrowing one after its preview, and deletes the project.
+//! refused, naming the rule), saves a narrowing one after its preview, gives a user a role in the
+//! project and takes it back, and deletes the project.
 
 use serde_json::Value;
 use std::time::Duration;
@@ -127,6 +128,42 @@ async fn an_administrator_sets_up_a_department_a_project_and_its_policy() -> any
         stored["policy"]["rules"]["compute"]["gpuDevicesRequest"]["max"], 2.0,
         "{stored}"
     );
+
+    // Members: a researcher in the project, listed and in the access-rules API, then removed;
+    // an application that does not exist is refused, naming the field.
+    browser.fill("member-subject", "ghost-app").await?;
+    browser.select("member-kind", "app").await?;
+    browser.select("member-role", "4").await?;
+    browser.select("member-scope", "vision").await?;
+    browser
+        .click("[data-testid=member-form] button[type=submit]")
+        .await?;
+    let refused = browser
+        .wait_text("[data-testid=refusal]", "subjectId", WAIT)
+        .await?;
+    assert!(refused.contains("no application is named"), "{refused}");
+    browser.fill("member-subject", "ada@example.com").await?;
+    browser.select("member-kind", "user").await?;
+    browser
+        .click("[data-testid=member-form] button[type=submit]")
+        .await?;
+    let members = browser
+        .wait_text("[data-testid=members-table]", "ada@example.com", WAIT)
+        .await?;
+    assert!(members.contains("Researcher"), "{members}");
+    assert!(members.contains("project vision"), "{members}");
+    let rules: Value = reqwest::get(format!(
+        "{base}/api/v1/authorization/access-rules?subjectId=ada@example.com"
+    ))
+    .await?
+    .json()
+    .await?;
+    assert_eq!(rules["accessRules"][0]["scopeName"], "vision", "{rules}");
+    assert_eq!(rules["accessRules"][0]["roleName"], "Researcher", "{rules}");
+    browser
+        .click("[data-testid='remove-member-ada@example.com']")
+        .await?;
+    crate::wait_gone(&browser, "[data-testid=members-table]", "ada@example.com").await?;
 
     browser.click("[data-testid=delete-vision]").await?;
     crate::wait_gone(&browser, "[data-testid=projects-admin-table]", "vision").await?;

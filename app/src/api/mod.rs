@@ -14,7 +14,9 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use std::collections::BTreeMap;
 
+mod members;
 mod org;
+pub use members::*;
 pub use org::*;
 
 #[server(prefix = "/api/fn", endpoint = "get_me")]

@@ -137,6 +137,9 @@ pub struct Organisation {
     /// By department name.
     pub department_gpus: std::collections::BTreeMap<String, f64>,
     pub cluster: crate::model::cluster::ClusterView,
+    /// The access rules on scopes the principal may see, and the roles to give.
+    pub members: Vec<crate::model::access::AccessRuleView>,
+    pub roles: Vec<crate::model::access::RoleView>,
 }
 
 /// GPU quota and limit summed over the pools (`None`: no pool sets one).

@@ -34,6 +34,9 @@ impl Control {
             projects: self.org_projects(principal).await?,
             department_gpus,
             cluster: self.cluster_view(),
+            // The governance service fills these in (`Backend::organisation`).
+            members: Vec::new(),
+            roles: Vec::new(),
         })
     }
 

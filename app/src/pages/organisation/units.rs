@@ -1,9 +1,12 @@
 //! Departments and projects: the tables, and a form for each that creates one or sets its GPU
 //! share in a node pool. The tables follow every save and delete.
 
+use super::members::Members;
 use super::policy::{PolicyEditor, Scopes};
 use super::{Refusal, shares};
-use crate::api::{DeleteProject, SaveDepartment, SaveProject, get_organisation};
+use crate::api::{
+    AddMember, DeleteProject, RemoveMember, SaveDepartment, SaveProject, get_organisation,
+};
 use crate::components::gpu_use::GpuUse;
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
@@ -11,10 +14,10 @@ use crate::error::AppError;
 use crate::model::org::{DEFAULT_PROJECT, Organisation, gpu_totals};
 use leptos::prelude::*;
 
-const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
-const LABEL: &str = "text-sm font-medium";
-const ROW: &str = "border-b border-slate-100 last:border-0 dark:border-slate-800";
-const CELL: &str = "px-4 py-2";
+pub(super) const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
+pub(super) const LABEL: &str = "text-sm font-medium";
+pub(super) const ROW: &str = "border-b border-slate-100 last:border-0 dark:border-slate-800";
+pub(super) const CELL: &str = "px-4 py-2";
 
 const DEPARTMENT_COLUMNS: [Column; 4] = [
     Column::text("Name"),
@@ -55,7 +58,7 @@ fn QuotaInputs(prefix: &'static str) -> impl IntoView {
 }
 
 /// What a save answered: nothing yet, done, or the server's refusal.
-fn outcome<T: 'static>(
+pub(super) fn outcome<T: 'static>(
     value: impl Fn() -> Option<Result<T, AppError>> + Send + Sync + 'static,
     done: &'static str,
 ) -> impl IntoView {
@@ -75,10 +78,15 @@ pub fn Units(org: Organisation) -> impl IntoView {
     let save_department = ServerAction::<SaveDepartment>::new();
     let save_project = ServerAction::<SaveProject>::new();
     let delete = ServerAction::<DeleteProject>::new();
+    let add_member = ServerAction::<AddMember>::new();
+    let remove_member = ServerAction::<RemoveMember>::new();
     let org = RwSignal::new(Ok::<_, AppError>(org));
     Effect::new(move |_| {
-        let changes =
-            save_department.version().get() + save_project.version().get() + delete.version().get();
+        let changes = save_department.version().get()
+            + save_project.version().get()
+            + delete.version().get()
+            + add_member.version().get()
+            + remove_member.version().get();
         if changes > 0 {
             leptos::task::spawn_local(async move { org.set(get_organisation().await) });
         }
@@ -136,6 +144,7 @@ pub fn Units(org: Organisation) -> impl IntoView {
             </ActionForm>
             {outcome(move || save_project.value().get(), "Saved.")}
         </section>
+        <Members org add=add_member remove=remove_member />
         <PolicyEditor scopes=Signal::derive(move || {
             org.with(|o| o.as_ref().map(Scopes::of).unwrap_or_default())
         }) />
