@@ -4,6 +4,7 @@ pub mod access;
 pub mod action;
 pub mod cluster;
 pub mod fit;
+pub mod live;
 pub mod org;
 pub mod org_form;
 pub mod overview;

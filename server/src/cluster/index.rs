@@ -10,7 +10,7 @@
 use crate::domain::labels::WORKLOAD_ID;
 use crate::domain::ownership::OwnerKey;
 use crate::domain::preemption::{Preempted, evicted_by_scheduler};
-use crate::domain::status::{JobObservation, Observed, PodGroupObservation};
+use crate::domain::status::{Observed, PodGroupObservation};
 use crate::domain::volcano::Job;
 use app::model::workload::{EventInfo, PodInfo};
 use k8s_openapi::api::core::v1::{Event, Pod};
@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use uuid::Uuid;
 
 use super::objects::PodGroup;
+use super::observe;
 
 /// How many events a workload keeps (newest last).
 const EVENTS_KEPT: usize = 20;
@@ -88,27 +89,6 @@ impl Entry {
 /// The workload id on an object's labels.
 pub fn workload_id(labels: &std::collections::BTreeMap<String, String>) -> Option<Uuid> {
     labels.get(WORKLOAD_ID).and_then(|v| v.parse().ok())
-}
-
-/// The GPUs a pod's containers ask for: their limits, as the device plugin counts them.
-fn pod_gpus(pod: &Pod) -> u32 {
-    pod.spec
-        .iter()
-        .flat_map(|s| &s.containers)
-        .filter_map(|c| c.resources.as_ref())
-        .filter_map(|r| r.limits.as_ref().or(r.requests.as_ref()))
-        .filter_map(|l| l.get(crate::domain::quota::GPU_RESOURCE))
-        .filter_map(|q| q.0.parse::<u32>().ok())
-        .sum()
-}
-
-/// The uid of the object's controller (for pods and PodGroups, the Volcano Job that made them).
-fn controller_uid(meta: &kube::api::ObjectMeta) -> Option<String> {
-    meta.owner_references
-        .iter()
-        .flatten()
-        .find(|r| r.controller == Some(true))
-        .map(|r| r.uid.clone())
 }
 
 impl Index {
@@ -221,16 +201,7 @@ impl Index {
             }
             return None;
         };
-        let status = job.status.clone().unwrap_or_default();
-        let observation = JobObservation {
-            name: key.2.clone(),
-            phase: status.state.phase,
-            message: status.state.message.filter(|m| !m.is_empty()),
-            retry_count: status.retry_count,
-            min_available: job.spec.min_available.unwrap_or_default(),
-            deleting: job.metadata.deletion_timestamp.is_some(),
-            generation: job.metadata.generation.unwrap_or(1),
-        };
+        let observation = observe::job(job, key.2.clone());
         self.job_namespaces.insert(id, key.1.clone());
         self.owners.insert(key, id);
         let entry = self.entry(id);
@@ -260,29 +231,9 @@ impl Index {
         let id = workload_id(pg.labels())?;
         let key = (ObjectKind::PodGroup, pg.namespace()?, pg.name_any());
         self.note_listed(&key);
-        let status = pg.status.clone().unwrap_or_default();
-        let unschedulable = status
-            .conditions
-            .iter()
-            .rev()
-            .find(|c| c.type_ == "Unschedulable" && c.status == "True")
-            .and_then(|c| c.message.clone());
-        let observation = PodGroupObservation {
-            name: key.2.clone(),
-            phase: status.phase,
-            min_member: pg.spec.min_member,
-            queue: pg.spec.queue.clone(),
-            min_resources: pg
-                .spec
-                .min_resources
-                .iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), v.0.clone()))
-                .collect(),
-            unschedulable,
-        };
+        let observation = observe::pod_group(pg, key.2.clone());
         self.owners.insert(key, id);
-        let controller = controller_uid(&pg.metadata).unwrap_or_default();
+        let controller = observe::controller_uid(&pg.metadata).unwrap_or_default();
         let entry = self.entry(id);
         if entry.owned_jobs.contains(&controller) {
             entry.observed.pod_group = Some(observation);
@@ -300,30 +251,9 @@ impl Index {
         let id = workload_id(pod.labels())?;
         let key = (ObjectKind::Pod, pod.namespace()?, pod.name_any());
         self.note_listed(&key);
-        let status = pod.status.as_ref();
-        let info = PodInfo {
-            name: key.2.clone(),
-            task: pod
-                .labels()
-                .get("volcano.sh/task-spec")
-                .cloned()
-                .unwrap_or_default(),
-            node: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
-            phase: status
-                .and_then(|s| s.phase.clone())
-                .unwrap_or_else(|| "Pending".into()),
-            restarts: status
-                .and_then(|s| s.container_statuses.as_ref())
-                .map_or(0, |cs| cs.iter().map(|c| c.restart_count).sum()),
-            created_at: pod
-                .metadata
-                .creation_timestamp
-                .as_ref()
-                .map(|t| t.0.to_string()),
-            gpus: pod_gpus(pod),
-        };
+        let info = observe::pod(pod, key.2.clone());
         self.owners.insert(key.clone(), id);
-        let controller = controller_uid(&pod.metadata).unwrap_or_default();
+        let controller = observe::controller_uid(&pod.metadata).unwrap_or_default();
         let entry = self.entry(id);
         if entry.owned_jobs.contains(&controller) {
             if let Some((at, message)) = evicted_by_scheduler(pod) {

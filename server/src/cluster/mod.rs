@@ -10,6 +10,7 @@ pub mod backoff;
 pub mod index;
 pub mod nodes;
 pub mod objects;
+mod observe;
 mod pacer;
 pub mod reconciler;
 

@@ -1,0 +1,120 @@
+//! How the watchers read Kubernetes objects: a Volcano Job, its PodGroup and a pod, each turned
+//! into the observation `domain::status` derives from. Only the fields Tephra shows or decides on.
+
+use super::objects::PodGroup;
+use crate::domain::quota::GPU_RESOURCE;
+use crate::domain::status::{JobObservation, PodGroupObservation};
+use crate::domain::volcano::Job;
+use app::model::workload::PodInfo;
+use k8s_openapi::api::core::v1::Pod;
+use kube::ResourceExt;
+
+pub fn job(job: &Job, name: String) -> JobObservation {
+    let status = job.status.clone().unwrap_or_default();
+    JobObservation {
+        name,
+        phase: status.state.phase,
+        message: status.state.message.filter(|m| !m.is_empty()),
+        retry_count: status.retry_count,
+        min_available: job.spec.min_available.unwrap_or_default(),
+        deleting: job.metadata.deletion_timestamp.is_some(),
+        generation: job.metadata.generation.unwrap_or(1),
+    }
+}
+
+pub fn pod_group(pg: &PodGroup, name: String) -> PodGroupObservation {
+    let status = pg.status.clone().unwrap_or_default();
+    let unschedulable = status
+        .conditions
+        .iter()
+        .rev()
+        .find(|c| c.type_ == "Unschedulable" && c.status == "True")
+        .and_then(|c| c.message.clone());
+    PodGroupObservation {
+        name,
+        phase: status.phase,
+        min_member: pg.spec.min_member,
+        queue: pg.spec.queue.clone(),
+        min_resources: pg
+            .spec
+            .min_resources
+            .iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.0.clone()))
+            .collect(),
+        unschedulable,
+    }
+}
+
+pub fn pod(pod: &Pod, name: String) -> PodInfo {
+    let status = pod.status.as_ref();
+    PodInfo {
+        name,
+        task: pod
+            .labels()
+            .get("volcano.sh/task-spec")
+            .cloned()
+            .unwrap_or_default(),
+        node: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
+        phase: status
+            .and_then(|s| s.phase.clone())
+            .unwrap_or_else(|| "Pending".into()),
+        restarts: status
+            .and_then(|s| s.container_statuses.as_ref())
+            .map_or(0, |cs| cs.iter().map(|c| c.restart_count).sum()),
+        created_at: pod
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| t.0.to_string()),
+        gpus: gpus(pod),
+    }
+}
+
+/// The GPUs a pod's containers ask for: their limits, as the device plugin counts them.
+fn gpus(pod: &Pod) -> u32 {
+    pod.spec
+        .iter()
+        .flat_map(|s| &s.containers)
+        .filter_map(|c| c.resources.as_ref())
+        .filter_map(|r| r.limits.as_ref().or(r.requests.as_ref()))
+        .filter_map(|l| l.get(GPU_RESOURCE))
+        .filter_map(|q| q.0.parse::<u32>().ok())
+        .sum()
+}
+
+/// The uid of the object's controller (for pods and PodGroups, the Volcano Job that made them).
+pub fn controller_uid(meta: &kube::api::ObjectMeta) -> Option<String> {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true))
+        .map(|r| r.uid.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{Container, PodSpec, ResourceRequirements};
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+
+    #[test]
+    fn a_pod_counts_the_gpus_of_all_its_containers() {
+        let container = |gpus: &str| Container {
+            resources: Some(ResourceRequirements {
+                limits: Some([(GPU_RESOURCE.to_owned(), Quantity(gpus.into()))].into()),
+                ..ResourceRequirements::default()
+            }),
+            ..Container::default()
+        };
+        let p = Pod {
+            spec: Some(PodSpec {
+                containers: vec![container("2"), container("6"), Container::default()],
+                ..PodSpec::default()
+            }),
+            ..Pod::default()
+        };
+        let info = pod(&p, "p".into());
+        assert_eq!((info.gpus, info.phase.as_str()), (8, "Pending"));
+    }
+}
