@@ -4,6 +4,7 @@
 use crate::api::{CreateApplication, RevokeApplication, list_applications, list_projects};
 use crate::components::loaded::loaded;
 use crate::components::style::CARD_CLASS;
+use crate::components::style::ROW_DANGER_BUTTON_CLASS;
 use crate::components::table::{Column, Table};
 use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
 use crate::error::AppError;
@@ -147,7 +148,7 @@ fn AppTable(list: Vec<ApplicationView>, revoke: ServerAction<RevokeApplication>)
                                     view! {
                                         <ActionForm action=revoke>
                                             <input type="hidden" name="id" value=id />
-                                            <button type="submit" data-testid=format!("revoke-{}", name) class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
+                                            <button type="submit" data-testid=format!("revoke-{}", name) class=ROW_DANGER_BUTTON_CLASS>
                                                 "Revoke"
                                             </button>
                                         </ActionForm>

@@ -133,12 +133,12 @@ impl Control {
             .iter()
             .filter(|(id, _)| *id != project)
             .map(|(id, amount)| {
-                let quota = projects
+                let allowance = projects
                     .iter()
                     .find(|p| p.project.id == *id)
-                    .and_then(|p| Allowance::of(&p.project.resources).deserved.gpus)
-                    .unwrap_or(0.0);
-                (amount.gpus - quota).max(0.0)
+                    .map(|p| Allowance::of(&p.project.resources))
+                    .unwrap_or_default();
+                quota::lent(*amount, &allowance).gpus
             })
             .sum())
     }

@@ -6,11 +6,14 @@
 use super::Refusal;
 use super::units::{CELL, FIELD, LABEL, ROW, outcome};
 use crate::api::{AddMember, RemoveMember};
-use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS};
+use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
 use crate::error::AppError;
 use crate::model::org::Organisation;
 use leptos::prelude::*;
+
+/// The role the form offers first: it may run trainings in the project, nothing more.
+const RESEARCHER: i64 = 4;
 
 const COLUMNS: [Column; 5] = [
     Column::text("Who"),
@@ -57,7 +60,8 @@ pub(super) fn Members(
                         {move || org.with(|o| {
                             o.as_ref().map(|o| o.roles.clone()).unwrap_or_default()
                         }).into_iter().map(|r| view! {
-                            <option value=r.id.to_string()>{r.name}</option>
+                            // Preselect a role that can do little harm, not the widest.
+                            <option value=r.id.to_string() selected=r.id == RESEARCHER>{r.name}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -98,7 +102,7 @@ fn MemberTable(org: Organisation, remove: ServerAction<RemoveMember>) -> impl In
                         <td class=CELL>
                             <ActionForm action=remove>
                                 <input type="hidden" name="id" value=m.id.to_string() />
-                                <button type="submit" data-testid=format!("remove-member-{}", m.subject_id) class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
+                                <button type="submit" data-testid=format!("remove-member-{}", m.subject_id) class=ROW_DANGER_BUTTON_CLASS>
                                     "Remove"
                                 </button>
                             </ActionForm>

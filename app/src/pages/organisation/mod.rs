@@ -31,7 +31,7 @@ pub fn OrganisationPage() -> impl IntoView {
             let nodes = org.cluster.clone();
             view! {
                 <units::Units org />
-                <section class=format!("mb-6 {CARD_CLASS}") aria-labelledby="cluster-heading">
+                <section class=format!("my-6 {CARD_CLASS}") aria-labelledby="cluster-heading">
                     <h2 id="cluster-heading" class="mb-3 font-semibold">"Cluster"</h2>
                     <cluster::Cluster cluster=nodes />
                 </section>

@@ -8,7 +8,7 @@ use crate::api::{
     AddMember, DeleteProject, RemoveMember, SaveDepartment, SaveProject, get_organisation,
 };
 use crate::components::gpu_use::GpuUse;
-use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS};
+use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
 use crate::error::AppError;
 use crate::model::org::{DEFAULT_PROJECT, Organisation, gpu_totals};
@@ -188,7 +188,7 @@ fn ProjectTable(org: Organisation, delete: ServerAction<DeleteProject>) -> impl 
                             {deletable.then(|| view! {
                                 <ActionForm action=delete>
                                     <input type="hidden" name="name" value=name.clone() />
-                                    <button type="submit" data-testid=format!("delete-{name}") class="rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950">
+                                    <button type="submit" data-testid=format!("delete-{name}") class=ROW_DANGER_BUTTON_CLASS>
                                         "Delete"
                                     </button>
                                 </ActionForm>
