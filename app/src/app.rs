@@ -4,7 +4,8 @@ use crate::components::layout::Layout;
 use crate::pages::{
     admin::AdminPage, applications::ApplicationsPage, home::HomePage,
     new_training::NewTrainingPage, not_found::NotFoundPage, organisation::OrganisationPage,
-    projects::ProjectsPage, training_detail::TrainingDetailPage, trainings::TrainingsPage,
+    project::ProjectPage, projects::ProjectsPage, training_detail::TrainingDetailPage,
+    trainings::TrainingsPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -61,6 +62,9 @@ pub fn App() -> impl IntoView {
                         view=TrainingDetailPage
                     />
                     <Route ssr=SsrMode::Async path=StaticSegment("projects") view=ProjectsPage />
+                    <Route ssr=SsrMode::Async path=(StaticSegment("projects"), ParamSegment("name"))
+                        view=ProjectPage
+                    />
                     <Route ssr=SsrMode::Async path=StaticSegment("organisation") view=OrganisationPage />
                     <Route ssr=SsrMode::Async path=StaticSegment("applications") view=ApplicationsPage />
                     <Route ssr=SsrMode::Async path=StaticSegment("admin") view=AdminPage />

@@ -73,6 +73,13 @@ pub trait Backend: Send + Sync + 'static {
     /// Projects the principal may see, by name.
     async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError>;
 
+    /// A project's use per resource, node pool and user (`project`: an id or a name).
+    async fn project_usage(
+        &self,
+        principal: &Principal,
+        project: &str,
+    ) -> Result<crate::model::project::ProjectUsage, AppError>;
+
     /// The policies a training in `project` (an id or a name) is checked against.
     async fn form_policy(
         &self,

@@ -139,6 +139,14 @@ impl Backend for Services {
         self.control.project_summaries(principal).await
     }
 
+    async fn project_usage(
+        &self,
+        principal: &Principal,
+        project: &str,
+    ) -> Result<app::model::project::ProjectUsage, AppError> {
+        self.control.project_usage(principal, project).await
+    }
+
     async fn form_policy(
         &self,
         principal: &Principal,

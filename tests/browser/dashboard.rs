@@ -143,6 +143,7 @@ async fn every_page_passes_axe_in_light_and_dark_mode() {
         ("clone", format!("/trainings/new?from={id}")),
         ("training", format!("/trainings/{id}")),
         ("projects", "/projects".to_owned()),
+        ("project", "/projects/default".to_owned()),
         ("applications", "/applications".to_owned()),
         ("organisation", "/organisation".to_owned()),
         ("admin", "/admin".to_owned()),
@@ -285,6 +286,18 @@ async fn every_route_reads_without_its_script() {
         ),
     );
     pages.push(("/no-such-page".to_owned(), "main", "There is no page here"));
+    // The policy editor opens on the system's own policy, written by the server.
+    let res = reqwest::Client::new()
+        .put(format!("{base}/api/v2/policy/trainings"))
+        .json(&serde_json::json!({
+            "meta": { "scope": "system" },
+            "policy": { "rules": { "compute": { "gpuDevicesRequest": { "max": 6 } } } }
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    pages.push(("/organisation".to_owned(), "#policy-text", "\"max\": 6"));
     let browser = Browser::start_with(&["--blink-settings=scriptEnabled=false"])
         .await
         .expect("Chromium starts");

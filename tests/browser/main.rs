@@ -99,6 +99,30 @@ async fn the_home_page_hydrates_and_reacts_to_clicks() {
     )
     .unwrap();
 
+    // A project's name opens its page: quota and use per resource, pool and user.
+    c.find(Locator::LinkText("default"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for("the project's page", Duration::from_secs(10), || async {
+        let title = c.title().await.ok()?;
+        (title == "default · Tephra").then_some(())
+    })
+    .await
+    .unwrap();
+    let resources = c
+        .find(Locator::Css("[data-testid=project-resources]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for row in ["GPUs", "CPU (cores)", "Memory (GiB)"] {
+        assert!(resources.contains(row), "{row} in {resources}");
+    }
+
     browser.close().await.unwrap();
 }
 
@@ -131,6 +155,12 @@ fn every_route(id: &str, name: &'static str) -> Vec<(String, &'static str, &'sta
             "/projects".to_owned(),
             "[data-testid=projects-table]",
             "default",
+        ),
+        // The training was submitted by the dev login, so its use is the dev user's.
+        (
+            "/projects/default".to_owned(),
+            "[data-testid=project-users]",
+            "Dev User",
         ),
         ("/applications".to_owned(), "main", "New application"),
         (

@@ -14,6 +14,7 @@ use app::model::phase::Phase;
 use app::model::principal::Principal;
 use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
 use quota::{
+    a_projects_usage_splits_placed_and_waiting_work_by_user,
     concurrent_submissions_never_exceed_the_limit,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
 };
@@ -99,6 +100,7 @@ on_both_engines!(
     concurrent_submissions_never_exceed_the_limit,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
     policies_protect_nodes_narrow_inward_and_fill_defaults,
+    a_projects_usage_splits_placed_and_waiting_work_by_user,
 );
 
 async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {

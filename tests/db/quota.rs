@@ -3,6 +3,7 @@
 use app::error::AppError;
 use app::model::fit::Verdict;
 use app::model::org::{DepartmentRequest, PoolRef, PoolResources, ProjectRequest, Share};
+use app::model::phase::Phase;
 use app::model::principal::{Grant, Principal};
 use serde_json::json;
 use server::cluster::ClusterHandle;
@@ -273,4 +274,72 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
     };
     assert_eq!(field, "name");
     assert!(message.contains("keeps its name"), "{message}");
+}
+
+/// A project's page: what it holds (placed) and waits for (admitted), per resource and by the
+/// user who submitted it; only its members and administrators may read it.
+pub async fn a_projects_usage_splits_placed_and_waiting_work_by_user(db: &Database, _: &str) {
+    let control = control(db);
+    let root = admin(super::user(db, "root").await);
+    control
+        .create_project(
+            &root,
+            project("shared", "default", gpus(Some(4.0), Some(8.0))),
+        )
+        .await
+        .expect("project created");
+    let ada = admin(super::user(db, "ada").await);
+    let bo = admin(super::user(db, "bo").await);
+    let mut ada_first = None;
+    for (who, name) in [(&ada, "a1"), (&ada, "a2"), (&bo, "b1")] {
+        let listing = control
+            .submit(WorkloadKind::Training, who, one_gpu(name, "shared"))
+            .await
+            .expect("admitted");
+        ada_first.get_or_insert(listing.workload.id);
+    }
+    db.workloads()
+        .record_status(
+            ada_first.unwrap(),
+            Phase::Running,
+            Phase::Creating,
+            Phase::Running,
+            None,
+            &Default::default(),
+        )
+        .await
+        .unwrap()
+        .expect("status written");
+
+    let usage = control
+        .project_usage(&root, "shared")
+        .await
+        .expect("the administrator reads it");
+    assert_eq!(usage.project.trainings, 3);
+    let gpu = &usage.resources[0];
+    assert_eq!((gpu.quota, gpu.limit), (Some(4.0), Some(8.0)));
+    assert_eq!((gpu.allocated, gpu.pending), (1.0, 2.0), "{usage:?}");
+    let users: Vec<_> = usage
+        .users
+        .iter()
+        .map(|u| {
+            (
+                u.user.as_str(),
+                u.trainings,
+                u.allocated_gpus,
+                u.pending_gpus,
+            )
+        })
+        .collect();
+    assert_eq!(users, [("User ada", 2, 1.0, 1.0), ("User bo", 1, 0.0, 1.0)]);
+    assert_eq!(usage.pools[0].pool, "default");
+
+    let mut stranger = admin(super::user(db, "stranger").await);
+    stranger.admin = false;
+    stranger.grants.clear();
+    let refused = control.project_usage(&stranger, "shared").await;
+    assert!(
+        matches!(refused, Err(AppError::Forbidden(_) | AppError::NotFound(_))),
+        "{refused:?}"
+    );
 }

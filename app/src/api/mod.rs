@@ -132,6 +132,14 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
     backend.list_projects(&principal).await
 }
 
+#[server(prefix = "/api/fn", endpoint = "project_usage")]
+pub async fn project_usage(
+    project: String,
+) -> Result<crate::model::project::ProjectUsage, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend.project_usage(&principal, &project).await
+}
+
 /// The policies a training in `project` is checked against, for the form to show and check.
 #[server(prefix = "/api/fn", endpoint = "form_policy", input = Json)]
 pub async fn form_policy(project: String) -> Result<crate::model::policy::FormPolicy, AppError> {

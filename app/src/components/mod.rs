@@ -2,7 +2,6 @@
 
 pub mod error_panel;
 pub mod form;
-pub mod gpu_use;
 pub mod hydrated;
 pub mod layout;
 pub mod live;
@@ -13,3 +12,4 @@ pub mod relative_time;
 pub mod style;
 pub mod table;
 pub mod toast;
+pub mod usage;

@@ -15,3 +15,6 @@ pub const DANGER_BUTTON_CLASS: &str = "inline-flex items-center rounded-md bg-re
 
 /// A small destructive button in a table row (Delete, Remove, Revoke).
 pub const ROW_DANGER_BUTTON_CLASS: &str = "rounded-md border border-red-300 px-2 py-1 text-xs font-semibold text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950";
+
+/// A link in running text or a table cell.
+pub const LINK_CLASS: &str = "text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-300";

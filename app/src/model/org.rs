@@ -140,6 +140,9 @@ pub struct Organisation {
     /// The access rules on scopes the principal may see, and the roles to give.
     pub members: Vec<crate::model::access::AccessRuleView>,
     pub roles: Vec<crate::model::access::RoleView>,
+    /// The system's own trainings policy as JSON text, so the editor opens with it before any
+    /// script runs; `None` when the principal may not read it.
+    pub system_policy: Option<String>,
 }
 
 /// GPU quota and limit summed over the pools (`None`: no pool sets one).

@@ -7,6 +7,7 @@ pub mod home;
 pub mod new_training;
 pub mod not_found;
 pub mod organisation;
+pub mod project;
 pub mod projects;
 pub mod training_detail;
 pub mod trainings;

@@ -2,10 +2,11 @@
 //! GPU quota, limit and what its workloads use.
 
 use crate::api::list_projects;
-use crate::components::gpu_use::GpuUse;
 use crate::components::loaded::loaded;
 use crate::components::relative_time::Timestamp;
+use crate::components::style::LINK_CLASS;
 use crate::components::table::{Column, Table};
+use crate::components::usage::Usage;
 use crate::model::project::ProjectSummary;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -39,10 +40,12 @@ fn ProjectTable(list: Vec<ProjectSummary>) -> impl IntoView {
                 .map(|p| {
                     view! {
                         <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
-                            <td class="px-4 py-2 font-medium">{p.name}</td>
+                            <td class="px-4 py-2 font-medium">
+                                <a href=format!("/projects/{}", p.name) class=LINK_CLASS>{p.name.clone()}</a>
+                            </td>
                             <td class="px-4 py-2">{p.department}</td>
                             <td class="px-4 py-2" data-testid="gpu-use">
-                                <GpuUse in_use=p.gpus_in_use quota=p.gpu_quota limit=p.gpu_limit />
+                                <Usage in_use=p.gpus_in_use quota=p.gpu_quota limit=p.gpu_limit />
                             </td>
                             <td class="px-4 py-2 font-mono text-xs">{p.namespace}</td>
                             <td class="px-4 py-2 font-mono text-xs">{p.queue}</td>

@@ -324,10 +324,17 @@ impl Index {
         Some(id)
     }
 
-    /// GPUs that Tephra's pods hold on each node: bound, neither finished nor failed.
-    pub fn gpus_by_node(&self) -> std::collections::BTreeMap<String, f64> {
+    /// GPUs that Tephra's pods hold on each node: bound, neither finished nor failed; with a
+    /// `namespace`, only the pods of the Jobs in it (one project's).
+    pub fn gpus_by_node(&self, namespace: Option<&str>) -> std::collections::BTreeMap<String, f64> {
         let mut by_node = std::collections::BTreeMap::new();
-        let pods = self.entries.values().flat_map(|e| e.observed.pods.values());
+        let pods = self
+            .entries
+            .iter()
+            .filter(|(id, _)| {
+                namespace.is_none_or(|ns| self.job_namespaces.get(*id).is_some_and(|n| n == ns))
+            })
+            .flat_map(|(_, e)| e.observed.pods.values());
         for pod in pods.filter(|p| matches!(p.phase.as_str(), "Pending" | "Running")) {
             if let Some(node) = &pod.node {
                 *by_node.entry(node.clone()).or_insert(0.0) += f64::from(pod.gpus);

@@ -9,6 +9,7 @@ mod org;
 mod org_page;
 mod org_projects;
 mod policy;
+mod project_usage;
 mod read;
 mod submit;
 mod view;

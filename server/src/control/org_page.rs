@@ -37,6 +37,11 @@ impl Control {
             // The governance service fills these in (`Backend::organisation`).
             members: Vec::new(),
             roles: Vec::new(),
+            system_policy: match self.policy_text(principal, "system", "", "trainings").await {
+                Ok(text) => Some(text),
+                Err(AppError::Forbidden(_)) => None,
+                Err(other) => return Err(other),
+            },
         })
     }
 
@@ -63,7 +68,7 @@ impl Control {
     /// The nodes the watch has seen, by pool, with the GPUs Tephra's bound pods hold on each.
     pub fn cluster_view(&self) -> ClusterView {
         let shared = &self.cluster.shared;
-        let used = shared.index().gpus_by_node();
+        let used = shared.index().gpus_by_node(None);
         let nodes = shared.nodes.read().unwrap_or_else(|e| e.into_inner());
         ClusterView::of(
             nodes

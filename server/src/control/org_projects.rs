@@ -15,6 +15,28 @@ use app::model::principal::Principal;
 use app::model::project::ProjectSummary;
 use app::model::validation::dns1123_label;
 
+/// A project as the dashboard lists it, with the GPUs its workloads that may run ask for.
+pub(super) fn summary(
+    p: Project,
+    trainings: i64,
+    department: &str,
+    gpus_in_use: f64,
+) -> ProjectSummary {
+    let allowance = Allowance::of(&p.resources);
+    ProjectSummary {
+        id: p.number.to_string(),
+        department: department.to_owned(),
+        gpus_in_use,
+        gpu_quota: allowance.deserved.gpus,
+        gpu_limit: allowance.limit.gpus,
+        created_at: rfc3339(p.created_at),
+        name: p.name,
+        namespace: p.namespace,
+        queue: p.queue,
+        trainings,
+    }
+}
+
 impl Control {
     fn project_view(&self, p: &Project, workloads: i64, department: &str) -> org::Project {
         org::Project {
@@ -46,22 +68,12 @@ impl Control {
         Ok(projects
             .into_iter()
             .map(|p| {
-                let allowance = Allowance::of(&p.project.resources);
-                ProjectSummary {
-                    id: p.project.number.to_string(),
-                    department: department_name(&departments, p.project.department_id).to_owned(),
-                    gpus_in_use: usage
-                        .iter()
-                        .find(|(id, _)| *id == p.project.id)
-                        .map_or(0.0, |(_, a)| a.gpus),
-                    gpu_quota: allowance.deserved.gpus,
-                    gpu_limit: allowance.limit.gpus,
-                    created_at: rfc3339(p.project.created_at),
-                    name: p.project.name,
-                    namespace: p.project.namespace,
-                    queue: p.project.queue,
-                    trainings: p.workloads,
-                }
+                let department = department_name(&departments, p.project.department_id);
+                let in_use = usage
+                    .iter()
+                    .find(|(id, _)| *id == p.project.id)
+                    .map_or(0.0, |(_, a)| a.gpus);
+                summary(p.project, p.workloads, department, in_use)
             })
             .collect())
     }
@@ -118,7 +130,7 @@ impl Control {
 
     /// The project `key` names, if the principal holds `permission` in it; a stranger learns
     /// only that it is not theirs.
-    async fn project_for(
+    pub(super) async fn project_for(
         &self,
         principal: &Principal,
         key: &str,

@@ -1,8 +1,8 @@
 //! The cluster view: each node pool and node with its GPUs, what Tephra's workloads hold, and
 //! what is free, so an administrator sets quotas against what the cluster has.
 
-use crate::components::gpu_use::{GpuUse, gpus};
 use crate::components::table::{Column, Table};
+use crate::components::usage::{Usage, figure};
 use crate::model::cluster::ClusterView;
 use leptos::prelude::*;
 
@@ -36,12 +36,12 @@ pub(super) fn Cluster(cluster: ClusterView) -> impl IntoView {
         </p>
         <Table testid="cluster-pools" columns=&POOL_COLUMNS>
             {cluster.pools.into_iter().map(|p| {
-                let free = gpus(p.free_gpus());
+                let free = figure(p.free_gpus());
                 view! {
                     <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
                         <td class="px-4 py-2 font-medium">{p.name}</td>
                         <td class="px-4 py-2 text-right tabular-nums">{p.nodes}</td>
-                        <td class="px-4 py-2"><GpuUse in_use=p.used_gpus quota=None limit=Some(p.gpus) total=true /></td>
+                        <td class="px-4 py-2"><Usage in_use=p.used_gpus quota=None limit=Some(p.gpus) total=true /></td>
                         <td class="px-4 py-2 text-right tabular-nums">{free}</td>
                     </tr>
                 }
@@ -53,7 +53,7 @@ pub(super) fn Cluster(cluster: ClusterView) -> impl IntoView {
                     <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
                         <td class="px-4 py-2 font-mono text-xs">{n.name}</td>
                         <td class="px-4 py-2">{n.pool}</td>
-                        <td class="px-4 py-2"><GpuUse in_use=n.used_gpus quota=None limit=Some(n.gpus) total=true /></td>
+                        <td class="px-4 py-2"><Usage in_use=n.used_gpus quota=None limit=Some(n.gpus) total=true /></td>
                         <td class="px-4 py-2">{if n.schedulable { "yes" } else { "no (cordoned or not ready)" }}</td>
                     </tr>
                 }).collect_view()}

@@ -48,12 +48,12 @@ const PREVIEW_COLUMNS: [Column; 3] = [
 ];
 
 /// Part of the organisation page's island, so a department or project created there can be
-/// chosen at once.
+/// chosen at once. It opens on the system's trainings `policy`, rendered by the server too.
 #[component]
-pub fn PolicyEditor(scopes: Signal<Scopes>) -> impl IntoView {
+pub fn PolicyEditor(policy: String, scopes: Signal<Scopes>) -> impl IntoView {
     let scope = RwSignal::new("system:".to_owned());
     let kind = RwSignal::new("trainings".to_owned());
-    let text = RwSignal::new(String::new());
+    let text = RwSignal::new(policy.clone());
     let answer = RwSignal::new(None::<(bool, Result<Vec<PolicyField>, AppError>)>);
     Effect::new(move |_| {
         let (s, id) = split(&scope.get());
@@ -106,7 +106,10 @@ pub fn PolicyEditor(scopes: Signal<Scopes>) -> impl IntoView {
                 class=format!("{FIELD} font-mono")
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
-            ></textarea>
+            >
+                // `prop:value` is set in the browser only; the server renders the text itself.
+                {policy}
+            </textarea>
             <div class="mt-3 flex gap-3">
                 <button type="button" class=SECONDARY_BUTTON_CLASS data-testid="policy-preview" on:click=move |_| run(false)>"Preview"</button>
                 <button type="button" class=PRIMARY_BUTTON_CLASS data-testid="policy-save" on:click=move |_| run(true)>"Save"</button>

@@ -7,9 +7,9 @@ use super::{Refusal, shares};
 use crate::api::{
     AddMember, DeleteProject, RemoveMember, SaveDepartment, SaveProject, get_organisation,
 };
-use crate::components::gpu_use::GpuUse;
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
+use crate::components::usage::Usage;
 use crate::error::AppError;
 use crate::model::org::{DEFAULT_PROJECT, Organisation, gpu_totals};
 use leptos::prelude::*;
@@ -80,6 +80,7 @@ pub fn Units(org: Organisation) -> impl IntoView {
     let delete = ServerAction::<DeleteProject>::new();
     let add_member = ServerAction::<AddMember>::new();
     let remove_member = ServerAction::<RemoveMember>::new();
+    let policy = org.system_policy.clone().unwrap_or_default();
     let org = RwSignal::new(Ok::<_, AppError>(org));
     Effect::new(move |_| {
         let changes = save_department.version().get()
@@ -145,7 +146,7 @@ pub fn Units(org: Organisation) -> impl IntoView {
             {outcome(move || save_project.value().get(), "Saved.")}
         </section>
         <Members org add=add_member remove=remove_member />
-        <PolicyEditor scopes=Signal::derive(move || {
+        <PolicyEditor policy scopes=Signal::derive(move || {
             org.with(|o| o.as_ref().map(Scopes::of).unwrap_or_default())
         }) />
     }
@@ -161,7 +162,7 @@ fn DepartmentTable(org: Organisation) -> impl IntoView {
                 view! {
                 <tr class=ROW>
                     <td class=format!("{CELL} font-medium")>{d.name}</td>
-                    <td class=CELL data-testid="department-gpu-use"><GpuUse in_use quota limit /></td>
+                    <td class=CELL data-testid="department-gpu-use"><Usage in_use quota limit /></td>
                     <td class=CELL>{shares(&d.resources)}</td>
                     <td class=format!("{CELL} font-mono text-xs")>{d.queue}</td>
                 </tr>

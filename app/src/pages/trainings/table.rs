@@ -2,7 +2,7 @@
 //! and what shows instead when there is nothing to list.
 
 use super::{Rows, list_href};
-use crate::components::style::SECONDARY_BUTTON_CLASS;
+use crate::components::style::{LINK_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::{phase_badge::PhaseBadge, relative_time::Age};
 use crate::model::workload::{WorkloadPage, WorkloadQuery, WorkloadRow};
 use leptos::either::Either;
@@ -151,7 +151,7 @@ fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
             data-phase=move || phase().as_str()
         >
             <td class="px-4 py-2 font-medium">
-                <a href=format!("/trainings/{id}") class="text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-300">
+                <a href=format!("/trainings/{id}") class=LINK_CLASS>
                     {w.name.clone()}
                 </a>
                 {(w.kind == "distributed").then(|| view! {

@@ -3,9 +3,11 @@
 
 mod admission;
 mod query;
+mod usage;
 
 pub use admission::Usage;
 pub use query::{SortKey, WorkloadFilter};
+pub use usage::UserUsage;
 
 use super::audit::record_in;
 use super::{DbError, DbResult, now, on_pool};

@@ -48,7 +48,7 @@ impl Amount {
     }
 
     /// Each resource's value, to compare against a [`Bound`]'s.
-    fn get(&self, resource: Resource) -> f64 {
+    pub fn get(&self, resource: Resource) -> f64 {
         match resource {
             Resource::Gpu => self.gpus,
             Resource::Cpu => self.cpu_millis as f64,

@@ -6,6 +6,7 @@
 //! moves between files keeps its place in the sequence (`spec`'s tests check it).
 
 mod compute;
+mod container;
 mod distributed;
 mod generic;
 mod header;

@@ -1,13 +1,12 @@
-//! The rules of one container's spec that every kind of training shares: the container itself,
-//! its probe, environment, labels and annotations, ports, and how the job finishes. Compute,
-//! storage, security and scheduling have files of their own.
+//! The rules of one container's spec that every kind of training shares, in the order a client
+//! sees their errors, and how the job finishes. The container itself, compute, storage,
+//! security and scheduling have files of their own.
 
+use super::container::{container, environment, name_values, ports, probe};
 use super::{compute, scheduling, security, storage};
-use crate::model::training::checked::{EnvVar, Port, Probe, Spec};
-use crate::model::training::request::{
-    EnvironmentVariable, NameValue, Probe as RequestProbe, ServiceType, TrainingSpec,
-};
-use crate::model::training::values::{AbsolutePath, ObjectName, Words, int32};
+use crate::model::training::checked::Spec;
+use crate::model::training::request::TrainingSpec;
+use crate::model::training::values::{ObjectName, int32};
 use crate::model::validation::{self as v, Errors, all, index, join};
 use std::collections::BTreeSet;
 
@@ -117,193 +116,6 @@ pub(super) fn listed<T>(items: &Option<Vec<T>>) -> &[T] {
     items.as_deref().unwrap_or_default()
 }
 
-type Container = (String, Option<Words>, Option<Words>, Option<AbsolutePath>);
-
-fn container(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<Container> {
-    let at = |field: &str| join(path, field);
-    let image = match s.image.as_deref().map(str::trim) {
-        None | Some("") => {
-            errors.add(at("image"), "is required: the container image to run, e.g. pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime");
-            None
-        }
-        Some(image) if image.contains(char::is_whitespace) => {
-            errors.add(
-                at("image"),
-                format!("must not contain spaces (got {image:?})"),
-            );
-            None
-        }
-        Some(image) => Some(image.to_owned()),
-    };
-    let words = |errors: &mut Errors, field: &str, value: &Option<String>| {
-        errors.take_some(at(field), value.as_deref(), |value| {
-            Words::split(value)
-                .map_err(|message| format!("{message}; it is split into words like a shell does"))
-        })
-    };
-    let command = words(errors, "command", &s.command);
-    let args = words(errors, "args", &s.args);
-    let working_dir = errors.take_some(
-        at("workingDir"),
-        s.working_dir.as_deref(),
-        AbsolutePath::new,
-    );
-    Some((image?, command?, args?, working_dir?))
-}
-
-fn probe(errors: &mut Errors, p: &RequestProbe, path: &str) -> Option<Probe> {
-    // Every probe field is an int32 in the pod.
-    let [
-        initial_delay_seconds,
-        period_seconds,
-        timeout_seconds,
-        success_threshold,
-        failure_threshold,
-    ] = [
-        ("initialDelaySeconds", p.initial_delay_seconds, 0),
-        ("periodSeconds", p.period_seconds, 1),
-        ("timeoutSeconds", p.timeout_seconds, 1),
-        ("successThreshold", p.success_threshold, 1),
-        ("failureThreshold", p.failure_threshold, 1),
-    ]
-    .map(|(field, value, min)| errors.take_some(join(path, field), value, |n| int32(n, min)));
-    let handler = join(path, "handler");
-    let get_path = join(&handler, "httpGet");
-    let Some(get) = p.handler.as_ref().and_then(|h| h.http_get.as_ref()) else {
-        errors.add(
-            get_path,
-            "is required: the readiness probe needs an HTTP GET to make",
-        );
-        return None;
-    };
-    let port = match get.port {
-        Some(port) => errors.take(join(&get_path, "port"), v::port(port)),
-        None => {
-            errors.add(join(&get_path, "port"), "is required");
-            None
-        }
-    };
-    if let Some(p) = &get.path
-        && !p.starts_with('/')
-    {
-        errors.add(
-            join(&get_path, "path"),
-            format!("must start with '/' (got {p:?})"),
-        );
-    }
-    if let Some(host) = &get.host
-        && v::dns1123_subdomain(host).is_err()
-        && host.parse::<std::net::IpAddr>().is_err()
-    {
-        errors.add(
-            join(&get_path, "host"),
-            format!("must be a host name or IP address (got {host:?})"),
-        );
-    }
-    Some(Probe {
-        initial_delay_seconds: initial_delay_seconds?,
-        period_seconds: period_seconds?,
-        timeout_seconds: timeout_seconds?,
-        success_threshold: success_threshold?,
-        failure_threshold: failure_threshold?,
-        path: get.path.clone(),
-        port: port?,
-        host: get.host.clone(),
-        scheme: get.scheme,
-    })
-}
-
-/// The variables to set, and the names of those to leave out.
-fn environment(
-    errors: &mut Errors,
-    env: &[EnvironmentVariable],
-    path: &str,
-) -> Option<(Vec<EnvVar>, Vec<String>)> {
-    let mut seen = BTreeSet::new();
-    let mut vars = Vec::new();
-    let mut excluded = Vec::new();
-    for (i, var) in env.iter().enumerate() {
-        let at = index(path, i);
-        errors.check(join(&at, "name"), v::env_var_name(&var.name));
-        if !seen.insert(var.name.as_str()) {
-            errors.add(join(&at, "name"), format!("{:?} is set twice", var.name));
-        }
-        if var.exclude == Some(true) {
-            if var.value.is_some() || var.secret.is_some() {
-                errors.add(&at, "an excluded variable takes no value or secret");
-            }
-            excluded.push(var.name.clone());
-            continue;
-        }
-        let name = var.name.clone();
-        let checked = match (&var.value, &var.secret) {
-            (Some(_), Some(_)) => {
-                errors.add(&at, "must have either value or secret, not both");
-                None
-            }
-            (None, None) => {
-                errors.add(&at, "must have a value or a secret");
-                None
-            }
-            (None, Some(secret)) => {
-                let secret_at = join(&at, "secret");
-                let name_ok = errors.take(join(&secret_at, "name"), ObjectName::new(&secret.name));
-                let key_ok = errors.take(join(&secret_at, "key"), v::config_key(&secret.key));
-                name_ok.zip(key_ok).map(|(secret_name, ())| EnvVar::Secret {
-                    name,
-                    secret: secret_name,
-                    key: secret.key.clone(),
-                })
-            }
-            (Some(value), None) => Some(EnvVar::Value {
-                name,
-                value: value.clone(),
-            }),
-        };
-        vars.push(checked);
-    }
-    Some((all(vars)?, excluded))
-}
-
-/// The pairs to set, without the excluded ones.
-fn name_values(
-    errors: &mut Errors,
-    items: &[NameValue],
-    path: &str,
-    is_label: bool,
-) -> Option<Vec<(String, String)>> {
-    let mut seen = BTreeSet::new();
-    let mut pairs = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let at = index(path, i);
-        errors.check(join(&at, "name"), v::qualified_name(&item.name));
-        if item.name.starts_with("tephra.dev/") || item.name.contains(".tephra.dev/") {
-            errors.add(
-                join(&at, "name"),
-                "the tephra.dev/ prefix is reserved for Tephra's own keys",
-            );
-        }
-        if !seen.insert(item.name.as_str()) {
-            errors.add(join(&at, "name"), format!("{:?} is set twice", item.name));
-        }
-        if item.exclude == Some(true) {
-            continue;
-        }
-        let value = match &item.value {
-            None => Err("is required unless exclude is true".to_owned()),
-            Some(value) if is_label => v::label_value(value).map(|()| value),
-            Some(value) if value.len() > 256 * 1024 => Err("must be at most 256 KiB".to_owned()),
-            Some(value) => Ok(value),
-        };
-        pairs.push(
-            errors
-                .take(join(&at, "value"), value)
-                .map(|value| (item.name.clone(), value.clone())),
-        );
-    }
-    all(pairs)
-}
-
 /// What happens once the job's pods end: when the job is deleted and how often it is retried.
 fn finishing(
     errors: &mut Errors,
@@ -335,54 +147,6 @@ fn finishing(
         }
     };
     Some((ttl?, backoff?))
-}
-
-fn ports(
-    errors: &mut Errors,
-    ports: &[crate::model::training::request::Port],
-    path: &str,
-) -> Option<Vec<Port>> {
-    let mut seen_ports = BTreeSet::new();
-    let mut seen_names = BTreeSet::new();
-    let mut checked = Vec::new();
-    for (i, port) in ports.iter().enumerate() {
-        let at = index(path, i);
-        let container = errors.take(join(&at, "container"), v::port(port.container));
-        if !seen_ports.insert(port.container) {
-            errors.add(
-                join(&at, "container"),
-                format!("port {} is listed twice", port.container),
-            );
-        }
-        let external =
-            errors.take_some(join(&at, "external"), port.external, |external| match port
-                .service_type
-            {
-                Some(ServiceType::NodePort) if !(30000..=32767).contains(&external) => {
-                    Err(format!(
-                        "must be in the node port range 30000-32767 for NodePort (got {external})"
-                    ))
-                }
-                _ => v::port(external),
-            });
-        if let Some(name) = &port.name {
-            // Port names are IANA service names: at most 15 characters.
-            errors.check(join(&at, "name"), v::dns1123_label(name, 15));
-            if !name.chars().any(|c| c.is_ascii_lowercase()) {
-                errors.add(join(&at, "name"), "must contain at least one letter");
-            }
-            if !seen_names.insert(name.as_str()) {
-                errors.add(join(&at, "name"), format!("{name:?} is used twice"));
-            }
-        }
-        checked.push(container.zip(external).map(|(container, external)| Port {
-            container,
-            external,
-            service_type: port.service_type,
-            name: port.name.clone(),
-        }));
-    }
-    all(checked)
 }
 
 /// How many pods a single-task training runs and how many must succeed: `parallelism` (1 when not

@@ -1,10 +1,11 @@
-//! GPUs in use against a quota and a limit (a project, a department) or against a total (a node
-//! pool, a node), as text and a bar that turns amber over the quota.
+//! A use against a quota and a limit (a project's or department's GPUs, CPU or memory) or
+//! against a total (a node pool's or node's GPUs), as text and a bar that turns amber over the
+//! quota.
 
 use leptos::prelude::*;
 
-/// A GPU count without a trailing `.0`.
-pub fn gpus(n: f64) -> String {
+/// A figure without a trailing `.0`, with at most two decimals: "3", "0.5".
+pub fn figure(n: f64) -> String {
     let rounded = (n * 100.0).round() / 100.0;
     if rounded.fract() == 0.0 {
         format!("{rounded:.0}")
@@ -15,7 +16,7 @@ pub fn gpus(n: f64) -> String {
 
 /// "3 / 4 (8)" (in use / quota (limit)), "1 / – (no limit)", or with `total` "3 / 8".
 #[component]
-pub fn GpuUse(
+pub fn Usage(
     in_use: f64,
     quota: Option<f64>,
     limit: Option<f64>,
@@ -26,15 +27,15 @@ pub fn GpuUse(
     let text = if total {
         format!(
             "{} / {}",
-            gpus(in_use),
-            limit.map_or_else(|| "–".to_owned(), gpus)
+            figure(in_use),
+            limit.map_or_else(|| "–".to_owned(), figure)
         )
     } else {
         format!(
             "{} / {} ({})",
-            gpus(in_use),
-            quota.map_or_else(|| "–".to_owned(), gpus),
-            limit.map_or_else(|| "no limit".to_owned(), gpus)
+            figure(in_use),
+            quota.map_or_else(|| "–".to_owned(), figure),
+            limit.map_or_else(|| "no limit".to_owned(), figure)
         )
     };
     let scale = quota.filter(|q| *q > 0.0).or(limit.filter(|l| *l > 0.0));
