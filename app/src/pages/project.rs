@@ -77,14 +77,20 @@ fn ProjectUse(usage: ProjectUsage) -> impl IntoView {
         </section>
         <section class=format!("{CARD_CLASS} mt-6") aria-labelledby="pools-heading">
             <h2 id="pools-heading" class="mb-3 text-lg font-semibold">"Node pools"</h2>
-            <Table testid="project-pools" columns=&POOL_COLUMNS in_card=true>
-                {usage.pools.into_iter().map(|pool| view! {
-                    <tr class=ROW>
-                        <td class=CELL>{pool.pool}</td>
-                        <td class=CELL><Usage in_use=pool.allocated_gpus quota=pool.gpu_quota limit=pool.gpu_limit /></td>
-                    </tr>
-                }).collect_view()}
-            </Table>
+            {if usage.pools.is_empty() {
+                view! { <p class="text-sm text-slate-600 dark:text-slate-400" data-testid="project-pools-empty">"No share in any node pool, and no GPUs held: the project has no quota, and its work runs over quota wherever it fits."</p> }.into_any()
+            } else {
+                view! {
+                    <Table testid="project-pools" columns=&POOL_COLUMNS in_card=true>
+                        {usage.pools.into_iter().map(|pool| view! {
+                            <tr class=ROW>
+                                <td class=CELL>{pool.pool}</td>
+                                <td class=CELL><Usage in_use=pool.allocated_gpus quota=pool.gpu_quota limit=pool.gpu_limit /></td>
+                            </tr>
+                        }).collect_view()}
+                    </Table>
+                }.into_any()
+            }}
         </section>
         <section class=format!("{CARD_CLASS} mt-6") aria-labelledby="users-heading">
             <h2 id="users-heading" class="mb-3 text-lg font-semibold">"By user"</h2>
