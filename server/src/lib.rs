@@ -64,9 +64,10 @@ async fn start_cluster(
     db: &Database,
     profile: &domain::cluster::ClusterProfile,
 ) -> anyhow::Result<cluster::ClusterHandle> {
+    let id = cluster::cluster_id(db, args.cluster_id.as_deref()).await?;
     Ok(match cluster::connect(args.kubeconfig.as_deref()).await? {
         Some(client) => cluster::start(
-            &args.cluster_id,
+            &id,
             db.clone(),
             client,
             profile.clone(),
@@ -75,7 +76,7 @@ async fn start_cluster(
         ),
         None => {
             tracing::warn!("{}", cluster::NO_CLUSTER);
-            cluster::ClusterHandle::detached(&args.cluster_id)
+            cluster::ClusterHandle::detached(&id)
         }
     })
 }

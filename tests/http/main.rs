@@ -7,6 +7,7 @@ use server::config::{Cli, Command};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
+mod clusters;
 mod cross_site;
 mod quota;
 
@@ -21,7 +22,11 @@ struct Running {
 
 impl Running {
     async fn start() -> Self {
-        let data = tempfile::tempdir().unwrap();
+        Self::start_in(tempfile::tempdir().unwrap()).await
+    }
+
+    /// Starts on the database in `data`, as a restart would.
+    async fn start_in(data: tempfile::TempDir) -> Self {
         let args = ["tephra", "serve", "--addr", "127.0.0.1:0", "--data-dir"];
         let cli = Cli::try_parse_from(args.iter().copied().chain([data.path().to_str().unwrap()]))
             .unwrap();
@@ -51,6 +56,14 @@ impl Running {
             .send()
             .await
             .unwrap()
+    }
+
+    /// Stops the server and starts another on the same database.
+    async fn restart(mut self) -> Self {
+        let data = tempfile::tempdir().unwrap();
+        let data = std::mem::replace(&mut self._data, data);
+        self.stop().await;
+        Self::start_in(data).await
     }
 
     async fn stop(mut self) {

@@ -147,6 +147,38 @@ pub async fn owner_key(db: &Database) -> anyhow::Result<OwnerKey> {
     OwnerKey::from_hex(&stored).context("the stored owner key is not a key; it was changed by hand")
 }
 
+/// The settings key of the cluster's id.
+const CLUSTER_ID_SETTING: &str = "cluster-id";
+/// The settings key of when the cluster was first seen (RFC 3339).
+pub const CLUSTER_CREATED_AT_SETTING: &str = "cluster-created-at";
+/// The `clusterId` workloads recorded before the id became a stored UUID.
+const LEGACY_CLUSTER_ID: &str = "default";
+
+/// The cluster's id: `flag` (`--cluster-id`, already checked to be a UUID) or a UUID created at
+/// the first start and stored, so Run:ai scripts that send it back keep working across restarts.
+/// Workloads recorded under the old placeholder id take it.
+pub async fn cluster_id(db: &Database, flag: Option<&str>) -> anyhow::Result<String> {
+    let id = match flag {
+        Some(id) => id.to_owned(),
+        None => db
+            .settings()
+            .get_or_create(CLUSTER_ID_SETTING, || Uuid::new_v4().to_string())
+            .await
+            .context("cannot read or create the cluster's id")?,
+    };
+    db.settings()
+        .get_or_create(CLUSTER_CREATED_AT_SETTING, || {
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        })
+        .await
+        .context("cannot record when the cluster was first seen")?;
+    db.workloads()
+        .move_to_cluster(LEGACY_CLUSTER_ID, &id)
+        .await
+        .context("cannot give older workloads the cluster's id")?;
+    Ok(id)
+}
+
 /// What HTTP handlers hold of the cluster side.
 #[derive(Clone)]
 pub struct ClusterHandle {

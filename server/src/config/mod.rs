@@ -171,14 +171,11 @@ pub struct ServeArgs {
     #[arg(long, env = "TEPHRA_KUBECONFIG", value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
 
-    /// The id workloads record as their `clusterId`; requests naming another cluster are refused.
-    #[arg(
-        long,
-        env = "TEPHRA_CLUSTER_ID",
-        default_value = "default",
-        value_name = "ID"
-    )]
-    pub cluster_id: String,
+    /// The cluster's id (a UUID): what `GET /api/v1/clusters` lists and workloads record as
+    /// their `clusterId`; requests naming another cluster are refused. Without it, a UUID is
+    /// created at the first start and stored.
+    #[arg(long, env = "TEPHRA_CLUSTER_ID", value_name = "UUID", value_parser = uuid_text)]
+    pub cluster_id: Option<String>,
 
     /// Prefix of the namespace and Volcano queue of each new project (`<prefix><project>`), so
     /// several installations can share a cluster.
@@ -330,6 +327,15 @@ impl ServeArgs {
         }
         Ok(())
     }
+}
+
+/// A UUID, kept as text in its canonical (lower-case, hyphenated) form.
+fn uuid_text(text: &str) -> Result<String, String> {
+    uuid::Uuid::parse_str(text)
+        .map(|id| id.to_string())
+        .map_err(|_| {
+            format!("must be a UUID, e.g. 71f69d83-ba66-4822-adf5-55ce55efd210 (got {text:?})")
+        })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 mod act;
 mod admission;
+mod clusters;
 mod fit;
 mod org;
 mod org_page;
@@ -14,6 +15,7 @@ mod read;
 mod submit;
 mod view;
 
+pub use clusters::{ClusterInfo, ClusterState};
 pub use policy::{POLICY_KINDS, ScopePolicy};
 pub use view::workload_response;
 

@@ -164,7 +164,7 @@ impl Control {
             });
         }
         if let Some(cluster) = cluster_id
-            && cluster != self.cluster.id
+            && !cluster.eq_ignore_ascii_case(&self.cluster.id)
         {
             errors.push(FieldError {
                 path: "clusterId".into(),

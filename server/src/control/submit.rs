@@ -91,7 +91,7 @@ impl Control {
         let project = project_by_key(&self.db, &request.project_id(), "projectId").await?;
         access::require(principal, Permission::ManageWorkloads, &project)?;
         if let Some(cluster) = request.cluster_id()
-            && cluster != self.cluster.id
+            && !cluster.eq_ignore_ascii_case(&self.cluster.id)
         {
             return Err(AppError::field(
                 "clusterId",

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 /// Fields left out of a profile file keep their defaults.
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ClusterProfile {
+    /// The cluster's name, as `GET /api/v1/clusters` shows it.
+    pub name: String,
     /// Node label whose value names a node's pool (`spec.nodePools`).
     pub node_pool_label: String,
     /// Node label whose value names a node's type (`spec.nodeType`).
@@ -33,6 +35,7 @@ pub struct ClusterProfile {
 impl Default for ClusterProfile {
     fn default() -> Self {
         ClusterProfile {
+            name: "default".into(),
             node_pool_label: "tephra.dev/node-pool".into(),
             node_type_label: "tephra.dev/node-type".into(),
             priority_classes: [

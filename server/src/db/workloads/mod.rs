@@ -166,6 +166,19 @@ const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_i
 pub struct Workloads<'a>(pub(super) &'a super::Database);
 
 impl Workloads<'_> {
+    /// Gives the workloads recorded under cluster `from` the id `to` (the cluster's id changed
+    /// form, not the cluster).
+    pub async fn move_to_cluster(&self, from: &str, to: &str) -> DbResult<u64> {
+        Ok(on_pool!(self.0, pool => sqlx::query(
+            "UPDATE workloads SET cluster_id = $2 WHERE cluster_id = $1"
+        )
+        .bind(from)
+        .bind(to)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?)
+    }
+
     /// The workload with this id, deleted or not.
     pub async fn get(&self, id: Uuid) -> DbResult<StoredWorkload> {
         let sql = format!("SELECT {COLUMNS} FROM workloads w WHERE w.id = $1");

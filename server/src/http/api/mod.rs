@@ -8,6 +8,7 @@
 pub mod applications;
 pub mod audit;
 pub mod authorization;
+pub mod clusters;
 pub mod error;
 pub mod events;
 pub mod listing;
@@ -34,6 +35,7 @@ pub fn router() -> Router<AppState> {
         .merge(events::router())
         .merge(projects::router())
         .merge(org_units::router())
+        .merge(clusters::router())
         .merge(policies::router())
         .merge(authorization::router())
         .merge(applications::router())

@@ -2,8 +2,8 @@
 //! and types' annotations (utoipa), so it cannot drift from the code.
 
 use super::{
-    Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, events, org_units,
-    policies, projects, trainings,
+    Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, clusters, events,
+    org_units, policies, projects, trainings,
 };
 use crate::http::AppState;
 use axum::Json;
@@ -44,6 +44,8 @@ use utoipa::OpenApi;
         org_units::update_project,
         org_units::delete_project,
         org_units::list_node_pools,
+        clusters::list_clusters,
+        clusters::get_cluster,
         policies::get_policy,
         policies::put_policy,
         policies::delete_policy,
@@ -91,6 +93,7 @@ mod tests {
             "/api/v1/workloads/distributed/{id}",
             "/api/v1/workloads/events",
             "/api/v1/org-unit/projects",
+            "/api/v1/clusters",
         ] {
             assert!(paths.contains_key(path), "{path} is missing");
         }
