@@ -36,8 +36,10 @@ fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
     match &request {
         Request::Training(t) => {
             let t = t.request();
-            prop_assert_eq!(replicas, t.spec.parallelism.unwrap_or(1));
-            prop_assert_eq!(min_available, replicas);
+            let parallelism = t.spec.parallelism.unwrap_or(1);
+            // Every completion is a pod; `parallelism` of them start together.
+            prop_assert_eq!(replicas, parallelism.max(t.spec.completions.unwrap_or(0)));
+            prop_assert_eq!(min_available, parallelism);
             if let Some(completions) = t.spec.completions {
                 prop_assert_eq!(spec["minSuccess"].as_i64(), Some(completions));
             }

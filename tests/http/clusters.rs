@@ -91,7 +91,7 @@ async fn scripts_find_the_cluster_and_send_its_id_back() {
 fn the_cluster_id_flag_must_be_a_uuid() {
     let parsed =
         server::config::Cli::try_parse_from(["tephra", "serve", "--cluster-id", "default"]);
-    let error = parsed.err().expect("refused").to_string();
+    let error = parsed.expect_err("refused").to_string();
     assert!(error.contains("must be a UUID"), "{error}");
     let parsed = server::config::Cli::try_parse_from([
         "tephra",

@@ -20,11 +20,19 @@ fn count(n: i64) -> u64 {
 }
 
 impl TrainingRequest {
-    /// `parallelism` pods run at once (one when not set); `completions` may not exceed it.
+    /// `parallelism` pods (one when not set), or `completions` when there are more: every one
+    /// is created and may run when there is room.
     pub fn pod_count(&self) -> PodCount {
-        PodCount {
-            pods: count(self.spec.parallelism.unwrap_or(1)),
-            field: "spec.parallelism".into(),
+        let parallelism = count(self.spec.parallelism.unwrap_or(1));
+        match self.spec.completions.map(count) {
+            Some(completions) if completions > parallelism => PodCount {
+                pods: completions,
+                field: "spec.completions".into(),
+            },
+            _ => PodCount {
+                pods: parallelism,
+                field: "spec.parallelism".into(),
+            },
         }
     }
 }
@@ -89,6 +97,11 @@ mod tests {
         assert_eq!(
             training(json!({ "parallelism": 3000000, "completions": 2 })),
             (3_000_000, "spec.parallelism".into())
+        );
+        assert_eq!(
+            training(json!({ "parallelism": 2, "completions": 5000 })),
+            (5_000, "spec.completions".into()),
+            "every completion is a pod"
         );
     }
 

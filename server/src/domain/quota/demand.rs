@@ -55,7 +55,7 @@ fn largest(a: Amount, b: Amount) -> Amount {
 /// `(pods, spec)` groups of a request: every pod it can run at once.
 fn groups(request: &Request) -> Vec<(i64, &Spec)> {
     match request {
-        Request::Training(r) => vec![(i64::from(r.parallelism()), r.spec())],
+        Request::Training(r) => vec![(i64::from(r.pods()), r.spec())],
         Request::Distributed(r) => vec![(1, r.master()), (i64::from(r.workers()), r.worker())],
         Request::Generic(r) => r
             .replicas()

@@ -64,12 +64,13 @@ struct JobOptions {
     extra_annotations: BTreeMap<String, String>,
 }
 
-/// A single-task training: `parallelism` pods, done when `completions` of them succeed.
+/// A single-task training: `parallelism` pods start together, done when `completions` of them
+/// succeed; with more completions than parallelism, the other pods start when there is room.
 pub fn training(req: &Training, target: Target<'_>) -> Rendered {
     let spec = req.spec();
     let task = Task {
         name: TRAINING_TASK,
-        replicas: req.parallelism(),
+        replicas: req.pods(),
         min_available: req.parallelism(),
         spec,
         policies: Vec::new(),

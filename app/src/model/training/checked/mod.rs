@@ -65,6 +65,12 @@ impl Training {
     pub fn completions(&self) -> Option<i32> {
         self.completions
     }
+
+    /// Every pod the training creates: one per completion when completions exceed parallelism
+    /// (Volcano does not start a task's pods again once they succeeded).
+    pub fn pods(&self) -> i32 {
+        self.parallelism.max(self.completions.unwrap_or(0))
+    }
 }
 
 /// A distributed training ([`DistributedRequest`]) that passed validation.

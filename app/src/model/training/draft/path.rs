@@ -103,7 +103,8 @@ pub fn camel(field: &str) -> String {
         if c == '_' {
             upper = true;
         } else if upper {
-            key.extend(c.to_uppercase());
+            // Rust field names are ASCII; `to_uppercase` would ship Unicode case tables in every page.
+            key.push(c.to_ascii_uppercase());
             upper = false;
         } else {
             key.push(c);

@@ -137,7 +137,7 @@ mod tests {
     fn a_training_runs_the_header_then_the_spec_then_its_job_size() {
         let errors = refused(json!({
             "name": "Bad_Name", "projectId": "p",
-            "spec": { "completions": 2, "workingDir": "w" }
+            "spec": { "completions": 0, "workingDir": "w" }
         }));
         assert_eq!(
             paths(&errors),

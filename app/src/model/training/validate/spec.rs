@@ -149,36 +149,15 @@ fn finishing(
     Some((ttl?, backoff?))
 }
 
-/// How many pods a single-task training runs and how many must succeed: `parallelism` (1 when not
-/// set) and `completions`. Distributed and generic requests size their tasks in their own fields
-/// and refuse these.
+/// How many pods a single-task training runs at a time and how many must succeed:
+/// `parallelism` (1 when not set) and `completions`, as in Run:ai (completions may exceed
+/// parallelism). Distributed and generic requests size their tasks in their own fields and
+/// refuse these.
 pub(super) fn job_size(errors: &mut Errors, s: &TrainingSpec) -> Option<(i32, Option<i32>)> {
-    // Both are int32 in the Volcano Job (replicas, minSuccess); how many pods this Tephra allows
-    // at once is the server's limit, checked on submit.
+    // Both are int32 in the Volcano Job (minAvailable, replicas, minSuccess); how many pods
+    // this Tephra allows is the server's limit, checked on submit.
     let parallelism = errors.take_some("spec.parallelism", s.parallelism, |n| int32(n, 1));
-    let mut completions = errors.take_some("spec.completions", s.completions, |n| int32(n, 1));
-    if let Some(n) = s.completions {
-        if let Some(p) = s.parallelism
-            && n > p
-        {
-            errors.add(
-                "spec.completions",
-                format!(
-                    "must not exceed parallelism ({p}): the job completes when {n} pods succeed, \
-                     and only {p} run"
-                ),
-            );
-            completions = None;
-        } else if s.parallelism.is_none() && n > 1 {
-            errors.add(
-                "spec.completions",
-                format!(
-                    "must not exceed parallelism (1 when not set); set parallelism to at least {n}"
-                ),
-            );
-            completions = None;
-        }
-    }
+    let completions = errors.take_some("spec.completions", s.completions, |n| int32(n, 1));
     Some((parallelism?.unwrap_or(1), completions?))
 }
 
@@ -572,24 +551,11 @@ mod tests {
     }
 
     #[test]
-    fn completions_do_not_exceed_parallelism() {
+    fn completions_may_exceed_parallelism_as_in_run_ai() {
         accepts(json!({ "parallelism": 4, "completions": 4 }));
         accepts(json!({ "parallelism": 4, "completions": 2 }));
-        refuses(
-            json!({ "parallelism": 2, "completions": 3 }),
-            "spec.completions",
-            "must not exceed parallelism (2): the job completes when 3 pods succeed, and only 2 run",
-        );
-    }
-
-    #[test]
-    fn completions_beyond_1_need_parallelism() {
-        accepts(json!({ "completions": 1 }));
-        refuses(
-            json!({ "completions": 2 }),
-            "spec.completions",
-            "must not exceed parallelism (1 when not set); set parallelism to at least 2",
-        );
+        accepts(json!({ "parallelism": 2, "completions": 3 }));
+        accepts(json!({ "completions": 5 }));
     }
 
     #[test]
