@@ -61,11 +61,12 @@ pub async fn preview_training(draft: Draft) -> Result<String, AppError> {
 
 /// Whether the draft would fit if submitted now: within quota, over quota, waiting, or refused.
 #[server(prefix = "/api/fn", endpoint = "fit_training", input = Json)]
-pub async fn fit_training(draft: Draft) -> Result<crate::model::fit::Fit, AppError> {
+pub async fn fit_training(draft: Draft) -> Result<crate::model::fit::FitShown, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
         .fit_workload(&principal, draft.is_distributed(), draft.to_request())
         .await
+        .map(crate::model::fit::FitShown::of)
 }
 
 /// Answers with only what the form needs to go on (the new training's id and name): decoding
@@ -142,9 +143,10 @@ pub async fn project_usage(
 
 /// The policies a training in `project` is checked against, for the form to show and check.
 #[server(prefix = "/api/fn", endpoint = "form_policy", input = Json)]
-pub async fn form_policy(project: String) -> Result<crate::model::policy::FormPolicy, AppError> {
+pub async fn form_policy(project: String) -> Result<crate::model::policy::FormHints, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
-    backend.form_policy(&principal, &project).await
+    let policy = backend.form_policy(&principal, &project).await?;
+    Ok(crate::model::policy::FormHints::of(&policy))
 }
 
 #[server(prefix = "/api/fn", endpoint = "get_system_info")]

@@ -64,3 +64,44 @@ pub struct Fit {
     /// The GPUs of the node pools it may use that Tephra's workloads leave free.
     pub free_gpus: Option<f64>,
 }
+
+/// What the form shows of a [`Fit`]: the verdict, the message, the numbers in a sentence and the
+/// refusals by field, worded on the server so the form's script decodes strings, not the
+/// resources and bounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitShown {
+    pub verdict: Verdict,
+    pub message: String,
+    pub numbers: String,
+    /// `(field, message)`.
+    pub details: Vec<(String, String)>,
+}
+
+fn bound(b: Option<f64>) -> String {
+    b.map_or_else(|| "none".to_owned(), |n| n.to_string())
+}
+
+impl FitShown {
+    pub fn of(fit: Fit) -> FitShown {
+        let mut numbers = format!(
+            "Asks {} GPU(s); the project uses {} of its quota {} (limit {}).",
+            fit.asks.gpus,
+            fit.project_used.gpus,
+            bound(fit.project_quota.gpus),
+            bound(fit.project_limit.gpus)
+        );
+        if let Some(free) = fit.free_gpus {
+            numbers.push_str(&format!(" {free} GPU(s) free in its pools."));
+        }
+        FitShown {
+            verdict: fit.verdict,
+            message: fit.message,
+            numbers,
+            details: fit
+                .details
+                .into_iter()
+                .map(|d| (d.field, d.message))
+                .collect(),
+        }
+    }
+}

@@ -44,7 +44,7 @@ fn Message(path: String, #[prop(optional)] hint: &'static str) -> impl IntoView 
     let id = field_id(&path);
     let rule = {
         let path = path.clone();
-        move || form.field_rule(&path).map(|r| r.describe())
+        move || form.hint(&path).map(|h| h.text)
     };
     let message = move || form.message(&path);
     view! {
@@ -67,7 +67,7 @@ fn described_by(id: &str, hint: &str) -> String {
 /// Whether the policy locks the field at `path`; such a field is shown, not edited.
 fn locked(form: FormState, path: &str) -> impl Fn() -> bool + Clone + Send + Sync + use<> {
     let path = path.to_owned();
-    move || form.field_rule(&path).is_some_and(|r| r.locked())
+    move || form.hint(&path).is_some_and(|h| h.locked)
 }
 
 /// A text input. Numbers are text inputs with a numeric keyboard, because a browser's number

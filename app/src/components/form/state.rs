@@ -2,7 +2,7 @@
 //! fields have been edited (a field shows its error once it has been, and every field does after
 //! a submit attempt).
 
-use crate::model::policy::{FieldRule, FormPolicy, apply_defaults, check_request};
+use crate::model::policy::{FormHints, Hint, apply_defaults, check_request};
 use crate::model::training::draft::{Draft, Kind, Path};
 use crate::model::validation::FieldError;
 use leptos::lazy;
@@ -15,9 +15,14 @@ use std::collections::HashSet;
 ///
 /// The project's policies are checked too, as the server does: on the request with their
 /// defaults filled in, each refusal naming the rule and who set it.
+///
+/// The policy comes as JSON text and is parsed here, so its decoder is in this chunk rather than
+/// in the form's.
 #[lazy]
-pub fn check(input: (Draft, FormPolicy)) -> Vec<FieldError> {
+pub fn check(input: (Draft, String)) -> Vec<FieldError> {
     let (draft, policy) = input;
+    let policy: crate::model::policy::FormPolicy =
+        serde_json::from_str(&policy).unwrap_or_default();
     let mut errors = draft.validate().err().unwrap_or_default();
     let layers = policy.layers(draft.is_distributed());
     let mut request = draft.to_request();
@@ -34,8 +39,9 @@ pub fn check(input: (Draft, FormPolicy)) -> Vec<FieldError> {
 #[derive(Clone, Copy)]
 pub struct FormState {
     pub draft: RwSignal<Draft>,
-    /// The policies of the draft's project, for each kind of request.
-    pub policy: RwSignal<FormPolicy>,
+    /// What the policies of the draft's project show beside each field, for each kind of
+    /// request, and the policies themselves for the validator.
+    pub policy: RwSignal<FormHints>,
     /// What the validator says about the draft (the latest draft it has answered for).
     pub errors: RwSignal<Vec<FieldError>>,
     /// Counts the checks started, so an answer about an older draft is dropped.
@@ -52,7 +58,7 @@ impl FormState {
     /// before that no message would show, so a page that is only read never loads it.
     pub fn new(
         initial: Draft,
-        policy: FormPolicy,
+        policy: FormHints,
         server_errors: Vec<FieldError>,
         submitted: bool,
     ) -> Self {
@@ -82,28 +88,28 @@ impl FormState {
     pub async fn check(self, draft: Draft) -> Vec<FieldError> {
         self.checks.update_value(|n| *n += 1);
         let this = self.checks.get_value();
-        let errors = check((draft, self.policy.get_untracked())).await;
+        let policy = self.policy.with_untracked(|p| p.policy.clone());
+        let errors = check((draft, policy)).await;
         if self.checks.get_value() == this {
             self.errors.set(errors.clone());
         }
         errors
     }
 
-    /// The policy's rule for the field at `path` (`spec.compute.gpuDevicesRequest`, or the same
-    /// below `spec.master`), combined over the layers that apply to the draft as it is.
-    pub fn field_rule(&self, path: &str) -> Option<FieldRule> {
+    /// The policy's hint for the field at `path` (`spec.compute.gpuDevicesRequest`, or the same
+    /// below `spec.master`), over the layers that apply to the draft as it is.
+    pub fn hint(&self, path: &str) -> Option<Hint> {
         let below_spec = path
             .strip_prefix("spec.master.")
             .or_else(|| path.strip_prefix("spec."))?;
         let distributed = self.draft.with(Draft::is_distributed);
         self.policy
-            .with(|p| FieldRule::of(p.layers(distributed), below_spec))
+            .with(|p| p.get(distributed, below_spec).cloned())
     }
 
     /// Whether the policy lets no entries be added to the list at `path`.
     pub fn adding_closed(&self, path: &str) -> bool {
-        self.field_rule(path)
-            .is_some_and(|r| r.rule.can_add == Some(false))
+        self.hint(path).is_some_and(|h| h.closed)
     }
 
     pub fn touch(&self, path: &str) {

@@ -8,8 +8,10 @@
 //! what an outer one allows. The server checks at submit, preview and resume; the form runs the
 //! same check as you type, and shows each field's rule (locked, range, options) beside it.
 
+mod hints;
 mod rule;
 
+pub use hints::{FormHints, Hint};
 pub use rule::{Rule, RuleError, flatten};
 
 use crate::model::validation::FieldError;

@@ -4,8 +4,9 @@
 
 use crate::api::fit_training;
 use crate::components::form::use_form;
-use crate::model::fit::{Bounds, Fit, Verdict};
+use crate::model::fit::Verdict;
 use crate::model::training::draft::Draft;
+use leptos::either::EitherOf3;
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -35,25 +36,6 @@ fn headline(verdict: Verdict) -> (&'static str, &'static str) {
     }
 }
 
-fn bound(b: Option<f64>) -> String {
-    b.map_or_else(|| "none".to_owned(), |n| n.to_string())
-}
-
-fn numbers(fit: &Fit) -> String {
-    let Bounds { gpus, .. } = fit.project_quota;
-    let mut line = format!(
-        "Asks {} GPU(s); the project uses {} of its quota {} (limit {}).",
-        fit.asks.gpus,
-        fit.project_used.gpus,
-        bound(gpus),
-        bound(fit.project_limit.gpus)
-    );
-    if let Some(free) = fit.free_gpus {
-        line.push_str(&format!(" {free} GPU(s) free in its pools."));
-    }
-    line
-}
-
 #[component]
 pub fn FitNow() -> impl IntoView {
     let form = use_form();
@@ -77,20 +59,19 @@ pub fn FitNow() -> impl IntoView {
             <h2 id="fit-heading" class="text-lg font-semibold">"Will it fit now?"</h2>
             <div aria-live="polite" data-testid="fit-verdict" class="mt-1 flex flex-col gap-1">
                 {move || match fit.value().get() {
-                    None => view! { <p class="text-slate-600 dark:text-slate-300">"Checking…"</p> }.into_any(),
+                    None => EitherOf3::A(view! { <p class="text-slate-600 dark:text-slate-300">"Checking…"</p> }),
                     Some(Ok(fit)) => {
                         let (title, class) = headline(fit.verdict);
-                        view! {
+                        EitherOf3::B(view! {
                             <p class=class>{title}</p>
-                            <p>{fit.message.clone()}</p>
-                            <p class="text-slate-600 dark:text-slate-300">{numbers(&fit)}</p>
+                            <p>{fit.message}</p>
+                            <p class="text-slate-600 dark:text-slate-300">{fit.numbers}</p>
                             <ul class="list-disc pl-5">
-                                {fit.details.into_iter().map(|d| view! {
-                                    <li><code>{d.field}</code>": "{d.message}</li>
+                                {fit.details.into_iter().map(|(field, message)| view! {
+                                    <li><code>{field}</code>": "{message}</li>
                                 }).collect_view()}
                             </ul>
-                        }
-                        .into_any()
+                        })
                     }
                     Some(Err(error)) => {
                         let fields = error.field_errors().len();
@@ -99,7 +80,7 @@ pub fn FitNow() -> impl IntoView {
                         } else {
                             error.to_string()
                         };
-                        view! { <p class="text-slate-600 dark:text-slate-300">{text}</p> }.into_any()
+                        EitherOf3::C(view! { <p class="text-slate-600 dark:text-slate-300">{text}</p> })
                     }
                 }}
             </div>

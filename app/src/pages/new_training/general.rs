@@ -6,14 +6,14 @@ use crate::components::form::{
     GroupMessage, INPUT_CLASS, RowList, SelectField, TextField, Toggle, field_id, use_form,
 };
 use crate::key;
-use crate::model::project::ProjectSummary;
 use crate::model::training::draft::fields::{name, project, spec};
 use crate::model::training::draft::{Kind, Path};
 use crate::model::training::request::{EnvironmentVariable, NameValue, SecretKeyRef, TrainingSpec};
 use leptos::prelude::*;
 
 #[component]
-pub fn General(projects: Vec<ProjectSummary>) -> impl IntoView {
+/// `projects`: each one's name and how the choice reads.
+pub fn General(projects: Vec<(String, String)>) -> impl IntoView {
     let at = |key: String| spec().key(key);
     view! {
         <Section title="General">
@@ -44,7 +44,7 @@ pub fn General(projects: Vec<ProjectSummary>) -> impl IntoView {
 
 /// The project, chosen among those the user may submit to.
 #[component]
-fn ProjectField(projects: Vec<ProjectSummary>) -> impl IntoView {
+fn ProjectField(projects: Vec<(String, String)>) -> impl IntoView {
     let form = use_form();
     let path = project();
     let (value, set) = form.bind(&path, Kind::Text);
@@ -69,11 +69,11 @@ fn ProjectField(projects: Vec<ProjectSummary>) -> impl IntoView {
             >
                 {projects
                     .into_iter()
-                    .map(|p| {
-                        let is = p.name.clone();
+                    .map(|(name, label)| {
+                        let is = name.clone();
                         view! {
-                            <option value=p.name.clone() selected=move || value.get() == is>
-                                {format!("{} (queue {})", p.name, p.queue)}
+                            <option value=name selected=move || value.get() == is>
+                                {label}
                             </option>
                         }
                     })

@@ -22,7 +22,7 @@ use crate::components::loaded::loaded;
 use crate::components::style::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::toast::use_toasts;
 use crate::error::AppError;
-use crate::model::policy::FormPolicy;
+use crate::model::policy::FormHints;
 use crate::model::project::ProjectSummary;
 use crate::model::training::NAME_MAX;
 use crate::model::training::draft::Draft;
@@ -41,8 +41,8 @@ const GRID_CLASS: &str = "mt-2 grid gap-4 md:grid-cols-2";
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Start {
     draft: Draft,
-    /// The policies of the draft's project.
-    policy: FormPolicy,
+    /// What the policies of the draft's project show beside each field.
+    policy: FormHints,
     errors: Vec<FieldError>,
     /// An error from a submit without JavaScript that no field can show.
     problem: Option<String>,
@@ -53,7 +53,7 @@ impl Start {
     fn fresh(draft: Draft) -> Start {
         Start {
             draft,
-            policy: FormPolicy::default(),
+            policy: FormHints::default(),
             errors: Vec::new(),
             problem: None,
             cloned_from: None,
@@ -84,7 +84,9 @@ async fn start(
     let mut start = Start { policy, ..start };
     if start.cloned_from.is_none() && start.errors.is_empty() && start.problem.is_none() {
         // A new training starts from the policy's defaults, as the server would fill them.
-        start.draft.fill_defaults(start.policy.layers(false));
+        start
+            .draft
+            .fill_defaults(start.policy.policy().layers(false));
     }
     Ok((start, projects))
 }
@@ -151,14 +153,22 @@ pub fn NewTrainingPage() -> impl IntoView {
         <p class="mb-6 text-sm text-slate-600 dark:text-slate-300">
             "Fields marked * are required. Each field is checked as you type, with the same rules the API applies."
         </p>
-        {loaded(start, |(start, projects)| view! { <TrainingForm start projects /> })}
+        {loaded(start, |(start, projects)| {
+            // The island gets only what the project field shows: a summary's decoder would
+            // weigh on the form's script.
+            let projects: Vec<(String, String)> = projects
+                .into_iter()
+                .map(|p| (p.name.clone(), format!("{} (queue {})", p.name, p.queue)))
+                .collect();
+            view! { <TrainingForm start projects /> }
+        })}
     }
 }
 
 /// The whole form is one island: every section reads and writes the same draft, and the
 /// validator runs in the browser as you type.
 #[island(lazy)]
-fn TrainingForm(start: Start, projects: Vec<ProjectSummary>) -> impl IntoView {
+fn TrainingForm(start: Start, projects: Vec<(String, String)>) -> impl IntoView {
     crate::components::hydrated::island_ready();
     let bounced = !start.errors.is_empty() || start.problem.is_some();
     // What no field shows is posted back with the fields when there is no JavaScript.

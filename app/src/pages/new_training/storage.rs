@@ -149,8 +149,8 @@ pub fn StorageSection() -> impl IntoView {
                         .iter()
                         .enumerate()
                         .filter_map(|(i, k)| {
-                            let rule = form.field_rule(&chosen_list(i))?;
-                            Some(format!("{}: {}", k.label, rule.describe()))
+                            let hint = form.hint(&chosen_list(i))?;
+                            Some(format!("{}: {}", k.label, hint.text))
                         })
                         .collect::<Vec<_>>()
                         .join(" ")
