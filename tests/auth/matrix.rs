@@ -63,6 +63,9 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
         ("PUT /api/v1/org-unit/departments/{id}", system_only(200)),
         ("DELETE /api/v1/org-unit/departments/{id}", system_only(204)),
         ("GET /api/v1/node-pools", anyone),
+        // Scripts read the cluster's id to send it back: anyone signed in.
+        ("GET /api/v1/clusters", anyone),
+        ("GET /api/v1/clusters/{uuid}", anyone),
         ("GET /api/v2/policy/{kind}", read_a),
         ("PUT /api/v2/policy/{kind}", system_only(200)),
         ("DELETE /api/v2/policy/{kind}", system_only(204)),
@@ -308,6 +311,13 @@ impl World {
                                   "policy": {"defaults": {"compute": {"gpuDevicesRequest": 1}}}});
                 self.as_admin(Method::PUT, &path, Some(body), 200).await?;
                 (format!("{path}?scope=project&projectId=alpha"), None)
+            }
+            ("GET", "/api/v1/clusters/{uuid}") => {
+                let clusters = self
+                    .as_admin(Method::GET, "/api/v1/clusters", None, 200)
+                    .await?;
+                let uuid = clusters[0]["uuid"].as_str().context("the cluster's uuid")?;
+                (route.replace("{uuid}", uuid), None)
             }
             ("GET", _) => (route.to_owned(), None),
             _ => bail!("no request is defined for {method} {route}"),
