@@ -18,7 +18,7 @@ async fn answer(response: reqwest::Response) -> anyhow::Result<(StatusCode, Valu
 
 async fn bearer_get(url: &str, token: &str) -> anyhow::Result<(StatusCode, Value)> {
     answer(
-        reqwest::Client::new()
+        tephra_tests::http()
             .get(url)
             .bearer_auth(token)
             .send()
@@ -63,7 +63,7 @@ async fn an_application_gets_a_token_acts_with_it_and_revocation_stops_it() -> a
     // Run:ai's SDK sends exactly this the moment its client is constructed.
     let sdk = json!({"grantType": "app_token", "AppId": "nightly", "AppSecret": secret});
     let (status, token) = answer(
-        reqwest::Client::new()
+        tephra_tests::http()
             .post(tephra.url("/api/v1/token"))
             .json(&sdk)
             .send()
@@ -76,7 +76,7 @@ async fn an_application_gets_a_token_acts_with_it_and_revocation_stops_it() -> a
         .context("accessToken")?
         .to_owned();
 
-    let submitted = reqwest::Client::new()
+    let submitted = tephra_tests::http()
         .post(tephra.url("/api/v1/workloads/trainings"))
         .bearer_auth(&token)
         .json(&json!({"name": "from-cron", "projectId": "default", "spec": {"image": "busybox"}}))
@@ -92,7 +92,7 @@ async fn an_application_gets_a_token_acts_with_it_and_revocation_stops_it() -> a
     let wrong =
         json!({"grantType": "client_credentials", "clientId": "nightly", "clientSecret": "x"});
     let (status, body) = answer(
-        reqwest::Client::new()
+        tephra_tests::http()
             .post(tephra.url("/api/v1/token"))
             .json(&wrong)
             .send()
@@ -121,7 +121,7 @@ async fn an_application_gets_a_token_acts_with_it_and_revocation_stops_it() -> a
         "{body}"
     );
     let (status, body) = answer(
-        reqwest::Client::new()
+        tephra_tests::http()
             .post(tephra.url("/api/v1/token"))
             .json(&sdk)
             .send()
@@ -222,7 +222,7 @@ async fn expired_and_foreign_tokens_are_refused_saying_why() -> anyhow::Result<(
         (None, "not signed in"),
         (Some("Basic abc"), "Bearer <token>"),
     ] {
-        let mut request = reqwest::Client::new().get(&url);
+        let mut request = tephra_tests::http().get(&url);
         if let Some(header) = header {
             request = request.header("authorization", header);
         }

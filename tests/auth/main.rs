@@ -149,7 +149,7 @@ pub struct Browser {
 impl Default for Browser {
     fn default() -> Self {
         Browser {
-            http: reqwest::Client::builder()
+            http: tephra_tests::http_builder()
                 .cookie_store(true)
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
@@ -368,7 +368,7 @@ async fn the_session_id_changes_at_sign_in() -> anyhow::Result<()> {
     let after = session_cookie(&back).context("sign-in sets the session cookie")?;
     ensure!(before != after, "the session id was replaced");
     // The planted id is worth nothing.
-    let planted = reqwest::Client::new()
+    let planted = tephra_tests::http()
         .post(tephra.url("/api/fn/get_me"))
         .header("cookie", format!("tephra_session={before}"))
         .send()

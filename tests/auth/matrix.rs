@@ -129,7 +129,7 @@ impl World {
         path: &str,
         body: Option<&Value>,
     ) -> anyhow::Result<reqwest::Response> {
-        let plain = reqwest::Client::new();
+        let plain = tephra_tests::http();
         let mut request = match caller {
             Caller::Session(browser) => browser.http.request(method, self.url(path)),
             Caller::Bearer(token) => plain.request(method, self.url(path)).bearer_auth(token),

@@ -37,7 +37,7 @@ async fn an_application_is_created_with_its_secret_shown_once_then_revoked() -> 
         .map(str::to_owned)
         .or_else(|| secret.lines().last().map(|l| l.trim().to_owned()))
         .unwrap_or_default();
-    let token = reqwest::Client::new()
+    let token = tephra_tests::http()
         .post(format!("{base}/api/v1/token"))
         .json(&serde_json::json!({"grantType": "client_credentials",
                                   "clientId": "browser-bot", "clientSecret": secret}))

@@ -13,7 +13,7 @@ use tephra_tests::tephra::{self, TephraServer};
 const WAIT: Duration = Duration::from_secs(10);
 
 async fn submit(server: &TephraServer, name: &str) -> Value {
-    let res = reqwest::Client::new()
+    let res = tephra_tests::http()
         .post(format!("{}/api/v1/workloads/trainings", server.base_url()))
         .json(&serde_json::json!({
             "name": name, "projectId": "default",
@@ -84,7 +84,7 @@ async fn invalid_input_gets_the_apis_own_message_before_submit() {
             "tolerations": [{"operator": "Exists", "value": "gpu"}],
         },
     });
-    let res = reqwest::Client::new()
+    let res = tephra_tests::http()
         .post(format!("{base}/api/v1/workloads/trainings"))
         .json(&request)
         .send()
@@ -287,7 +287,7 @@ async fn every_route_reads_without_its_script() {
     );
     pages.push(("/no-such-page".to_owned(), "main", "There is no page here"));
     // The policy editor opens on the system's own policy, written by the server.
-    let res = reqwest::Client::new()
+    let res = tephra_tests::http()
         .put(format!("{base}/api/v2/policy/trainings"))
         .json(&serde_json::json!({
             "meta": { "scope": "system" },
@@ -332,7 +332,7 @@ async fn every_page_renders_under_concurrent_requests() {
     let stored = submit(&server, "concurrent").await;
     let id = stored["workloadId"].as_str().unwrap().to_owned();
     // A fresh connection per request, so requests land on different threads.
-    let http = reqwest::Client::builder()
+    let http = tephra_tests::http_builder()
         .pool_max_idle_per_host(0)
         .build()
         .unwrap();

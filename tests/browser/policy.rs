@@ -14,7 +14,7 @@ const WAIT: Duration = Duration::from_secs(10);
 async fn the_form_fills_shows_and_keeps_the_projects_policy() -> anyhow::Result<()> {
     let server = tephra::start_release()?;
     let base = server.base_url();
-    let http = reqwest::Client::new();
+    let http = tephra_tests::http();
     let res = http
         .put(format!("{base}/api/v2/policy/trainings"))
         .json(&json!({

@@ -13,7 +13,7 @@ use tephra_tests::tephra::{self, Launch, TephraServer};
 const WAIT: Duration = Duration::from_secs(30);
 
 async fn submit(server: &TephraServer, name: &str) -> String {
-    let res = reqwest::Client::new()
+    let res = tephra_tests::http()
         .post(format!("{}/api/v1/workloads/trainings", server.base_url()))
         .json(&serde_json::json!({
             "name": name, "projectId": "default",

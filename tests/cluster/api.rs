@@ -53,7 +53,7 @@ impl Tephra {
         let server = launch.start()?;
         Ok(Tephra {
             server,
-            http: reqwest::Client::new(),
+            http: tephra_tests::http(),
             kube: tb.client().await?,
             prefix,
         })

@@ -62,7 +62,7 @@ async fn a_database_outage_answers_503_at_once_and_service_resumes_when_it_is_ba
     let server = InProcess::start(&["--database-url", &url])
         .await
         .expect("Tephra starts on PostgreSQL");
-    let client = reqwest::Client::builder()
+    let client = tephra_tests::http_builder()
         .timeout(Duration::from_secs(60))
         .build()
         .unwrap();

@@ -68,7 +68,7 @@ fn fuzz(
     let server = runtime
         .block_on(InProcess::start(&flags))
         .expect("the server starts");
-    let client = reqwest::Client::builder()
+    let client = tephra_tests::http_builder()
         .timeout(std::time::Duration::from_secs(30))
         .build()
         .expect("a client");

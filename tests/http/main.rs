@@ -42,7 +42,7 @@ impl Running {
         }));
         Running {
             base,
-            client: reqwest::Client::new(),
+            client: tephra_tests::http(),
             db,
             stop: Some(stop),
             task,
@@ -69,7 +69,7 @@ impl Running {
     async fn stop(mut self) {
         // The client's idle keep-alive connections would hold the graceful shutdown open until
         // its grace period ends; dropping the client closes them, so the server stops at once.
-        self.client = reqwest::Client::new();
+        self.client = tephra_tests::http();
         let _ = self.stop.take().unwrap().send(());
         tokio::time::timeout(Duration::from_secs(30), &mut self.task)
             .await
@@ -222,7 +222,7 @@ impl Running {
 
     /// A client that does not follow redirects, as a test of where they point.
     fn no_redirects() -> reqwest::Client {
-        reqwest::Client::builder()
+        tephra_tests::http_builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap()
@@ -509,5 +509,34 @@ async fn bad_input_is_refused_with_a_400_naming_the_field() {
         .await
         .unwrap();
     assert_eq!(listed, 0, "nothing was stored");
+    server.stop().await;
+}
+
+/// Starting a server lists the app's routes; leptos does that by rendering the app with resource
+/// loading switched off for the whole process. A page rendering meanwhile in another server of
+/// the process must still finish (the route list is made once per process).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_finish_while_other_servers_start_in_the_same_process() {
+    let server = Running::start().await;
+    let starting = tokio::spawn(async {
+        for _ in 0..8 {
+            Running::start().await.stop().await;
+        }
+    });
+    loop {
+        for path in ["/projects", "/admin", "/trainings"] {
+            let res = tokio::time::timeout(Duration::from_secs(30), server.get(path))
+                .await
+                .unwrap_or_else(|_| panic!("{path} answered within 30 s"));
+            let body = tokio::time::timeout(Duration::from_secs(30), res.text())
+                .await
+                .unwrap_or_else(|_| panic!("{path} finished its page within 30 s"));
+            assert!(body.unwrap().contains("</html>"), "{path} is a whole page");
+        }
+        if starting.is_finished() {
+            break;
+        }
+    }
+    starting.await.unwrap();
     server.stop().await;
 }

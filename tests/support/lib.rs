@@ -45,3 +45,17 @@ pub fn free_port() -> u16 {
         .map(|a| a.port())
         .expect("the loopback interface accepts listeners")
 }
+
+/// How long a test waits for one HTTP answer before it fails: a server that stops answering
+/// fails its test instead of holding the whole suite until CI's limit.
+pub const HTTP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// An HTTP client for tests, with [`HTTP_TIMEOUT`] on every request.
+pub fn http() -> reqwest::Client {
+    http_builder().build().expect("the test HTTP client builds")
+}
+
+/// A builder for a test HTTP client, with [`HTTP_TIMEOUT`] already set.
+pub fn http_builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder().timeout(HTTP_TIMEOUT)
+}

@@ -159,7 +159,7 @@ impl OidcProvider {
     /// `{"alg":"RS256","typ":"at+jwt","kid":<the provider's kid>}` (a `null` member removes it;
     /// `"alg":"none"` gives an unsigned token); `claims` is the payload, used as given.
     pub async fn sign(&self, header: Value, claims: Value) -> anyhow::Result<String> {
-        let response = reqwest::Client::new()
+        let response = crate::http()
             .post(format!("{}/__test/sign", self.issuer))
             .json(&json!({ "header": header, "claims": claims }))
             .send()
@@ -179,7 +179,7 @@ impl OidcProvider {
     /// A provider-issued JWT access token for the API audience, from the `client_credentials`
     /// grant (the client must have `client_credentials: true`).
     pub async fn client_credentials_token(&self, client: &OidcClient) -> anyhow::Result<String> {
-        let response = reqwest::Client::new()
+        let response = crate::http()
             .post(format!("{}/token", self.issuer))
             .basic_auth(&client.client_id, Some(&client.client_secret))
             .form(&[

@@ -17,7 +17,8 @@ use axum::Router;
 use axum::extract::FromRef;
 use axum::routing::get;
 use leptos::prelude::{LeptosOptions, provide_context};
-use leptos_axum::{LeptosRoutes, generate_route_list};
+use leptos_axum::{AxumRouteListing, LeptosRoutes, generate_route_list};
+use std::sync::LazyLock;
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
@@ -51,8 +52,14 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
+/// The app's routes, listed once per process. Listing them renders the app with resource loading
+/// suppressed through a process-wide flag (leptos_server's `SuppressResourceLoad`), so a page
+/// rendering in another server of the same process at that moment would wait forever for its
+/// data (leptos issue 4773); tests start many servers in one process.
+static ROUTES: LazyLock<Vec<AxumRouteListing>> = LazyLock::new(|| generate_route_list(App));
+
 pub fn build_router(state: AppState) -> Router {
-    let routes = generate_route_list(App);
+    let routes = ROUTES.clone();
     let backend = state.backend.clone();
     let context = move || provide_context(backend.clone());
     let options = state.leptos_options.clone();
