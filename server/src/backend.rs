@@ -95,11 +95,11 @@ impl Backend for Services {
         distributed: bool,
         request: serde_json::Value,
     ) -> Result<Workload, AppError> {
-        let listing = self
+        let accepted = self
             .control
             .submit(kind(distributed), principal, request)
             .await?;
-        Ok(workload_response(&listing))
+        Ok(accepted.response())
     }
 
     async fn preview_workload(

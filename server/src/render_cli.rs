@@ -68,7 +68,10 @@ pub fn render(args: &RenderArgs) -> Result<String, ErrorBody> {
         )
     })?;
     match args.output {
-        OutputFormat::Yaml => rendered.to_yaml().map_err(|e| fail(e, vec![])),
+        OutputFormat::Yaml => rendered
+            .to_yaml()
+            .map(|yaml| crate::domain::render::with_warnings(request.warnings(), yaml))
+            .map_err(|e| fail(e, vec![])),
         OutputFormat::Json => {
             let objects = rendered
                 .objects()

@@ -22,6 +22,113 @@ fn seed_003_as_written_is_refused_with_every_problem_named() {
 }
 
 #[test]
+fn seed_003_with_its_contradictions_removed_is_accepted_with_warnings() {
+    // The five refusals above changed, the fields without effect left as written.
+    let mut value = fixture("seed-003-request.json");
+    let spec = &mut value["spec"];
+    spec["environmentVariables"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("secret");
+    spec["tolerations"][0]["effect"] = json!("NoExecute");
+    spec["storage"]["git"][0]["repository"] = json!("https://github.com/example/repo.git");
+    spec["storage"]["configMapVolume"][0]["mountPath"] = json!("/etc/config");
+    spec["storage"]["secretVolume"][0]["mountPath"] = json!("/etc/secret");
+    let request = Request::parse(&value, RequestKind::Training).unwrap();
+    let warned: Vec<&str> = request.warnings().iter().map(|w| w.path.as_str()).collect();
+    assert_eq!(
+        warned,
+        [
+            "spec.probes.readiness.handler.httpGet.path",
+            "spec.compute.gpuMemoryRequest",
+            "spec.compute.gpuMemoryLimit",
+            "spec.compute.migProfile",
+            "spec.security.runAsUid",
+            "spec.security.runAsGid",
+        ]
+    );
+    let job = job_json(&render(&value, None));
+    let container = &job["spec"]["tasks"][0]["template"]["spec"]["containers"][0];
+    assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/string");
+    let limits = &container["resources"]["limits"];
+    assert_eq!(limits["volcano.sh/vgpu-cores"], "50", "{limits}");
+    assert!(limits.get("nvidia.com/mig-1g.5gb").is_none(), "{limits}");
+    assert!(limits.get("volcano.sh/vgpu-memory").is_none(), "{limits}");
+    assert!(
+        container["securityContext"].get("runAsUser").is_none(),
+        "{container}"
+    );
+}
+
+#[test]
+fn run_ai_pod_fields_render_with_their_meaning() {
+    let value = json!({ "name": "pod-fields", "projectId": "p", "spec": {
+        "image": "busybox",
+        "nodePools": ["a100"],
+        "category": "Train",
+        "preemptibility": "non-preemptible",
+        "restartPolicy": "OnFailure",
+        "terminationGracePeriodSeconds": 45,
+        "imagePullSecrets": [{ "name": "registry" }, "mirror", { "name": "gone", "exclude": true }],
+        "relatedUrls": [{ "url": "https://wandb.ai/team/run", "type": "wandb", "name": "run" }],
+        "nodeAffinityRequired": { "nodeSelectorTerms": [
+            { "matchExpressions": [{ "key": "gpu.example/model", "operator": "In", "values": ["a100"] }] },
+            { "matchExpressions": [{ "key": "gpu.example/spare", "operator": "Exists" }] },
+        ] },
+        "storage": { "emptyDirVolume": [{ "path": "/scratch", "medium": "Memory", "sizeLimit": "2Gi" }] },
+    } });
+    let job = job_json(&render(&value, None));
+    assert_eq!(
+        job["metadata"]["annotations"]["tephra.dev/related-urls"],
+        r#"[{"name":"run","type":"wandb","url":"https://wandb.ai/team/run"}]"#
+    );
+    let template = &job["spec"]["tasks"][0]["template"];
+    assert_eq!(
+        template["metadata"]["labels"]["tephra.dev/category"],
+        "Train"
+    );
+    assert_eq!(
+        template["metadata"]["annotations"]["volcano.sh/preemptable"],
+        "false"
+    );
+    let pod = &template["spec"];
+    assert_eq!(pod["restartPolicy"], "OnFailure");
+    assert_eq!(pod["terminationGracePeriodSeconds"], 45);
+    assert_eq!(
+        pod["imagePullSecrets"],
+        json!([{ "name": "registry" }, { "name": "mirror" }])
+    );
+    // Either term matches, and each also keeps the pod in its node pool.
+    let pool = json!({ "key": "tephra.dev/node-pool", "operator": "In", "values": ["a100"] });
+    assert_eq!(
+        pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"],
+        json!([
+            { "matchExpressions": [
+                { "key": "gpu.example/model", "operator": "In", "values": ["a100"] }, pool] },
+            { "matchExpressions": [
+                { "key": "gpu.example/spare", "operator": "Exists" }, pool] },
+        ])
+    );
+    let volume = pod["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "emptydir-0")
+        .unwrap();
+    assert_eq!(
+        volume["emptyDir"],
+        json!({ "medium": "Memory", "sizeLimit": "2Gi" })
+    );
+    assert!(
+        pod["containers"][0]["volumeMounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["name"] == "emptydir-0" && m["mountPath"] == "/scratch")
+    );
+}
+
+#[test]
 fn seed_003_made_consistent_renders_every_field() {
     let rendered = render(&fixture("seed-003-consistent.json"), None);
     insta::assert_yaml_snapshot!("seed_003_rendered", rendered);

@@ -73,7 +73,7 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         .await
         .expect("within the rules");
     assert_eq!(
-        stored.workload.spec["spec"]["compute"]["cpuCoreRequest"],
+        stored.listing.workload.spec["spec"]["compute"]["cpuCoreRequest"],
         json!(0.5),
         "the default is stored with the request"
     );
@@ -109,14 +109,14 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
             None,
             Action::Suspend,
             &root,
-            &stored.workload.id.to_string(),
+            &stored.listing.workload.id.to_string(),
         )
         .await
         .expect("suspended");
     // No cluster here: record what the reconciler would, the training stopped.
     db.workloads()
         .record_status(
-            stored.workload.id,
+            stored.listing.workload.id,
             Phase::Stopped,
             Phase::Creating,
             Phase::Stopped,
@@ -133,7 +133,12 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         .expect("tighter");
     let found = refusals(
         control
-            .act(None, Action::Resume, &root, &stored.workload.id.to_string())
+            .act(
+                None,
+                Action::Resume,
+                &root,
+                &stored.listing.workload.id.to_string(),
+            )
             .await,
     );
     assert_eq!(found[0].0, "spec.compute.gpuDevicesRequest");

@@ -292,11 +292,11 @@ pub async fn a_projects_usage_splits_placed_and_waiting_work_by_user(db: &Databa
     let bo = admin(super::user(db, "bo").await);
     let mut ada_first = None;
     for (who, name) in [(&ada, "a1"), (&ada, "a2"), (&bo, "b1")] {
-        let listing = control
+        let accepted = control
             .submit(WorkloadKind::Training, who, one_gpu(name, "shared"))
             .await
             .expect("admitted");
-        ada_first.get_or_insert(listing.workload.id);
+        ada_first.get_or_insert(accepted.listing.workload.id);
     }
     db.workloads()
         .record_status(

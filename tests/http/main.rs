@@ -230,6 +230,43 @@ impl Running {
 }
 
 #[tokio::test]
+async fn fields_without_effect_are_accepted_and_named_in_the_answer() {
+    let server = Running::start().await;
+    let res = server
+        .client
+        .post(format!("{}/api/v1/workloads/trainings", server.base))
+        .json(&serde_json::json!({
+            "name": "warned", "projectId": "default",
+            "spec": { "image": "busybox",
+                      "security": { "uidGidSource": "fromTheImage", "runAsUid": 500 } },
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(
+        body["warnings"],
+        serde_json::json!([{
+            "path": "spec.security.runAsUid",
+            "message": "has no effect with uidGidSource fromTheImage (the image's user is used); \
+                        it is used with uidGidSource custom",
+        }])
+    );
+    // Reading it back: the spec as sent, and no warnings (they belong to the submit's answer).
+    let id = body["workloadId"].as_str().unwrap();
+    let read: serde_json::Value = server
+        .get(&format!("/api/v1/workloads/trainings/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(read["spec"]["security"]["runAsUid"], 500);
+    assert!(read.get("warnings").is_none(), "{read}");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn the_trainings_list_and_a_training_read_without_javascript() {
     let server = Running::start().await;
     let first = server.submit("resnet-a").await;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FieldError {
     /// JSON path of the field, e.g. `spec.tolerations[0].value`.
     pub path: String,
@@ -19,16 +20,44 @@ impl fmt::Display for FieldError {
     }
 }
 
-/// Collects field errors under a path prefix.
+/// Collects field errors, and warnings about fields that are accepted but have no effect.
 #[derive(Debug, Default)]
-pub struct Errors(pub Vec<FieldError>);
+pub struct Errors {
+    found: Vec<FieldError>,
+    warnings: Vec<FieldError>,
+}
 
 impl Errors {
     pub fn add(&mut self, path: impl fmt::Display, message: impl Into<String>) {
-        self.0.push(FieldError {
+        self.found.push(FieldError {
             path: path.to_string(),
             message: message.into(),
         });
+    }
+
+    /// Notes a field that is accepted but changes nothing (Run:ai accepts it too), so the client
+    /// learns it was ignored instead of finding out from the running job.
+    pub fn warn(&mut self, path: impl fmt::Display, message: impl Into<String>) {
+        self.warnings.push(FieldError {
+            path: path.to_string(),
+            message: message.into(),
+        });
+    }
+
+    /// How many errors so far: a rule compares it before and after to know whether it failed.
+    pub fn count(&self) -> usize {
+        self.found.len()
+    }
+
+    /// Takes `other`'s errors and warnings after this one's.
+    pub fn absorb(&mut self, other: Errors) {
+        self.found.extend(other.found);
+        self.warnings.extend(other.warnings);
+    }
+
+    /// The errors so far.
+    pub fn found(&self) -> &[FieldError] {
+        &self.found
     }
 
     /// Records `result`'s error, if any, at `path`.
@@ -65,9 +94,17 @@ impl Errors {
     /// The checked value, or every error. A rule that yields no value always records why, so
     /// `None` with no errors would be a rule that forgot; it is refused rather than trusted.
     pub fn finish<T>(self, checked: Option<T>) -> Result<T, Vec<FieldError>> {
-        match (self.0.is_empty(), checked) {
-            (true, Some(checked)) => Ok(checked),
-            (false, _) => Err(self.0),
+        self.finish_warned(checked).map(|(checked, _)| checked)
+    }
+
+    /// [`Errors::finish`], with the warnings when the value is accepted.
+    pub fn finish_warned<T>(
+        self,
+        checked: Option<T>,
+    ) -> Result<(T, Vec<FieldError>), Vec<FieldError>> {
+        match (self.found.is_empty(), checked) {
+            (true, Some(checked)) => Ok((checked, self.warnings)),
+            (false, _) => Err(self.found),
             (true, None) => Err(vec![FieldError {
                 path: ".".into(),
                 message: "could not be checked, though no rule named a problem; please report \
@@ -78,14 +115,14 @@ impl Errors {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.found.is_empty()
     }
 
     pub fn into_result(self) -> Result<(), Vec<FieldError>> {
-        if self.0.is_empty() {
+        if self.found.is_empty() {
             Ok(())
         } else {
-            Err(self.0)
+            Err(self.found)
         }
     }
 }

@@ -38,6 +38,10 @@ pub struct Workload {
     #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub spec: serde_json::Value,
     pub status: LiveStatus,
+    /// Fields the request set that have no effect, on the answer to a submit (Run:ai accepts
+    /// them too; Tephra says so instead of ignoring them silently).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<crate::model::validation::FieldError>,
 }
 
 /// What the event stream sends when a workload changes (`event: workload`).

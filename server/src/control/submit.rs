@@ -15,6 +15,7 @@ use crate::domain::request::{Request, RequestKind, WorkloadKind};
 use app::error::AppError;
 use app::model::phase::Phase;
 use app::model::principal::Principal;
+use app::model::validation::FieldError;
 use uuid::Uuid;
 
 /// A request checked against its project and this cluster, ready to store or render.
@@ -39,6 +40,23 @@ impl Checked {
             created_by,
             kind: self.request.kind(),
             token_uid_gid: self.token_uid_gid,
+        }
+    }
+}
+
+/// A stored workload, and the fields its request set without effect.
+#[derive(Debug)]
+pub struct Accepted {
+    pub listing: WorkloadListing,
+    pub warnings: Vec<FieldError>,
+}
+
+impl Accepted {
+    /// The API's answer to the submit.
+    pub fn response(&self) -> app::model::workload::Workload {
+        app::model::workload::Workload {
+            warnings: self.warnings.clone(),
+            ..super::view::workload_response(&self.listing)
         }
     }
 }
@@ -129,7 +147,7 @@ impl Control {
         kind: WorkloadKind,
         principal: &Principal,
         value: serde_json::Value,
-    ) -> Result<WorkloadListing, AppError> {
+    ) -> Result<Accepted, AppError> {
         let checked = self.check(kind, principal, &value).await?;
         let request = &checked.request;
         let name = job_name(
@@ -211,7 +229,10 @@ impl Control {
         }
         self.cluster.poke(stored.id);
         tracing::info!(workload = %stored.id, %name, project = %project.name, "accepted a workload");
-        Ok(self.db.workloads().listing(stored.id).await?)
+        Ok(Accepted {
+            listing: self.db.workloads().listing(stored.id).await?,
+            warnings: request.warnings().to_vec(),
+        })
     }
 
     /// What the cluster would get for this request, as YAML: the Volcano Job first, then any
@@ -226,9 +247,13 @@ impl Control {
         let request = &checked.request;
         let name = job_name(request.name(), request.uses_name_as_prefix(), "xxxxx");
         let owner = checked.owner("(assigned on submit)", name, creator_of(principal));
-        self.render(&checked, &owner)?.to_yaml().map_err(|e| {
+        let yaml = self.render(&checked, &owner)?.to_yaml().map_err(|e| {
             tracing::error!(error = %e, "cannot write a rendered Job as YAML");
             AppError::Internal
-        })
+        })?;
+        Ok(crate::domain::render::with_warnings(
+            request.warnings(),
+            yaml,
+        ))
     }
 }

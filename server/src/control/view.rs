@@ -27,5 +27,6 @@ pub fn workload_response(listing: &WorkloadListing) -> Workload {
             .cloned()
             .unwrap_or_else(|| serde_json::json!({})),
         status: w.status.clone(),
+        warnings: Vec::new(),
     }
 }

@@ -12,6 +12,12 @@ pub const MANAGED_BY_VALUE: &str = "tephra";
 pub const CREATED_BY: &str = "tephra.dev/created-by";
 pub const REQUESTED_NAME: &str = "tephra.dev/requested-name";
 pub const WORKLOAD_KIND: &str = "tephra.dev/workload-kind";
+/// Run:ai's workload category, on the pods.
+pub const CATEGORY: &str = "tephra.dev/category";
+/// Run:ai's related URLs, as a JSON list on the Job.
+pub const RELATED_URLS: &str = "tephra.dev/related-urls";
+/// Volcano's mark of a pod its preempt and reclaim actions may evict.
+pub const PREEMPTABLE: &str = "volcano.sh/preemptable";
 /// Selects everything Tephra manages.
 pub const MANAGED_SELECTOR: &str = "app.kubernetes.io/managed-by=tephra";
 

@@ -172,6 +172,15 @@ impl Request {
         }
     }
 
+    /// Fields the request sets that have no effect: accepted, and told to the client.
+    pub fn warnings(&self) -> &[FieldError] {
+        match self {
+            Request::Training(r) => r.warnings(),
+            Request::Distributed(r) => r.warnings(),
+            Request::Generic(r) => r.warnings(),
+        }
+    }
+
     /// The project the request names (an id or a name).
     pub fn project_id(&self) -> String {
         match self {

@@ -16,7 +16,7 @@ mod storage;
 
 pub use binding::Binding;
 pub use generic::{RUN_MODE_ANNOTATION, generic};
-pub use rendered::Rendered;
+pub use rendered::{Rendered, with_warnings};
 
 use super::cluster::ClusterProfile;
 use super::labels::Owner;
@@ -166,7 +166,7 @@ fn assemble(
             labels: Some(merge(workload.labels(), pairs(&job_spec.labels))),
             annotations: Some(merge(
                 merge(workload.annotations(), options.extra_annotations),
-                pairs(&job_spec.annotations),
+                merge(related_urls(job_spec), pairs(&job_spec.annotations)),
             )),
             ..ObjectMeta::default()
         },
@@ -230,6 +230,16 @@ impl Assembled {
             starts_paused,
         }
     }
+}
+
+/// Run:ai's related URLs as an annotation on the Job, for tools that read the cluster.
+fn related_urls(spec: &Spec) -> BTreeMap<String, String> {
+    let links = &spec.pod.related_urls;
+    if links.is_empty() {
+        return BTreeMap::new();
+    }
+    let json = serde_json::to_string(links).unwrap_or_default();
+    BTreeMap::from([(crate::domain::labels::RELATED_URLS.to_owned(), json)])
 }
 
 /// Labels or annotations the user asked for, as a map.

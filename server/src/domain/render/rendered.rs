@@ -41,3 +41,32 @@ impl Rendered {
         Ok(out)
     }
 }
+
+/// YAML with each warning as a comment above the objects, where a reader sees it first.
+pub fn with_warnings(warnings: &[app::model::validation::FieldError], yaml: String) -> String {
+    let mut out: String = warnings
+        .iter()
+        .map(|w| format!("# warning: {}: {}\n", w.path, w.message.replace('\n', " ")))
+        .collect();
+    out.push_str(&yaml);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_warnings;
+    use app::model::validation::FieldError;
+
+    #[test]
+    fn warnings_come_first_as_comments() {
+        let warnings = [FieldError {
+            path: "spec.a".into(),
+            message: "has no effect\nat all".into(),
+        }];
+        assert_eq!(
+            with_warnings(&warnings, "kind: Job\n".into()),
+            "# warning: spec.a: has no effect at all\nkind: Job\n"
+        );
+        assert_eq!(with_warnings(&[], "kind: Job\n".into()), "kind: Job\n");
+    }
+}

@@ -80,6 +80,21 @@ pub(super) fn render(
         );
         out.init_containers.push(git_clone(&name, g, ctx));
     }
+    for (i, d) in storage.empty_dirs.iter().enumerate() {
+        let source = EmptyDirVolumeSource {
+            medium: d.in_memory.then(|| "Memory".into()),
+            size_limit: d
+                .size_limit
+                .as_ref()
+                .map(|q| Quantity(q.as_str().to_owned())),
+        };
+        out.add(
+            empty_dir(format!("emptydir-{i}"), source),
+            d.mount.as_str(),
+            false,
+            None,
+        );
+    }
     for (i, c) in storage.config_maps.iter().enumerate() {
         let volume = Volume {
             name: format!("configmap-{i}"),

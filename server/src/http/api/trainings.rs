@@ -63,8 +63,8 @@ async fn submit(
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
     let value: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
-    let listing = state.control.submit(kind, &principal, value).await?;
-    Ok((StatusCode::ACCEPTED, Json(workload_response(&listing))))
+    let accepted = state.control.submit(kind, &principal, value).await?;
+    Ok((StatusCode::ACCEPTED, Json(accepted.response())))
 }
 
 async fn fit(

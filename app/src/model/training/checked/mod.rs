@@ -6,14 +6,16 @@
 //! always one the validator accepted.
 
 mod compute;
+mod pod;
 mod security;
 mod storage;
 
 pub use compute::{Compute, Gpu};
+pub use pod::{NodeRequirement, NodeTerm, PodSettings, RelatedLink};
 pub use security::{Security, UidGid};
 pub use storage::{
-    Claim, ConfigMapVolume, DataVolume, Git, HostPath, NewClaim, Nfs, Pvc, S3, SecretKeys,
-    SecretVolume, Storage,
+    Claim, ConfigMapVolume, DataVolume, EmptyDir, Git, HostPath, NewClaim, Nfs, Pvc, S3,
+    SecretKeys, SecretVolume, Storage,
 };
 
 use super::distributed::{DistributedRequest, Framework};
@@ -23,6 +25,7 @@ use super::request::{
     TrainingRequest,
 };
 use super::values::{AbsolutePath, ObjectName, Words};
+use crate::model::validation::FieldError;
 
 /// A single-task training ([`TrainingRequest`]) that passed validation.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +35,8 @@ pub struct Training {
     /// How many pods run (`parallelism`, 1 when not set).
     parallelism: i32,
     completions: Option<i32>,
+    /// Fields accepted without effect, for the client to see.
+    warnings: Vec<FieldError>,
 }
 
 impl Training {
@@ -46,7 +51,17 @@ impl Training {
             spec,
             parallelism,
             completions,
+            warnings: Vec::new(),
         }
+    }
+
+    pub(crate) fn warned(self, warnings: Vec<FieldError>) -> Training {
+        Training { warnings, ..self }
+    }
+
+    /// Fields the request sets that have no effect (accepted, as Run:ai accepts them).
+    pub fn warnings(&self) -> &[FieldError] {
+        &self.warnings
     }
 
     /// The request as it came.
@@ -83,6 +98,7 @@ pub struct Distributed {
     workers: i32,
     /// How many pods are scheduled as one gang (`minReplicas`; all of them when not set).
     gang: i32,
+    warnings: Vec<FieldError>,
 }
 
 impl Distributed {
@@ -99,7 +115,17 @@ impl Distributed {
             master,
             workers,
             gang,
+            warnings: Vec::new(),
         }
+    }
+
+    pub(crate) fn warned(self, warnings: Vec<FieldError>) -> Distributed {
+        Distributed { warnings, ..self }
+    }
+
+    /// Fields the request sets that have no effect (accepted, as Run:ai accepts them).
+    pub fn warnings(&self) -> &[FieldError] {
+        &self.warnings
     }
 
     /// The request as it came.
@@ -136,6 +162,7 @@ pub struct Generic {
     /// The first replica type, whose spec also sets the Job's own fields; there is always one.
     first: Replica,
     rest: Vec<Replica>,
+    warnings: Vec<FieldError>,
 }
 
 impl Generic {
@@ -147,7 +174,17 @@ impl Generic {
             request,
             first,
             rest: replicas.collect(),
+            warnings: Vec::new(),
         })
+    }
+
+    pub(crate) fn warned(self, warnings: Vec<FieldError>) -> Generic {
+        Generic { warnings, ..self }
+    }
+
+    /// Fields the request sets that have no effect (accepted, as Run:ai accepts them).
+    pub fn warnings(&self) -> &[FieldError] {
+        &self.warnings
     }
 
     /// The request as it came.
@@ -224,6 +261,7 @@ pub struct Spec {
     pub storage: Storage,
     /// `None` when the request has no `security` (the container then has no security context).
     pub security: Option<Security>,
+    pub pod: PodSettings,
 }
 
 /// A readiness probe: an HTTP GET with int32 timings.

@@ -13,6 +13,16 @@ pub struct Storage {
     pub host_paths: Vec<HostPath>,
     pub nfs: Vec<Nfs>,
     pub s3: Vec<S3>,
+    pub empty_dirs: Vec<EmptyDir>,
+}
+
+/// Scratch space for the pod's life: on the node's disk, or in memory (counted against the
+/// container's memory limit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmptyDir {
+    pub mount: MountPath,
+    pub in_memory: bool,
+    pub size_limit: Option<Quantity>,
 }
 
 /// A data volume an administrator registered, by its UUID; the cluster's profile names its claim.

@@ -114,8 +114,14 @@ pub fn shown(value: Option<&Value>) -> String {
         Some(Value::Array(items)) => items
             .iter()
             .map(|v| shown(Some(v)))
+            .filter(|item| !item.is_empty())
             .collect::<Vec<_>>()
             .join(", "),
+        // A list item in Run:ai's object form (an image pull secret) shows as its name; an
+        // excluded one is left out, as the request leaves it out.
+        Some(Value::Object(item)) if item.get("exclude") != Some(&Value::Bool(true)) => {
+            shown(item.get("name"))
+        }
         _ => String::new(),
     }
 }
@@ -153,6 +159,12 @@ mod tests {
         assert_eq!(Kind::Choice.value("false"), Some(json!(false)));
         assert_eq!(Kind::Choice.value("maybe"), Some(json!("maybe")));
         assert_eq!(shown(Some(&json!(["a", "b"]))), "a, b");
+        assert_eq!(
+            shown(Some(
+                &json!(["a", { "name": "b" }, { "name": "c", "exclude": true }])
+            )),
+            "a, b"
+        );
     }
 
     #[test]

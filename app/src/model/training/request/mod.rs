@@ -3,14 +3,19 @@
 //! with its path at once instead of stopping at the first one serde meets.
 
 mod compute;
+mod pod;
 mod security;
 mod storage;
 
 pub use compute::{Compute, ExtendedResource, GpuRequestType};
+pub use pod::{
+    ImagePullSecret, MatchExpression, MatchOperator, NodeAffinityRequired, NodeSelectorTerm,
+    Preemptibility, PullSecret, RelatedUrl, RestartPolicy,
+};
 pub use security::{SeccompProfileType, Security, UidGidSource};
 pub use storage::{
-    AccessModes, ClaimInfo, ConfigMapVolume, DataVolume, Git, HostPath, MountPropagation, Nfs, Pvc,
-    S3, SecretVolume, Storage, VolumeMode,
+    AccessModes, ClaimInfo, ConfigMapVolume, DataVolume, EmptyDirVolume, Git, HostPath,
+    MountPropagation, Nfs, Pvc, S3, SecretVolume, Storage, VolumeMode,
 };
 
 use serde::{Deserialize, Serialize};
@@ -57,8 +62,8 @@ request_part! {
         pub args: Option<String>,
         pub image: Option<String>,
         pub image_pull_policy: Option<ImagePullPolicy>,
-        /// Names of secrets in the project's namespace with the registry credentials for `image`.
-        pub image_pull_secrets: Option<Vec<String>>,
+        /// Secrets in the project's namespace with the registry credentials for `image`.
+        pub image_pull_secrets: Option<Vec<ImagePullSecret>>,
         pub working_dir: Option<String>,
         pub create_home_dir: Option<bool>,
         pub probes: Option<Probes>,
@@ -82,6 +87,13 @@ request_part! {
         pub compute: Option<Compute>,
         pub storage: Option<Storage>,
         pub security: Option<Security>,
+        /// A label to group workloads by (Run:ai's workload category).
+        pub category: Option<String>,
+        pub node_affinity_required: Option<NodeAffinityRequired>,
+        pub preemptibility: Option<Preemptibility>,
+        pub related_urls: Option<Vec<RelatedUrl>>,
+        pub restart_policy: Option<RestartPolicy>,
+        pub termination_grace_period_seconds: Option<i64>,
     }
 }
 

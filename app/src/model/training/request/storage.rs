@@ -13,6 +13,19 @@ request_part! {
         pub host_path: Option<Vec<HostPath>>,
         pub nfs: Option<Vec<Nfs>>,
         pub s3: Option<Vec<S3>>,
+        pub empty_dir_volume: Option<Vec<EmptyDirVolume>>,
+    }
+}
+
+request_part! {
+    /// A scratch directory that lives as long as the pod, on the node's disk or in memory.
+    pub struct EmptyDirVolume {
+        pub name: Option<String>,
+        pub path: Option<String>,
+        /// `Memory`, or absent for the node's disk.
+        pub medium: Option<String>,
+        pub size_limit: Option<String>,
+        pub exclude: Option<bool>,
     }
 }
 

@@ -56,7 +56,7 @@ pub(super) fn compute(errors: &mut Errors, c: &RequestCompute, path: &str) -> Op
 
 /// Whether the request uses exactly one GPU style, and asks for an amount in it.
 fn gpu_style(errors: &mut Errors, c: &RequestCompute, path: &str) -> bool {
-    let before = errors.0.len();
+    let before = errors.count();
     let at = |field: &str| join(path, field);
     // Exactly one way to ask for GPUs: whole devices (gpuDevicesRequest alone), or one of the
     // fractional styles, chosen by gpuRequestType. A style is used when any of its fields is set,
@@ -100,20 +100,69 @@ fn gpu_style(errors: &mut Errors, c: &RequestCompute, path: &str) -> bool {
                     );
                 }
             }
-            for (other, field, ..) in used.iter().filter(|(k, ..)| *k != kind) {
-                errors.add(
+            // Run:ai reads only the chosen style's fields; the others are accepted and ignored.
+            for field in other_style_fields(c, kind) {
+                errors.warn(
                     at(field),
                     format!(
-                        "must not be set with gpuRequestType {}: choose one GPU style ({} is for {})",
+                        "has no effect with gpuRequestType {}: only {} {} used",
                         type_name(kind),
-                        field,
-                        type_name(*other)
+                        style_fields(kind),
+                        if kind == GpuRequestType::MigProfile {
+                            "is"
+                        } else {
+                            "are"
+                        },
                     ),
                 );
             }
         }
     }
-    errors.0.len() == before
+    errors.count() == before
+}
+
+/// The fields of each fractional style, as a client sees them.
+fn style_fields(kind: GpuRequestType) -> &'static str {
+    match kind {
+        GpuRequestType::Portion => "gpuPortionRequest and gpuPortionLimit",
+        GpuRequestType::Memory => "gpuMemoryRequest and gpuMemoryLimit",
+        GpuRequestType::MigProfile => "migProfile",
+    }
+}
+
+/// The fields the request sets of styles other than `kind`.
+fn other_style_fields(c: &RequestCompute, kind: GpuRequestType) -> Vec<&'static str> {
+    let set = [
+        (
+            GpuRequestType::Portion,
+            "gpuPortionRequest",
+            c.gpu_portion_request.is_some(),
+        ),
+        (
+            GpuRequestType::Portion,
+            "gpuPortionLimit",
+            c.gpu_portion_limit.is_some(),
+        ),
+        (
+            GpuRequestType::Memory,
+            "gpuMemoryRequest",
+            c.gpu_memory_request.is_some(),
+        ),
+        (
+            GpuRequestType::Memory,
+            "gpuMemoryLimit",
+            c.gpu_memory_limit.is_some(),
+        ),
+        (
+            GpuRequestType::MigProfile,
+            "migProfile",
+            c.mig_profile.is_some(),
+        ),
+    ];
+    set.iter()
+        .filter(|(style, _, is_set)| *style != kind && *is_set)
+        .map(|(_, field, _)| *field)
+        .collect()
 }
 
 /// The amounts of the fractional GPU styles, whichever style is chosen: the portion, the memory
@@ -206,7 +255,7 @@ fn extended_resources(
     resources: &[ExtendedResource],
     path: &str,
 ) -> Option<Vec<(String, ExtendedQuantity)>> {
-    let before = errors.0.len();
+    let before = errors.count();
     let mut seen = BTreeSet::new();
     let mut requested = Vec::new();
     for (i, r) in resources.iter().enumerate() {
@@ -250,7 +299,7 @@ fn extended_resources(
                 .map(|q| (r.resource.clone(), q)),
         );
     }
-    all(requested).filter(|_| errors.0.len() == before)
+    all(requested).filter(|_| errors.count() == before)
 }
 
 /// Resources a request sets through dedicated fields, so they cannot also be extended resources.
@@ -271,7 +320,10 @@ fn type_name(kind: GpuRequestType) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{accepts, paths, refused, refuses, request};
+    use super::super::tests::{accepts, refuses, request, warns};
+    use crate::model::training::checked::Gpu;
+    use crate::model::training::parse;
+    use crate::model::training::values::MigProfile;
     use serde_json::{Value, json};
 
     fn compute(compute: Value) -> Value {
@@ -346,45 +398,57 @@ mod tests {
     }
 
     #[test]
-    fn one_gpu_style_at_a_time() {
-        refuses(
+    fn only_the_chosen_gpu_styles_fields_are_used() {
+        warns(
             compute(
                 json!({ "gpuRequestType": "portion", "gpuPortionRequest": 0.5,
                             "migProfile": "1g.5gb" }),
             ),
             "spec.compute.migProfile",
-            "must not be set with gpuRequestType portion: choose one GPU style \
-             (migProfile is for migProfile)",
+            "has no effect with gpuRequestType portion: only gpuPortionRequest and \
+             gpuPortionLimit are used",
         );
-        let errors = refused(request(compute(json!({ "gpuRequestType": "migProfile",
-            "migProfile": "1g.5gb", "gpuPortionLimit": 0.5, "gpuMemoryRequest": "1Gi" }))));
+        let request = request(compute(json!({ "gpuRequestType": "migProfile",
+            "migProfile": "1g.5gb", "gpuPortionLimit": 0.5, "gpuMemoryRequest": "1Gi" })));
+        let training = parse::training(&request).unwrap();
+        let warned: Vec<_> = training
+            .warnings()
+            .iter()
+            .map(|w| w.path.as_str())
+            .collect();
         assert_eq!(
-            paths(&errors),
+            warned,
             [
-                "spec.compute.gpuPortionRequest",
+                "spec.compute.gpuPortionLimit",
                 "spec.compute.gpuMemoryRequest"
             ]
         );
         assert_eq!(
-            errors[1].message,
-            "must not be set with gpuRequestType migProfile: choose one GPU style \
-             (gpuMemoryRequest is for memory)"
+            training.warnings()[1].message,
+            "has no effect with gpuRequestType migProfile: only migProfile is used"
+        );
+        assert_eq!(
+            training.spec().compute.as_ref().map(|c| &c.gpu),
+            Some(&Gpu::Mig {
+                devices: 0,
+                profile: MigProfile::new("1g.5gb").unwrap()
+            })
         );
     }
 
     #[test]
-    fn a_gpu_portion_is_strictly_between_0_and_1() {
+    fn a_gpu_portion_is_above_0_and_at_most_1() {
         let portion =
             |p: f64| compute(json!({ "gpuRequestType": "portion", "gpuPortionRequest": p }));
         accepts(portion(0.01));
         accepts(portion(0.99));
-        for p in [0.0, 1.0, -0.5, 2.0] {
+        // Run:ai's SDK example asks for a portion of 1: a whole GPU through the sharing plugin.
+        accepts(portion(1.0));
+        for p in [0.0, -0.5, 1.01, 2.0] {
             refuses(
                 portion(p),
                 "spec.compute.gpuPortionRequest",
-                &format!(
-                    "must be between 0 and 1, exclusive, e.g. 0.5 (got {p}); use gpuDevicesRequest"
-                ),
+                &format!("must be greater than 0 and at most 1, e.g. 0.5 (got {p})"),
             );
         }
     }

@@ -78,9 +78,10 @@ pub(super) fn probe(errors: &mut Errors, p: &RequestProbe, path: &str) -> Option
     if let Some(p) = &get.path
         && !p.starts_with('/')
     {
-        errors.add(
+        // Kubernetes accepts it and the kubelet asks for "/" + path; the rendering says so.
+        errors.warn(
             join(&get_path, "path"),
-            format!("must start with '/' (got {p:?})"),
+            format!("does not start with '/'; the probe requests \"/{p}\""),
         );
     }
     if let Some(host) = &get.host
@@ -98,7 +99,13 @@ pub(super) fn probe(errors: &mut Errors, p: &RequestProbe, path: &str) -> Option
         timeout_seconds: timeout_seconds?,
         success_threshold: success_threshold?,
         failure_threshold: failure_threshold?,
-        path: get.path.clone(),
+        path: get.path.as_ref().map(|p| {
+            if p.starts_with('/') {
+                p.clone()
+            } else {
+                format!("/{p}")
+            }
+        }),
         port: port?,
         host: get.host.clone(),
         scheme: get.scheme,
@@ -130,7 +137,11 @@ pub(super) fn environment(
         let name = var.name.clone();
         let checked = match (&var.value, &var.secret) {
             (Some(_), Some(_)) => {
-                errors.add(&at, "must have either value or secret, not both");
+                errors.add(
+                    &at,
+                    "must have either value or secret, not both (Kubernetes takes one source \
+                     per variable): remove value to read it from the secret, or secret to set it",
+                );
                 None
             }
             (None, None) => {

@@ -46,12 +46,14 @@ pub fn distributed(req: DistributedRequest) -> Result<Distributed, Vec<FieldErro
         .map(|((worker, (workers, gang)), master)| {
             Distributed::new(req, worker, master, workers, gang)
         });
-    errors.finish(checked)
+    errors
+        .finish_warned(checked)
+        .map(|(distributed, warnings)| distributed.warned(warnings))
 }
 
 /// How many pods run, and how many of them are scheduled as one gang: the workers and the gang.
 fn replicas(errors: &mut Errors, d: &DistributedSpec) -> Option<(i32, i32)> {
-    let before = errors.0.len();
+    let before = errors.count();
     errors.check("spec.numWorkers", v::at_least(d.num_workers, 1));
     if d.num_workers > 9999 {
         errors.add(
@@ -76,7 +78,7 @@ fn replicas(errors: &mut Errors, d: &DistributedSpec) -> Option<(i32, i32)> {
             format!("must be at least the number of pods, numWorkers + 1 = {pods} (got {max})"),
         );
     }
-    if errors.0.len() != before {
+    if errors.count() != before {
         return None;
     }
     // At most 10000 pods, so both fit.

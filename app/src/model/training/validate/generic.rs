@@ -54,7 +54,9 @@ pub fn generic(req: GenericRequest) -> Result<Generic, Vec<FieldError>> {
         .zip(sizes)
         .zip(overrides)
         .map(|((specs, sizes), overrides)| replicas(&req.spec, specs, sizes, &overrides));
-    errors.finish(replicas.and_then(|replicas| Generic::new(req, replicas)))
+    errors
+        .finish_warned(replicas.and_then(|replicas| Generic::new(req, replicas)))
+        .map(|(generic, warnings)| generic.warned(warnings))
 }
 
 /// Each replica type's replicas and restarts (how often a failed pod restarts before its

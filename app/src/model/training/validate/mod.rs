@@ -10,6 +10,7 @@ mod container;
 mod distributed;
 mod generic;
 mod header;
+mod pod;
 mod scheduling;
 mod security;
 mod spec;
@@ -37,7 +38,9 @@ pub fn training(req: TrainingRequest) -> Result<Training, Vec<FieldError>> {
     let checked = spec.zip(size).map(|(spec, (parallelism, completions))| {
         Training::new(req, spec, parallelism, completions)
     });
-    errors.finish(checked)
+    errors
+        .finish_warned(checked)
+        .map(|(training, warnings)| training.warned(warnings))
 }
 
 fn is_uuid(s: &str) -> bool {
@@ -111,6 +114,19 @@ mod tests {
     /// A training with `spec` must be accepted.
     pub(super) fn accepts(spec: Value) {
         accepted(request(spec));
+    }
+
+    /// A training with `spec` must be accepted with exactly one warning, at `path`, whose
+    /// message is `message`.
+    pub(super) fn warns(spec: Value, path: &str, message: &str) {
+        let request = request(spec);
+        let training = parse::training(&request)
+            .unwrap_or_else(|errors| panic!("refused {request}: {errors:#?}"));
+        let warnings = training.warnings();
+        assert!(
+            warnings.len() == 1 && warnings[0].path == path && warnings[0].message == message,
+            "expected one warning at {path}: {message:?}, got {warnings:#?}"
+        );
     }
 
     pub(super) fn paths(errors: &[FieldError]) -> Vec<&str> {

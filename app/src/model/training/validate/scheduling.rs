@@ -58,7 +58,7 @@ pub(super) fn toleration(
     t: &RequestToleration,
     path: &str,
 ) -> Option<Toleration> {
-    let before = errors.0.len();
+    let before = errors.count();
     let exists = t.operator == Some(TolerationOperator::Exists);
     match t.key.as_deref() {
         Some("") | None if !exists => errors.add(
@@ -81,11 +81,11 @@ pub(super) fn toleration(
     }
     if let Some(seconds) = t.seconds {
         if t.effect != Some(TaintEffect::NoExecute) {
-            errors.add(join(path, "seconds"), "is only allowed with effect NoExecute (how long to stay on a node after the taint appears)");
+            errors.add(join(path, "seconds"), "is only allowed with effect NoExecute (how long to stay on a node after the taint appears; Kubernetes refuses it with other effects): remove seconds or use effect NoExecute");
         }
         errors.check(join(path, "seconds"), v::at_least(seconds, 0));
     }
-    (errors.0.len() == before).then(|| Toleration {
+    (errors.count() == before).then(|| Toleration {
         key: t.key.clone().filter(|k| !k.is_empty()),
         operator: t.operator.unwrap_or(TolerationOperator::Equal),
         value: if exists { None } else { t.value.clone() },

@@ -13,13 +13,23 @@ pub(super) fn security_rules(
     s: &RequestSecurity,
     path: &str,
 ) -> Option<Security> {
-    let before = errors.0.len();
+    let before = errors.count();
     let at = |field: &str| join(path, field);
     let custom = s.uid_gid_source == Some(UidGidSource::Custom);
     for (field, value) in [("runAsUid", s.run_as_uid), ("runAsGid", s.run_as_gid)] {
         if let Some(id) = value {
             if !custom {
-                errors.add(at(field), "is only used with uidGidSource custom");
+                // Run:ai accepts it and ignores it: the source decides who the container runs as.
+                let source = match s.uid_gid_source {
+                    Some(UidGidSource::FromIdpToken) => {
+                        "fromIdpToken (the provider's ids are used)"
+                    }
+                    _ => "fromTheImage (the image's user is used)",
+                };
+                errors.warn(
+                    at(field),
+                    format!("has no effect with uidGidSource {source}; it is used with uidGidSource custom"),
+                );
             }
             if !(0..=i64::from(i32::MAX)).contains(&id) {
                 errors.add(
@@ -60,7 +70,7 @@ pub(super) fn security_rules(
         _ => UidGid::FromTheImage,
     };
     let groups = groups?.unwrap_or_default();
-    (errors.0.len() == before).then(|| Security {
+    (errors.count() == before).then(|| Security {
         uid_gid,
         capabilities,
         seccomp: s.seccomp_profile_type,
@@ -97,7 +107,7 @@ fn capabilities(errors: &mut Errors, caps: &[String], path: &str) -> Vec<String>
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{accepts, refuses};
+    use super::super::tests::{accepts, refuses, warns};
     use serde_json::{Value, json};
 
     fn security(security: Value) -> Value {
@@ -110,11 +120,23 @@ mod tests {
             json!({ "uidGidSource": "custom", "runAsUid": 1000, "runAsGid": 100 }),
         ));
         for field in ["runAsUid", "runAsGid"] {
-            for source in [json!(null), json!("fromTheImage"), json!("fromIdpToken")] {
-                refuses(
+            for (source, used) in [
+                (json!(null), "fromTheImage (the image's user is used)"),
+                (
+                    json!("fromTheImage"),
+                    "fromTheImage (the image's user is used)",
+                ),
+                (
+                    json!("fromIdpToken"),
+                    "fromIdpToken (the provider's ids are used)",
+                ),
+            ] {
+                warns(
                     security(json!({ "uidGidSource": source, field: 1000 })),
                     &format!("spec.security.{field}"),
-                    "is only used with uidGidSource custom",
+                    &format!(
+                        "has no effect with uidGidSource {used}; it is used with uidGidSource custom"
+                    ),
                 );
             }
         }

@@ -3,19 +3,18 @@
 //! security and scheduling have files of their own.
 
 use super::container::{container, environment, name_values, ports, probe};
-use super::{compute, scheduling, security, storage};
+use super::{compute, pod, scheduling, security, storage};
 use crate::model::training::checked::Spec;
 use crate::model::training::request::TrainingSpec;
 use crate::model::training::values::{ObjectName, int32};
 use crate::model::validation::{self as v, Errors, all, index, join};
-use std::collections::BTreeSet;
 
 /// One container's spec. Every spec names its own image: a distributed master's spec replaces the
 /// worker's and inherits nothing from it.
 pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<Spec> {
     let at = |field: &str| join(path, field);
     let container = container(errors, s, path);
-    let pull_secrets = pull_secrets(
+    let pull_secrets = pod::pull_secrets(
         errors,
         listed(&s.image_pull_secrets),
         &at("imagePullSecrets"),
@@ -62,6 +61,7 @@ pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<
         None => Some(None),
         Some(security) => security::security_rules(errors, security, &at("security")).map(Some),
     };
+    let pod = pod::settings(errors, s, path);
     let (image, command, args, working_dir) = container?;
     let (node_type, node_pools, pod_affinity) = placement?;
     let (environment, excluded_environment) = environment?;
@@ -93,22 +93,8 @@ pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<
         compute: compute?,
         storage: storage?,
         security: security?,
+        pod: pod?,
     })
-}
-
-/// Secrets the kubelet pulls the image with: object names, each once.
-fn pull_secrets(errors: &mut Errors, names: &[String], path: &str) -> Option<Vec<ObjectName>> {
-    let mut seen = BTreeSet::new();
-    let checked = names.iter().enumerate().map(|(i, name)| {
-        let at = index(path, i);
-        let name = errors.take(at.clone(), ObjectName::new(name))?;
-        if !seen.insert(name.clone()) {
-            errors.add(at, format!("lists {:?} twice", name.as_str()));
-            return None;
-        }
-        Some(name)
-    });
-    all(checked.collect())
 }
 
 /// A list left out holds nothing, like an empty one.
@@ -163,7 +149,9 @@ pub(super) fn job_size(errors: &mut Errors, s: &TrainingSpec) -> Option<(i32, Op
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{accepted, accepts, assert_one, paths, refused, refuses, request};
+    use super::super::tests::{
+        accepted, accepts, assert_one, paths, refused, refuses, request, warns,
+    };
     use serde_json::json;
 
     #[test]
@@ -178,7 +166,8 @@ mod tests {
             "ports": [{ "container": 0 }], "exposedUrls": [{ "container": 0 }],
             "priorityClass": "P", "compute": { "gpuDevicesRequest": -1 },
             "storage": { "dataVolume": [{ "id": "x", "mountPath": "/d" }] },
-            "security": { "runAsUid": 1 }
+            "security": { "uidGidSource": "custom", "runAsUid": -1 },
+            "category": "not a label"
         })));
         assert_eq!(
             paths(&errors),
@@ -203,6 +192,7 @@ mod tests {
                 "spec.compute.gpuDevicesRequest",
                 "spec.storage.dataVolume[0].id",
                 "spec.security.runAsUid",
+                "spec.category",
             ]
         );
     }
@@ -305,10 +295,10 @@ mod tests {
             &format!("{at}.port"),
             "must be a port from 1 to 65535 (got 65536)",
         );
-        refuses(
+        warns(
             get(json!({ "port": 80, "path": "ready" })),
             &format!("{at}.path"),
-            "must start with '/' (got \"ready\")",
+            "does not start with '/'; the probe requests \"/ready\"",
         );
         refuses(
             get(json!({ "port": 80, "host": "Not A Host" })),

@@ -43,14 +43,13 @@ impl CpuCores {
 pub struct GpuPortion(f64);
 
 impl GpuPortion {
-    /// Refuses 0, 1 and anything outside them (whole GPUs are asked for as devices).
+    /// From above 0 to 1, as Run:ai allows (1 is a whole GPU, shared through the plugin).
     pub fn new(portion: f64) -> Result<GpuPortion, String> {
-        if portion > 0.0 && portion < 1.0 {
+        if portion > 0.0 && portion <= 1.0 {
             Ok(GpuPortion(portion))
         } else {
             Err(format!(
-                "must be between 0 and 1, exclusive, e.g. 0.5 (got {portion}); use \
-                 gpuDevicesRequest for whole GPUs"
+                "must be greater than 0 and at most 1, e.g. 0.5 (got {portion})"
             ))
         }
     }
@@ -129,14 +128,15 @@ mod tests {
     }
 
     #[test]
-    fn a_gpu_portion_is_strictly_between_0_and_1() {
+    fn a_gpu_portion_is_above_0_and_at_most_1() {
         assert_eq!(GpuPortion::new(0.5).unwrap().percent(), 50);
         assert_eq!(GpuPortion::new(0.001).unwrap().percent(), 1);
         assert_eq!(GpuPortion::new(0.25).unwrap().percent(), 25);
-        for bad in [0.0, 1.0, -0.5, 2.0] {
+        assert_eq!(GpuPortion::new(1.0).unwrap().percent(), 100);
+        for bad in [0.0, 1.5, -0.5, 2.0] {
             assert!(
                 GpuPortion::new(bad).unwrap_err().starts_with(&format!(
-                    "must be between 0 and 1, exclusive, e.g. 0.5 (got {bad})"
+                    "must be greater than 0 and at most 1, e.g. 0.5 (got {bad})"
                 )),
                 "{bad}"
             );

@@ -9,8 +9,10 @@ mod resources;
 mod security;
 
 use super::{SCHEDULER_NAME, Target, storage};
+use crate::domain::labels::{CATEGORY, PREEMPTABLE};
 use app::model::training::checked::Spec;
 use app::model::training::distributed::Framework;
+use app::model::training::request::{Preemptibility, RestartPolicy};
 use k8s_openapi::api::core::v1::{
     LocalObjectReference, PersistentVolumeClaim, PodSpec, PodTemplateSpec,
 };
@@ -38,10 +40,17 @@ pub(super) fn template(
     let profile = ctx.target.profile;
 
     let mut labels = ctx.target.workload.labels();
+    if let Some(category) = &spec.pod.category {
+        labels.insert(CATEGORY.into(), category.clone());
+    }
     for (k, v) in &spec.labels {
         labels.entry(k.clone()).or_insert_with(|| v.clone());
     }
-    let annotations: BTreeMap<String, String> = spec.annotations.iter().cloned().collect();
+    let mut annotations: BTreeMap<String, String> = spec.annotations.iter().cloned().collect();
+    if let Some(preemptibility) = spec.pod.preemptibility {
+        let preemptable = preemptibility == Preemptibility::Preemptible;
+        annotations.insert(PREEMPTABLE.into(), preemptable.to_string());
+    }
 
     PodTemplateSpec {
         metadata: Some(ObjectMeta {
@@ -51,8 +60,15 @@ pub(super) fn template(
         }),
         spec: Some(PodSpec {
             scheduler_name: Some(SCHEDULER_NAME.into()),
-            // Volcano restarts through its policies (RestartJob and maxRetry), not the kubelet.
-            restart_policy: Some("Never".into()),
+            // Volcano restarts through its policies (RestartJob and maxRetry), not the kubelet,
+            // unless the request asks the kubelet to.
+            restart_policy: Some(
+                spec.pod
+                    .restart_policy
+                    .map_or("Never", RestartPolicy::as_str)
+                    .into(),
+            ),
+            termination_grace_period_seconds: spec.pod.termination_grace_period_seconds,
             containers: vec![container],
             init_containers: non_empty(storage.init_containers),
             image_pull_secrets: non_empty(

@@ -33,17 +33,49 @@ pub(super) fn toleration(t: &checked::Toleration) -> Toleration {
     }
 }
 
+/// The nodes the pod requires: one of the request's terms (Kubernetes ORs them), each also
+/// requiring one of the requested node pools.
+fn required_nodes(spec: &Spec, ctx: &PodContext<'_>) -> Vec<NodeSelectorTerm> {
+    let pools = (!spec.node_pools.is_empty()).then(|| NodeSelectorRequirement {
+        key: ctx.target.profile.node_pool_label.clone(),
+        operator: "In".into(),
+        values: Some(spec.node_pools.clone()),
+    });
+    let terms: Vec<Vec<NodeSelectorRequirement>> = if spec.pod.node_affinity.is_empty() {
+        pools.iter().map(|p| vec![p.clone()]).collect()
+    } else {
+        spec.pod
+            .node_affinity
+            .iter()
+            .map(|term| {
+                let mut requirements: Vec<_> = term.0.iter().map(requirement).collect();
+                requirements.extend(pools.clone());
+                requirements
+            })
+            .collect()
+    };
+    terms
+        .into_iter()
+        .map(|requirements| NodeSelectorTerm {
+            match_expressions: Some(requirements),
+            ..NodeSelectorTerm::default()
+        })
+        .collect()
+}
+
+fn requirement(r: &checked::NodeRequirement) -> NodeSelectorRequirement {
+    NodeSelectorRequirement {
+        key: r.key.clone(),
+        operator: r.operator.as_str().into(),
+        values: (!r.values.is_empty()).then(|| r.values.clone()),
+    }
+}
+
 pub(super) fn affinity(spec: &Spec, ctx: &PodContext<'_>) -> Option<Affinity> {
-    let node_affinity = (!spec.node_pools.is_empty()).then(|| NodeAffinity {
+    let terms = required_nodes(spec, ctx);
+    let node_affinity = (!terms.is_empty()).then(|| NodeAffinity {
         required_during_scheduling_ignored_during_execution: Some(NodeSelector {
-            node_selector_terms: vec![NodeSelectorTerm {
-                match_expressions: Some(vec![NodeSelectorRequirement {
-                    key: ctx.target.profile.node_pool_label.clone(),
-                    operator: "In".into(),
-                    values: Some(spec.node_pools.clone()),
-                }]),
-                ..NodeSelectorTerm::default()
-            }],
+            node_selector_terms: terms,
         }),
         ..NodeAffinity::default()
     });

@@ -7,7 +7,7 @@ use self::sources::{git, host_paths, named_volumes, nfs, s3};
 use super::is_uuid;
 use super::spec::listed;
 use crate::model::training::checked::{
-    Claim, ConfigMapVolume, DataVolume, NewClaim, Pvc, SecretVolume, Storage,
+    Claim, ConfigMapVolume, DataVolume, EmptyDir, NewClaim, Pvc, SecretVolume, Storage,
 };
 use crate::model::training::request::{self as r, ClaimInfo, Storage as RequestStorage};
 use crate::model::training::values::{MountPath, ObjectName, Quantity};
@@ -53,9 +53,15 @@ pub(super) fn storage_rules(
         host_paths(errors, listed(&s.host_path), &at("hostPath"), &mut mounts),
         nfs(errors, listed(&s.nfs), &at("nfs"), &mut mounts),
         s3(errors, listed(&s.s3), &at("s3"), &mut mounts),
+        empty_dirs(
+            errors,
+            listed(&s.empty_dir_volume),
+            &at("emptyDirVolume"),
+            &mut mounts,
+        ),
     );
-    errors.0.extend(mounts.errors.0);
-    let (data_volumes, pvcs, git, config_maps, secrets, host_paths, nfs, s3) = checked;
+    errors.absorb(mounts.errors);
+    let (data_volumes, pvcs, git, config_maps, secrets, host_paths, nfs, s3, empty_dirs) = checked;
     Some(Storage {
         data_volumes: data_volumes?,
         pvcs: pvcs?,
@@ -65,6 +71,7 @@ pub(super) fn storage_rules(
         host_paths: host_paths?,
         nfs: nfs?,
         s3: s3?,
+        empty_dirs: empty_dirs?,
     })
 }
 
@@ -87,6 +94,60 @@ impl Mounts {
             None
         }
     }
+}
+
+fn empty_dirs(
+    errors: &mut Errors,
+    dirs: &[r::EmptyDirVolume],
+    path: &str,
+    mounts: &mut Mounts,
+) -> Option<Vec<EmptyDir>> {
+    let mut checked = Vec::new();
+    for (i, d) in dirs.iter().enumerate() {
+        if d.exclude == Some(true) {
+            continue;
+        }
+        let item = index(path, i);
+        let before = errors.count();
+        let in_memory = match d.medium.as_deref() {
+            None | Some("") => false,
+            Some("Memory") => true,
+            Some(other) => {
+                errors.add(
+                    join(&item, "medium"),
+                    format!("must be Memory, or left out for the node's disk (got {other:?})"),
+                );
+                false
+            }
+        };
+        let size_limit = errors.take_some(
+            join(&item, "sizeLimit"),
+            d.size_limit.as_deref(),
+            Quantity::positive,
+        );
+        let mount = match d.path.as_deref() {
+            Some(p) => mounts.mount(join(&item, "path"), p),
+            None => {
+                errors.add(
+                    join(&item, "path"),
+                    "is required: where the directory is mounted",
+                );
+                None
+            }
+        };
+        let ok = errors.count() == before;
+        checked.push(
+            mount
+                .zip(size_limit)
+                .filter(|_| ok)
+                .map(|(mount, size_limit)| EmptyDir {
+                    mount,
+                    in_memory,
+                    size_limit,
+                }),
+        );
+    }
+    all(checked)
 }
 
 fn data_volumes(
@@ -156,7 +217,7 @@ fn existing_pvc(
     item: &str,
     name: Option<Option<ObjectName>>,
 ) -> Option<Claim> {
-    let before = errors.0.len();
+    let before = errors.count();
     if p.claim_name.is_none() {
         errors.add(
             join(item, "claimName"),
@@ -173,7 +234,7 @@ fn existing_pvc(
         errors.add(join(item, "ephemeral"), "must not be true with existingPvc");
     }
     name.flatten()
-        .filter(|_| errors.0.len() == before)
+        .filter(|_| errors.count() == before)
         .map(Claim::Existing)
 }
 
@@ -225,6 +286,38 @@ mod tests {
 
     fn claim(info: Value) -> Value {
         storage("pvc", json!({ "path": "/data", "claimInfo": info }))
+    }
+
+    #[test]
+    fn an_empty_dir_is_on_disk_or_in_memory_with_an_optional_size() {
+        accepts(storage("emptyDirVolume", json!({ "path": "/scratch" })));
+        accepts(storage(
+            "emptyDirVolume",
+            json!({ "name": "cache", "path": "/cache", "medium": "Memory", "sizeLimit": "1Gi" }),
+        ));
+        // Excluded entries (a policy default left out) are not checked.
+        accepts(storage("emptyDirVolume", json!({ "exclude": true })));
+        refuses(
+            storage(
+                "emptyDirVolume",
+                json!({ "path": "/s", "medium": "HugePages" }),
+            ),
+            "spec.storage.emptyDirVolume[0].medium",
+            "must be Memory, or left out for the node's disk (got \"HugePages\")",
+        );
+        refuses(
+            storage("emptyDirVolume", json!({ "medium": "Memory" })),
+            "spec.storage.emptyDirVolume[0].path",
+            "is required",
+        );
+        refuses(
+            storage(
+                "emptyDirVolume",
+                json!({ "path": "/s", "sizeLimit": "lots" }),
+            ),
+            "spec.storage.emptyDirVolume[0].sizeLimit",
+            "",
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub(super) fn git(
 ) -> Option<Vec<Git>> {
     let mut checked = Vec::new();
     for (i, g) in repos.iter().enumerate() {
-        let before = errors.0.len();
+        let before = errors.count();
         let item = index(path, i);
         let mount = mounts.mount(join(&item, "path"), &g.path);
         match g.repository.as_deref() {
@@ -54,7 +54,7 @@ pub(super) fn git(
                 ("secretKeyOfPassword", &g.secret_key_of_password),
             ],
         );
-        let repository = g.repository.clone().filter(|_| errors.0.len() == before);
+        let repository = g.repository.clone().filter(|_| errors.count() == before);
         checked.push(mount.zip(repository).zip(credentials).map(
             |((mount, repository), credentials)| Git {
                 repository,
@@ -158,7 +158,7 @@ pub(super) fn s3(
 ) -> Option<Vec<S3>> {
     let mut checked = Vec::new();
     for (i, b) in buckets.iter().enumerate() {
-        let before = errors.0.len();
+        let before = errors.count();
         let item = index(path, i);
         if b.bucket.len() < 3 || b.bucket.len() > 63 || v::dns1123_subdomain(&b.bucket).is_err() {
             errors.add(join(&item, "bucket"), format!("must be an S3 bucket name: 3 to 63 lowercase letters, digits, '-' or '.' (got {:?})", b.bucket));
@@ -181,7 +181,7 @@ pub(super) fn s3(
                 ("secretKeyOfSecretKey", &b.secret_key_of_secret_key),
             ],
         );
-        let ok = errors.0.len() == before;
+        let ok = errors.count() == before;
         checked.push(
             mount
                 .zip(credentials)
