@@ -18,6 +18,9 @@ OIDC_PROVIDER_VERSION=8.8.1
 export TEPHRA_NODE_MODULES="$TEPHRA_CACHE/node/node_modules"
 # schemathesis fuzzes the API from its OpenAPI document (tests/fuzz); 4.x runs on Python 3.9+.
 SCHEMATHESIS_VERSION=4.32.5
+# Run:ai's own Python SDK, the client of the compatibility tests.
+RUNAPY_VERSION=1.224.0
+export TEPHRA_RUNAPY_VENV="$TEPHRA_CACHE/venv-runapy"
 export TEPHRA_VENV="$TEPHRA_CACHE/venv"
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
 WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' "$TEPHRA_ROOT/Cargo.lock")"

@@ -242,7 +242,7 @@ fn seed_001_and_002_mpi_jobs_are_reproduced() {
     let spec = &ours["spec"];
     assert_eq!(
         spec["minAvailable"], 2,
-        "seed 001 gates the gang at 2 of 3 pods (minReplicas)"
+        "seed 001 gates the gang at 2 of 3 pods (minReplicas 1: one worker and the launcher)"
     );
     for plugin in ["env", "ssh", "svc"] {
         assert_eq!(

@@ -54,6 +54,7 @@ fn main() {
         dashboard::a_pytorch_training_from_the_form_runs_live_and_is_managed_with_buttons,
         org::projects_are_leaf_queues_under_their_department_and_come_back,
         runai::completions_beyond_parallelism_run_every_pod_and_complete_when_all_succeed,
+        runai::runai_python_sdk_runs_a_script_unmodified,
         quota::an_in_quota_training_reclaims_what_an_over_quota_one_borrowed,
         reliability::a_finished_training_stays_finished_when_its_job_is_collected,
         reliability::a_delete_right_after_submit_never_leaves_a_job_behind,

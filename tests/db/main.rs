@@ -853,6 +853,13 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
                 .to_owned(),
         ),
         (
+            // Looked up before the request is parsed; PostgreSQL cannot even query it.
+            WorkloadKind::Training,
+            json!({ "name": "bad", "projectId": "\u{0}", "spec": { "image": "x" } }),
+            "projectId",
+            nul.to_owned(),
+        ),
+        (
             WorkloadKind::Distributed,
             json!({ "name": "bad", "projectId": "default", "spec": {
                 "image": "x", "distributedFramework": "PyTorch", "numWorkers": 1,

@@ -182,6 +182,37 @@ mod tests {
         );
     }
 
+    /// Run:ai's SDK reads `exp` by decoding the claims with Python's `base64.b64decode`, which
+    /// drops the URL-safe `-` and `_` instead of decoding them. ASCII JSON only encodes to those
+    /// where a byte `>`, `?` or `~` ends a 3-byte group, which application names never hold; this
+    /// keeps it so.
+    #[test]
+    fn the_claims_decode_with_the_standard_base64_alphabet_too() {
+        use base64::Engine;
+        let tokens = tokens();
+        for app in [
+            "ci-bot",
+            "sdk",
+            "nightly-runs.team-a",
+            "a",
+            "ab",
+            "abc",
+            "x9_y",
+        ] {
+            for now in [0, 1_000, 1_764_000_000, 1_999_999_999] {
+                let token = tokens.issue(app, now);
+                let claims = token.split('.').nth(1).unwrap();
+                assert!(!claims.contains(['-', '_']), "{app} at {now}: {claims}");
+                let padded = format!("{claims}{}", "=".repeat((4 - claims.len() % 4) % 4));
+                let decoded = base64::engine::general_purpose::STANDARD
+                    .decode(padded)
+                    .unwrap();
+                let json: serde_json::Value = serde_json::from_slice(&decoded).unwrap();
+                assert_eq!(json["exp"], now + TOKEN_SECONDS);
+            }
+        }
+    }
+
     #[test]
     fn another_installation_or_a_changed_claim_does_not_verify() {
         let token = tokens().issue("ci-bot", 1_000);

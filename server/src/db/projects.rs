@@ -175,6 +175,10 @@ impl Projects<'_> {
 
     /// The project a key names: Run:ai's integer id (`"4"`), the UUID, or the name.
     pub async fn by_key(&self, key: &str) -> DbResult<Project> {
+        // PostgreSQL refuses NUL in text (the query would fail); no name holds one.
+        if key.contains('\0') {
+            return Err(DbError::NotFound);
+        }
         if let Ok(number) = key.parse::<i64>() {
             return self.by_number(number).await;
         }

@@ -107,7 +107,7 @@ pub fn distributed() -> impl Strategy<Value = Value> {
         proptest::option::of(spec()),
     )
         .prop_flat_map(|(name, spec, framework, workers, master)| {
-            (proptest::option::of(1..=workers + 1)).prop_map(move |min| {
+            (proptest::option::of(1..=workers)).prop_map(move |min| {
                 let mut spec = spec.clone();
                 spec["distributedFramework"] = json!(framework);
                 spec["numWorkers"] = json!(workers);

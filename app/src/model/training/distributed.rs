@@ -28,23 +28,55 @@ pub struct DistributedSpec {
     pub worker: TrainingSpec,
     pub distributed_framework: Framework,
     pub num_workers: i64,
-    /// The gang size: how many pods (master included) must be placed together. Defaults to all.
+    /// Run:ai's lower bound of workers (PyTorch): the gang is these workers and the master.
+    /// Defaults to all of them.
     pub min_replicas: Option<i64>,
-    /// Accepted for Run:ai compatibility (elastic PyTorch); must not be below the pod count.
+    /// Run:ai's upper bound of workers for an autoscaler (PyTorch); Tephra runs `numWorkers`.
     pub max_replicas: Option<i64>,
     pub master_spec_same_as_worker: Option<bool>,
+    /// The master's own spec: Run:ai's top-level `masterSpec`, or `spec.master`.
     pub master: Option<TrainingSpec>,
+    /// MPI: processes per worker in the hostfile (Run:ai's SDK sends 1 by default).
+    pub slots_per_worker: Option<i64>,
+    /// MPI: where the SSH keys are mounted (Run:ai's SDK sends `/root/.ssh` by default).
+    pub ssh_auth_mount_path: Option<String>,
+    /// MPI: start the launcher at once or once the workers are ready.
+    pub mpi_launcher_creation_policy: Option<MpiLauncherCreationPolicy>,
+    /// Which pods are removed when the training finishes.
+    pub clean_pod_policy: Option<CleanPodPolicy>,
+    /// Whether the master came as Run:ai's top-level `masterSpec` (errors name that path).
+    #[serde(skip)]
+    pub master_at_top: bool,
 }
 
 /// The keys of [`DistributedSpec`] beyond the worker's [`TrainingSpec`].
-pub const DISTRIBUTED_KEYS: [&str; 6] = [
+pub const DISTRIBUTED_KEYS: [&str; 10] = [
     "distributedFramework",
     "numWorkers",
     "minReplicas",
     "maxReplicas",
     "masterSpecSameAsWorker",
     "master",
+    "slotsPerWorker",
+    "sshAuthMountPath",
+    "mpiLauncherCreationPolicy",
+    "cleanPodPolicy",
 ];
+
+request_choice! {
+    pub enum MpiLauncherCreationPolicy {
+        AtStartup,
+        WaitForWorkersReady,
+    }
+}
+
+request_choice! {
+    pub enum CleanPodPolicy {
+        None,
+        All,
+        Running,
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -86,11 +118,21 @@ impl DistributedSpec {
         }
     }
 
-    /// Where [`DistributedSpec::master_spec`] is in the request: `spec.master` or `spec`.
+    /// Where [`DistributedSpec::master_spec`] is in the request: `masterSpec`, `spec.master`
+    /// or `spec`.
     pub fn master_spec_path(&self) -> &'static str {
         match (&self.master, self.master_spec_same_as_worker) {
-            (Some(_), Some(false) | None) => "spec.master",
+            (Some(_), Some(false) | None) => self.master_path(),
             _ => "spec",
+        }
+    }
+
+    /// Where the master's own spec is given: `masterSpec` or `spec.master`.
+    pub fn master_path(&self) -> &'static str {
+        if self.master_at_top {
+            "masterSpec"
+        } else {
+            "spec.master"
         }
     }
 }

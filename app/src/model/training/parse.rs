@@ -105,6 +105,9 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
     let spec_value = header
         .remove("spec")
         .unwrap_or(Value::Object(Default::default()));
+    // Run:ai's current schema has the master beside the spec; Tephra also reads it inside.
+    let top_master = header.remove("masterSpec");
+    let top_same = header.remove("masterSpecSameAsWorker");
     header.insert("spec".into(), Value::Object(Default::default()));
     let head: Result<TrainingRequest, _> = strict(&Value::Object(header), "");
     let head = head.map_err(|e| errors.extend(e)).ok();
@@ -122,9 +125,36 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
     let worker: Option<TrainingSpec> = strict(&Value::Object(worker), "spec")
         .map_err(|e| errors.extend(e))
         .ok();
-    let master = match extra.remove("master") {
+    for (top, inner, value) in [
+        ("masterSpec", "master", &top_master),
+        (
+            "masterSpecSameAsWorker",
+            "masterSpecSameAsWorker",
+            &top_same,
+        ),
+    ] {
+        if value.is_some() && extra.contains_key(inner) {
+            errors.push(FieldError {
+                path: top.into(),
+                message: format!(
+                    "is also given as spec.{inner}; set it in one place (Run:ai's is {top})"
+                ),
+            });
+        }
+    }
+    let master_at_top = top_master.as_ref().is_some_and(|m| !m.is_null())
+        || (top_same.is_some() && !extra.contains_key("master"));
+    if let Some(same) = top_same {
+        extra.insert("masterSpecSameAsWorker".into(), same);
+    }
+    let inner_master = extra.remove("master");
+    let (master_value, master_path) = match top_master {
+        Some(m) if !m.is_null() => (Some(m), "masterSpec"),
+        _ => (inner_master, "spec.master"),
+    };
+    let master = match master_value {
         None | Some(Value::Null) => None,
-        Some(m) => strict::<TrainingSpec>(&m, "spec.master")
+        Some(m) => strict::<TrainingSpec>(&m, master_path)
             .map_err(|e| errors.extend(e))
             .ok(),
     };
@@ -136,6 +166,10 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
         min_replicas: Option<i64>,
         max_replicas: Option<i64>,
         master_spec_same_as_worker: Option<bool>,
+        slots_per_worker: Option<i64>,
+        ssh_auth_mount_path: Option<String>,
+        mpi_launcher_creation_policy: Option<super::distributed::MpiLauncherCreationPolicy>,
+        clean_pod_policy: Option<super::distributed::CleanPodPolicy>,
     }
     let extra: Option<Extra> = strict(&Value::Object(extra), "spec")
         .map_err(|e| errors.extend(e))
@@ -172,6 +206,11 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
             max_replicas: extra.max_replicas,
             master_spec_same_as_worker: extra.master_spec_same_as_worker,
             master,
+            slots_per_worker: extra.slots_per_worker,
+            ssh_auth_mount_path: extra.ssh_auth_mount_path,
+            mpi_launcher_creation_policy: extra.mpi_launcher_creation_policy,
+            clean_pod_policy: extra.clean_pod_policy,
+            master_at_top,
         },
     };
     if !errors.is_empty() {

@@ -112,6 +112,13 @@ pub fn distributed(req: &Distributed, target: Target<'_>) -> Rendered {
     let mut assembled = assemble(target, req.worker(), vec![master, worker], options);
     // The gang may be smaller than the pod count (Run:ai's minReplicas); the job-level gate wins.
     assembled.job.spec.min_available = Some(gang);
+    if let Some(path) = req.ssh_key_path() {
+        assembled
+            .job
+            .spec
+            .plugins
+            .insert("ssh".into(), vec![format!("--ssh-key-file-path={path}")]);
+    }
     assembled.into_rendered(false)
 }
 

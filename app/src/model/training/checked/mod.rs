@@ -24,6 +24,7 @@ use super::request::{
     AffinityType, HttpScheme, ImagePullPolicy, ServiceType, TaintEffect, TolerationOperator,
     TrainingRequest,
 };
+use super::validate::DEFAULT_SSH_PATH;
 use super::values::{AbsolutePath, ObjectName, Words};
 use crate::model::validation::FieldError;
 
@@ -152,6 +153,14 @@ impl Distributed {
 
     pub fn gang(&self) -> i32 {
         self.gang
+    }
+
+    /// Where MPI pods find their SSH keys, when not Run:ai's and Volcano's default.
+    pub fn ssh_key_path(&self) -> Option<&str> {
+        let spec = &self.request.spec;
+        spec.ssh_auth_mount_path.as_deref().filter(|path| {
+            spec.distributed_framework == Framework::Mpi && *path != DEFAULT_SSH_PATH
+        })
     }
 }
 

@@ -4,7 +4,10 @@
 use super::header::header;
 use super::spec::spec;
 use crate::model::training::checked::{Distributed, Spec};
-use crate::model::training::distributed::{DistributedRequest, DistributedSpec, Framework};
+use crate::model::training::distributed::{
+    CleanPodPolicy, DistributedRequest, DistributedSpec, Framework, MpiLauncherCreationPolicy,
+};
+use crate::model::training::values::AbsolutePath;
 use crate::model::validation::{self as v, Errors, FieldError, join};
 
 /// Checks a distributed training request; every problem is reported, by path.
@@ -32,6 +35,7 @@ pub fn distributed(req: DistributedRequest) -> Result<Distributed, Vec<FieldErro
         }
     }
     let sizes = replicas(&mut errors, d);
+    framework_options(&mut errors, d);
     let master = master(&mut errors, d);
     if d.distributed_framework == Framework::Mpi && d.master_spec().command.is_none() {
         // Named where the launcher's spec comes from, which is where the user adds the command.
@@ -51,7 +55,8 @@ pub fn distributed(req: DistributedRequest) -> Result<Distributed, Vec<FieldErro
         .map(|(distributed, warnings)| distributed.warned(warnings))
 }
 
-/// How many pods run, and how many of them are scheduled as one gang: the workers and the gang.
+/// How many workers run, and how many pods are scheduled as one gang: the workers and the gang.
+/// `minReplicas` and `maxReplicas` count workers, as in Run:ai, and only PyTorch has them.
 fn replicas(errors: &mut Errors, d: &DistributedSpec) -> Option<(i32, i32)> {
     let before = errors.count();
     errors.check("spec.numWorkers", v::at_least(d.num_workers, 1));
@@ -61,38 +66,127 @@ fn replicas(errors: &mut Errors, d: &DistributedSpec) -> Option<(i32, i32)> {
             format!("must be at most 9999 (got {})", d.num_workers),
         );
     }
-    let pods = d.num_workers.saturating_add(1);
+    // Run:ai has the bounds for PyTorch only; Tephra also gates other frameworks' gangs with
+    // minReplicas (seed 001's MPI job starts with 2 of its 3 pods).
+    let elastic = d.distributed_framework == Framework::PyTorch;
+    if d.max_replicas.is_some() && !elastic {
+        errors.warn(
+            "spec.maxReplicas",
+            format!(
+                "has no effect with {}: only PyTorch has elastic training",
+                d.distributed_framework.as_str()
+            ),
+        );
+    }
     if let Some(min) = d.min_replicas
-        && !(1..=pods).contains(&min)
+        && !(1..=d.num_workers.max(1)).contains(&min)
     {
         errors.add(
             "spec.minReplicas",
-            format!("must be from 1 to the number of pods, numWorkers + 1 = {pods} (got {min})"),
+            format!(
+                "must be from 1 to numWorkers ({}): the workers that must run together, besides \
+                 the master (got {min})",
+                d.num_workers
+            ),
         );
     }
     if let Some(max) = d.max_replicas
-        && max < pods
+        && elastic
+        && max < d.num_workers.max(d.min_replicas.unwrap_or(0))
     {
         errors.add(
             "spec.maxReplicas",
-            format!("must be at least the number of pods, numWorkers + 1 = {pods} (got {max})"),
+            format!(
+                "must be at least numWorkers ({}) and minReplicas: Tephra runs numWorkers \
+                 workers and does not scale them (got {max})",
+                d.num_workers
+            ),
         );
     }
     if errors.count() != before {
         return None;
     }
-    // At most 10000 pods, so both fit.
+    // At most 9999 workers, so both fit.
     let workers = i32::try_from(d.num_workers).ok()?;
-    let gang = i32::try_from(d.min_replicas.unwrap_or(pods)).ok()?;
+    let gang = i32::try_from(d.min_replicas.unwrap_or(d.num_workers).saturating_add(1)).ok()?;
     Some((workers, gang))
 }
 
+/// The MPI options, and the clean-up policy. The SDK sends `slotsPerWorker: 1` and
+/// `sshAuthMountPath: /root/.ssh` with every request, so those defaults pass silently for
+/// every framework.
+fn framework_options(errors: &mut Errors, d: &DistributedSpec) {
+    let mpi = d.distributed_framework == Framework::Mpi;
+    let framework = d.distributed_framework.as_str();
+    if let Some(slots) = d.slots_per_worker {
+        if slots < 1 {
+            errors.add(
+                "spec.slotsPerWorker",
+                format!("must be at least 1 (got {slots})"),
+            );
+        } else if slots > 1 && mpi {
+            errors.add(
+                "spec.slotsPerWorker",
+                format!(
+                    "must be 1: Volcano's MPI plugin lists each worker once in the hostfile; run \
+                     several processes per worker with mpirun's --map-by ppr:N:node (got {slots})"
+                ),
+            );
+        } else if slots > 1 {
+            errors.warn(
+                "spec.slotsPerWorker",
+                format!("has no effect with {framework}: only MPI uses it"),
+            );
+        }
+    }
+    if let Some(path) = &d.ssh_auth_mount_path {
+        if let Err(message) = AbsolutePath::new(path) {
+            errors.add("spec.sshAuthMountPath", message);
+        } else if !mpi && path != DEFAULT_SSH_PATH {
+            errors.warn(
+                "spec.sshAuthMountPath",
+                format!("has no effect with {framework}: only MPI uses it"),
+            );
+        }
+    }
+    match d.mpi_launcher_creation_policy {
+        Some(_) if !mpi => errors.warn(
+            "spec.mpiLauncherCreationPolicy",
+            format!("has no effect with {framework}: only MPI has a launcher"),
+        ),
+        Some(MpiLauncherCreationPolicy::WaitForWorkersReady) => errors.add(
+            "spec.mpiLauncherCreationPolicy",
+            "WaitForWorkersReady is not supported: Tephra starts the launcher and the workers \
+             as one gang (AtStartup), and mpirun retries its SSH connections until the workers \
+             are up; use AtStartup or leave it out",
+        ),
+        _ => {}
+    }
+    match d.clean_pod_policy {
+        None | Some(CleanPodPolicy::Running) => {}
+        Some(CleanPodPolicy::All) => errors.warn(
+            "spec.cleanPodPolicy",
+            "All: running pods are removed when the training finishes; finished pods stay \
+             until the Job is deleted (autoDeletionTimeAfterCompletionSeconds)",
+        ),
+        Some(CleanPodPolicy::None) => errors.warn(
+            "spec.cleanPodPolicy",
+            "None: Volcano still stops running pods when the training finishes; finished pods \
+             stay until the Job is deleted (autoDeletionTimeAfterCompletionSeconds)",
+        ),
+    }
+}
+
+/// Where Run:ai mounts the SSH keys unless told otherwise.
+pub const DEFAULT_SSH_PATH: &str = "/root/.ssh";
+
 /// The master's own spec, `Some(None)` when it runs the worker's.
 fn master(errors: &mut Errors, d: &DistributedSpec) -> Option<Option<Spec>> {
+    let at = d.master_path();
     match (&d.master, d.master_spec_same_as_worker) {
         (Some(_), Some(true)) => {
             errors.add(
-                "spec.master",
+                at,
                 "must not be set when masterSpecSameAsWorker is true; remove one of them",
             );
             None
@@ -100,25 +194,19 @@ fn master(errors: &mut Errors, d: &DistributedSpec) -> Option<Option<Spec>> {
         (Some(master), _) => {
             // The master's spec replaces the worker's whole (Run:ai's `master` is a complete
             // spec, and nothing is merged), so it names its own image like any other spec.
-            let checked = spec(errors, master, "spec.master");
+            let checked = spec(errors, master, at);
             for (field, set) in [
                 ("completions", master.completions.is_some()),
                 ("parallelism", master.parallelism.is_some()),
             ] {
                 if set {
-                    errors.add(
-                        join("spec.master", field),
-                        "is not used by distributed trainings",
-                    );
+                    errors.add(join(at, field), "is not used by distributed trainings");
                 }
             }
             checked.map(Some)
         }
         (None, Some(false)) => {
-            errors.add(
-                "spec.master",
-                "is required when masterSpecSameAsWorker is false",
-            );
+            errors.add(at, "is required when masterSpecSameAsWorker is false");
             None
         }
         (None, _) => Some(None),
@@ -194,26 +282,135 @@ mod tests {
     }
 
     #[test]
-    fn the_gang_is_from_1_pod_to_all_of_them() {
-        accepts(json!({ "minReplicas": 1 }));
-        accepts(json!({ "minReplicas": 3 }));
-        for min in [0, 4] {
+    fn min_replicas_counts_the_workers_of_the_gang_besides_the_master() {
+        let gang = |fields| parse::distributed(&request(fields)).unwrap().gang();
+        assert_eq!(gang(json!({})), 3, "two workers and the master");
+        assert_eq!(gang(json!({ "minReplicas": 1 })), 2);
+        assert_eq!(gang(json!({ "minReplicas": 2 })), 3);
+        for min in [0, 3] {
             refuses(
                 json!({ "minReplicas": min }),
                 "spec.minReplicas",
-                &format!("must be from 1 to the number of pods, numWorkers + 1 = 3 (got {min})"),
+                &format!(
+                    "must be from 1 to numWorkers (2): the workers that must run together, \
+                     besides the master (got {min})"
+                ),
             );
         }
     }
 
     #[test]
-    fn max_replicas_are_at_least_the_pods() {
-        accepts(json!({ "maxReplicas": 3 }));
-        accepts(json!({ "maxReplicas": 10 }));
+    fn max_replicas_are_at_least_the_workers() {
+        accepts(json!({ "maxReplicas": 2 }));
+        accepts(json!({ "maxReplicas": 10, "minReplicas": 1 }));
         refuses(
-            json!({ "maxReplicas": 2 }),
+            json!({ "maxReplicas": 1 }),
             "spec.maxReplicas",
-            "must be at least the number of pods, numWorkers + 1 = 3 (got 2)",
+            "must be at least numWorkers (2) and minReplicas: Tephra runs numWorkers workers and \
+             does not scale them (got 1)",
+        );
+    }
+
+    #[test]
+    fn only_pytorch_scales_but_every_framework_gates_its_gang() {
+        let mpi = parse::distributed(&request(json!({ "distributedFramework": "MPI",
+            "command": "mpirun", "minReplicas": 1, "maxReplicas": 4 })))
+        .unwrap();
+        assert_eq!(mpi.gang(), 2);
+        assert_eq!(mpi.warnings().len(), 1);
+        assert_eq!(
+            mpi.warnings()[0].message,
+            "has no effect with MPI: only PyTorch has elastic training"
+        );
+    }
+
+    #[test]
+    fn the_sdks_defaults_pass_silently_for_every_framework() {
+        for framework in ["PyTorch", "MPI", "TF", "XGBoost"] {
+            let d = parse::distributed(&request(json!({
+                "distributedFramework": framework, "command": "run",
+                "slotsPerWorker": 1, "sshAuthMountPath": "/root/.ssh",
+            })))
+            .unwrap();
+            assert_eq!(d.warnings(), [], "{framework}");
+            assert_eq!(d.ssh_key_path(), None);
+        }
+    }
+
+    #[test]
+    fn mpi_options_are_mpis() {
+        let mpi = |fields: Value| {
+            let mut fields = fields;
+            fields["distributedFramework"] = json!("MPI");
+            fields["command"] = json!("mpirun");
+            fields
+        };
+        let d = parse::distributed(&request(mpi(
+            json!({ "sshAuthMountPath": "/home/me/.ssh" }),
+        )))
+        .unwrap();
+        assert_eq!(d.ssh_key_path(), Some("/home/me/.ssh"));
+        refuses(
+            mpi(json!({ "slotsPerWorker": 4 })),
+            "spec.slotsPerWorker",
+            "must be 1: Volcano's MPI plugin lists each worker once in the hostfile",
+        );
+        refuses(
+            mpi(json!({ "mpiLauncherCreationPolicy": "WaitForWorkersReady" })),
+            "spec.mpiLauncherCreationPolicy",
+            "WaitForWorkersReady is not supported",
+        );
+        accepts(mpi(json!({ "mpiLauncherCreationPolicy": "AtStartup" })));
+        refuses(
+            mpi(json!({ "sshAuthMountPath": "keys" })),
+            "spec.sshAuthMountPath",
+            "absolute",
+        );
+        // Elsewhere they change nothing, and the answer says so.
+        let d = parse::distributed(&request(json!({ "slotsPerWorker": 4,
+            "mpiLauncherCreationPolicy": "AtStartup", "cleanPodPolicy": "All" })))
+        .unwrap();
+        let warned: Vec<&str> = d.warnings().iter().map(|w| w.path.as_str()).collect();
+        assert_eq!(
+            warned,
+            [
+                "spec.slotsPerWorker",
+                "spec.mpiLauncherCreationPolicy",
+                "spec.cleanPodPolicy"
+            ]
+        );
+    }
+
+    #[test]
+    fn run_ais_top_level_master_spec_is_read_and_named_where_it_is() {
+        let top = |extra: Value| {
+            let mut body = request(json!({}));
+            if let (Value::Object(body), Value::Object(extra)) = (&mut body, extra) {
+                body.extend(extra);
+            }
+            body
+        };
+        let d = parse::distributed(&top(json!({ "masterSpecSameAsWorker": false,
+            "masterSpec": { "image": "launcher" } })))
+        .unwrap();
+        assert_eq!(d.master().image, "launcher");
+        let errors = refused_by(
+            parse::distributed,
+            top(json!({ "masterSpec": { "image": "y", "workingDir": "w" } })),
+        );
+        assert_eq!(paths(&errors), ["masterSpec.workingDir"]);
+        let errors = refused_by(
+            parse::distributed,
+            top(json!({ "masterSpecSameAsWorker": false })),
+        );
+        assert_eq!(paths(&errors), ["masterSpec"]);
+        let mut both = top(json!({ "masterSpec": { "image": "y" } }));
+        both["spec"]["master"] = json!({ "image": "z" });
+        let errors = refused_by(parse::distributed, both);
+        assert_eq!(paths(&errors), ["masterSpec"]);
+        assert!(
+            errors[0].message.contains("set it in one place"),
+            "{errors:?}"
         );
     }
 

@@ -108,7 +108,6 @@ fn a_master_unlike_its_workers_comes_back_whole() {
             "image": "tensorflow/tensorflow",
             "distributedFramework": "TF",
             "numWorkers": 3,
-            "minReplicas": 2,
             "masterSpecSameAsWorker": false,
             "master": {"image": "tensorflow/tensorflow:chief", "compute": {"cpuCoreRequest": 2, "largeShmRequest": true}}
         }
@@ -129,7 +128,7 @@ fn a_master_unlike_its_workers_comes_back_whole() {
         again["spec"]["master"],
         json!({"image": "tensorflow/tensorflow:chief", "compute": {"cpuCoreRequest": 4, "largeShmRequest": true}})
     );
-    assert_eq!(again["spec"]["minReplicas"], 2);
+    assert_eq!(again["spec"]["numWorkers"], 3);
 }
 
 #[test]
