@@ -97,7 +97,8 @@ pub struct Distributed {
     /// The master's own spec, when it does not run the worker's.
     master: Option<Spec>,
     workers: i32,
-    /// How many pods are scheduled as one gang (`minReplicas`; all of them when not set).
+    /// How many pods are scheduled as one gang: `minReplicas` workers and the master (all of
+    /// them when not set).
     gang: i32,
     warnings: Vec<FieldError>,
 }
