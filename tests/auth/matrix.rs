@@ -46,6 +46,9 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
         ("POST /api/v1/workloads/distributed/{id}/suspend", change_a),
         ("POST /api/v1/workloads/distributed/{id}/resume", change_a),
         ("GET /api/v1/workloads/{id}/history", read_a),
+        // Run:ai's list of every kind: each caller sees what its projects hold.
+        ("GET /api/v1/workloads", anyone),
+        ("GET /api/v1/workloads/{id}", read_a),
         // A member of B cannot tell a workload of A from one that does not exist.
         (
             "GET /api/v1/workloads/events",

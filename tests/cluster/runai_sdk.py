@@ -119,6 +119,14 @@ def main(base_url, client_id, client_secret):
     created = trainings.create_training1(training_creation_request=training).data
     assert created["clusterId"] == cluster_id, created
     step(f"training {created['name']} accepted")
+    # Scripts list trainings through Run:ai's list of every workload.
+    workloads = client.workloads.workloads
+    listed = workloads.get_workloads(filter_by=["type==Training", "name=^sdk-train"]).data
+    names = [w["name"] for w in listed["workloads"]]
+    assert names == [created["name"]], listed
+    one = workloads.get_workload(created["workloadId"]).data
+    assert one["type"] == "Training" and one["projectId"] == project_id, one
+    step("the training is listed")
     lifecycle("training", trainings, created["workloadId"])
 
     distributed = client.workloads.distributed

@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 mod clusters;
 mod cross_site;
 mod quota;
+mod workloads;
 
 struct Running {
     base: String,

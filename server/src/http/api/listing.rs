@@ -46,22 +46,26 @@ impl ListQuery {
         let mut query = ListQuery::default();
         for (key, value) in pairs {
             match key.as_str() {
+                // Repeated, or several in one value separated by commas (Run:ai's SDK joins its
+                // list that way).
                 "filterBy" => {
-                    let (at, op) = OPERATORS
-                        .iter()
-                        .filter_map(|op| value.find(op).map(|at| (at, *op)))
-                        .min_by_key(|(at, _)| *at)
-                        .ok_or_else(|| {
-                            bad("filterBy", format!(
-                                "{value:?} has no operator; write field<op>value with one of {}",
-                                OPERATORS.join(" ")
-                            ))
-                        })?;
-                    query.filters.push(Filter {
-                        field: known(&value[..at], "filterBy")?,
-                        op,
-                        value: value[at + op.len()..].to_owned(),
-                    });
+                    for value in value.split(',') {
+                        let (at, op) = OPERATORS
+                            .iter()
+                            .filter_map(|op| value.find(op).map(|at| (at, *op)))
+                            .min_by_key(|(at, _)| *at)
+                            .ok_or_else(|| {
+                                bad("filterBy", format!(
+                                    "{value:?} has no operator; write field<op>value with one of {}",
+                                    OPERATORS.join(" ")
+                                ))
+                            })?;
+                        query.filters.push(Filter {
+                            field: known(&value[..at], "filterBy")?,
+                            op,
+                            value: value[at + op.len()..].to_owned(),
+                        });
+                    }
                 }
                 "sortBy" => query.sort_by = Some(known(value, "sortBy")?),
                 "sortOrder" => {
@@ -98,6 +102,12 @@ impl ListQuery {
             }
         }
         Ok(query)
+    }
+
+    /// The offset of the page after one that showed `shown` of `total` items, if any.
+    pub fn next(&self, shown: usize, total: usize) -> Option<usize> {
+        let end = self.offset.saturating_add(shown);
+        (shown > 0 && end < total).then_some(end)
     }
 
     /// The page of `items` the query asks for, and how many matched in all.
@@ -211,6 +221,16 @@ mod tests {
             ["video", "vision"]
         );
         assert_eq!(names(&[("filterBy", "name==speech")]), ["speech"]);
+        // Run:ai's SDK sends its list of filters as one value, joined by commas.
+        assert_eq!(names(&[("filterBy", "name=^v,id>=3")]), ["video"]);
+    }
+
+    #[test]
+    fn the_next_page_starts_after_the_shown_one() {
+        let query = ListQuery::parse(&pairs(&[("offset", "2"), ("limit", "2")]), &["id"]).unwrap();
+        assert_eq!(query.next(2, 5), Some(4));
+        assert_eq!(query.next(2, 4), None);
+        assert_eq!(query.next(0, 1), None);
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod org_units;
 pub mod policies;
 pub mod projects;
 pub mod trainings;
+pub mod workloads;
 
 pub use error::{ApiError, ErrorBody, ErrorDetail};
 
@@ -32,6 +33,7 @@ use serde::Serialize;
 pub fn router() -> Router<AppState> {
     Router::new()
         .merge(trainings::router())
+        .merge(workloads::router())
         .merge(events::router())
         .merge(projects::router())
         .merge(org_units::router())

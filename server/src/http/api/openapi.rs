@@ -3,7 +3,7 @@
 
 use super::{
     Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, clusters, events,
-    org_units, policies, projects, trainings,
+    org_units, policies, projects, trainings, workloads,
 };
 use crate::http::AppState;
 use axum::Json;
@@ -32,6 +32,8 @@ use utoipa::OpenApi;
         trainings::delete_distributed,
         trainings::suspend_distributed,
         trainings::resume_distributed,
+        workloads::list_workloads,
+        workloads::get_workload,
         events::stream_events,
         org_units::list_departments,
         org_units::create_department,

@@ -1,0 +1,194 @@
+//! Run:ai's list of every workload, whatever its kind: `GET /api/v1/workloads` (with Run:ai's
+//! `filterBy`, `sortBy`, `sortOrder`, `offset`, `limit`, `search` and `deleted`) and
+//! `GET /api/v1/workloads/{id}`, in Run:ai's `Workload` shape. Run:ai's SDK lists trainings
+//! through these.
+
+use super::error::{BadRequest, NotFound, Unauthorized};
+use super::listing::ListQuery;
+use super::{Acting, ApiError};
+use crate::http::AppState;
+use app::model::phase::Phase;
+use app::model::principal::Principal;
+use app::model::workload::{Workload, WorkloadQuery};
+use axum::extract::{Path, Query, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Serialize;
+use serde_json::Value;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/workloads", get(list_workloads))
+        .route("/api/v1/workloads/{id}", get(get_workload))
+}
+
+/// The fields `filterBy` and `sortBy` may name.
+const FIELDS: &[&str] = &[
+    "id",
+    "name",
+    "type",
+    "phase",
+    "projectId",
+    "projectName",
+    "departmentId",
+    "clusterId",
+    "submittedBy",
+    "createdAt",
+    "updatedAt",
+    "runningPods",
+    "category",
+    "priorityClassName",
+    "distributedFramework",
+];
+
+/// A workload in Run:ai's `Workload` shape (the fields Tephra has).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunaiWorkload {
+    pub id: String,
+    pub name: String,
+    /// `Training` or `Distributed`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub phase: Phase,
+    pub phase_message: Option<String>,
+    pub project_id: String,
+    pub project_name: String,
+    pub department_id: String,
+    pub cluster_id: String,
+    pub submitted_by: String,
+    /// RFC 3339.
+    pub created_at: String,
+    pub updated_at: String,
+    pub running_pods: u32,
+    pub images: Vec<String>,
+    pub category: Option<String>,
+    pub priority_class_name: Option<String>,
+    pub distributed_framework: Option<String>,
+}
+
+impl From<Workload> for RunaiWorkload {
+    fn from(w: Workload) -> Self {
+        let text = |value: &Value| value.as_str().map(str::to_owned);
+        let images = [&w.spec["image"], &w.spec["master"]["image"]]
+            .into_iter()
+            .filter_map(text)
+            .collect();
+        RunaiWorkload {
+            kind: match w.kind.as_str() {
+                "distributed" => "Distributed",
+                _ => "Training",
+            }
+            .to_owned(),
+            phase: w.actual_phase,
+            phase_message: w.phase_message,
+            running_pods: w.status.tasks.values().map(|t| t.running).sum(),
+            images,
+            category: text(&w.spec["category"]),
+            priority_class_name: text(&w.spec["priorityClass"]),
+            distributed_framework: text(&w.spec["distributedFramework"]),
+            id: w.workload_id,
+            name: w.name,
+            project_id: w.project_id,
+            project_name: w.project_name,
+            department_id: w.department_id,
+            cluster_id: w.cluster_id,
+            submitted_by: w.created_by,
+            created_at: w.created_at,
+            updated_at: w.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct WorkloadList {
+    pub workloads: Vec<RunaiWorkload>,
+    /// The offset of the next page, when there is one.
+    pub next: Option<usize>,
+}
+
+/// Every workload the caller may read, across its projects.
+async fn visible(state: &AppState, principal: &Principal) -> Result<Vec<Workload>, ApiError> {
+    let mut all = Vec::new();
+    let mut offset = 0;
+    loop {
+        let query = WorkloadQuery {
+            offset: Some(offset),
+            limit: Some(500),
+            ..WorkloadQuery::default()
+        };
+        let page = state.control.list(None, principal, &query).await?;
+        all.extend(page.workloads);
+        match page.next {
+            Some(next) => offset = next,
+            None => return Ok(all),
+        }
+    }
+}
+
+/// List workloads of every kind.
+#[utoipa::path(get, path = "/api/v1/workloads", tag = "workloads",
+    params(
+        ("filterBy" = Option<Vec<String>>, Query, description = "field<op>value, op one of == != <= >= =@ !@ =^ =$"),
+        ("sortBy" = Option<String>, Query), ("sortOrder" = Option<String>, Query, description = "asc or desc"),
+        ("offset" = Option<usize>, Query), ("limit" = Option<usize>, Query, description = "1 to 500"),
+        ("search" = Option<String>, Query, description = "Only names containing this text (ignoring case)"),
+        ("deleted" = Option<bool>, Query, description = "true lists deleted workloads, which Tephra does not keep: none")),
+    responses((status = 200, body = WorkloadList), BadRequest, Unauthorized))]
+pub async fn list_workloads(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    Query(mut pairs): Query<Vec<(String, String)>>,
+) -> Result<Json<WorkloadList>, ApiError> {
+    let deleted = take(&mut pairs, "deleted");
+    let search = take(&mut pairs, "search").map(|s| s.to_lowercase());
+    let query = ListQuery::parse(&pairs, FIELDS)?;
+    let workloads = match deleted.as_deref() {
+        None | Some("false") => visible(&state, &principal).await?,
+        Some("true") => Vec::new(),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "deleted: {other:?} is not true or false"
+            )));
+        }
+    };
+    let rows: Vec<RunaiWorkload> = workloads
+        .into_iter()
+        .map(RunaiWorkload::from)
+        .filter(|w| {
+            search
+                .as_ref()
+                .is_none_or(|s| w.name.to_lowercase().contains(s))
+        })
+        .collect();
+    let (workloads, total) = query.apply(rows);
+    let next = query.next(workloads.len(), total);
+    Ok(Json(WorkloadList { workloads, next }))
+}
+
+/// A workload of any kind, by its id.
+#[utoipa::path(get, path = "/api/v1/workloads/{id}", tag = "workloads",
+    params(("id" = String, Path, description = "The workloadId")),
+    responses((status = 200, body = RunaiWorkload), Unauthorized, NotFound))]
+pub async fn get_workload(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    Path(id): Path<String>,
+) -> Result<Json<RunaiWorkload>, ApiError> {
+    let listing = state.control.find(None, &principal, &id).await?;
+    Ok(Json(crate::control::workload_response(&listing).into()))
+}
+
+/// Removes `key`'s last value from the query, for parameters the generic list does not know.
+fn take(pairs: &mut Vec<(String, String)>, key: &str) -> Option<String> {
+    let mut found = None;
+    pairs.retain(|(k, v)| {
+        if k == key {
+            found = Some(v.clone());
+            false
+        } else {
+            true
+        }
+    });
+    found
+}
