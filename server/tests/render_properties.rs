@@ -63,7 +63,11 @@ fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
         Request::Distributed(d) => {
             let d = d.request();
             prop_assert_eq!(replicas, d.spec.num_workers + 1);
-            prop_assert_eq!(min_available, d.spec.min_replicas.unwrap_or(replicas));
+            // minReplicas counts workers, as in Run:ai; the gang adds the master.
+            prop_assert_eq!(
+                min_available,
+                d.spec.min_replicas.map_or(replicas, |workers| workers + 1)
+            );
             prop_assert_eq!(&tasks[0]["policies"][0]["action"], "CompleteJob");
         }
     }
