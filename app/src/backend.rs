@@ -70,6 +70,14 @@ pub trait Backend: Send + Sync + 'static {
         action: Action,
     ) -> Result<Workload, AppError>;
 
+    /// Changes what Volcano lets change on a running training (seed 001).
+    async fn edit_workload(
+        &self,
+        principal: &Principal,
+        id: &str,
+        edit: &crate::model::edit::Edit,
+    ) -> Result<Workload, AppError>;
+
     /// Projects the principal may see, by name.
     async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError>;
 

@@ -135,6 +135,17 @@ impl Backend for Services {
         Ok(workload_response(&listing))
     }
 
+    async fn edit_workload(
+        &self,
+        principal: &Principal,
+        id: &str,
+        edit: &app::model::edit::Edit,
+    ) -> Result<Workload, AppError> {
+        let body = serde_json::to_value(edit).map_err(|_| AppError::Internal)?;
+        let listing = self.control.edit(None, principal, id, &body).await?;
+        Ok(workload_response(&listing))
+    }
+
     async fn list_projects(&self, principal: &Principal) -> Result<Vec<ProjectSummary>, AppError> {
         self.control.project_summaries(principal).await
     }

@@ -241,7 +241,17 @@ fn render_prints_the_job_and_its_side_objects_as_yaml() {
         .map(|d| serde_yaml::from_str(d).unwrap())
         .collect();
     let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["Job", "PersistentVolumeClaim", "Service"]);
+    // The second Service is the exposed URL's (the profile names no ingress class).
+    assert_eq!(
+        kinds,
+        ["Job", "PersistentVolumeClaim", "Service", "Service"]
+    );
+    assert!(
+        docs.iter().any(|d| d["metadata"]["name"]
+            .as_str()
+            .is_some_and(|n| n.ends_with("-urls"))),
+        "{stdout}"
+    );
     assert_eq!(docs[0]["apiVersion"], "batch.volcano.sh/v1alpha1");
     assert_eq!(docs[0]["spec"]["schedulerName"], "volcano");
 }

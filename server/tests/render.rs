@@ -296,6 +296,80 @@ fn seed_001_and_002_mpi_jobs_are_reproduced() {
 }
 
 #[test]
+fn an_mpi_launcher_that_waits_for_its_workers_depends_on_them_outside_the_gang() {
+    let mut waiting = fixture("seed-001-mpi.json");
+    waiting["spec"]["mpiLauncherCreationPolicy"] = json!("WaitForWorkersReady");
+    let job = job_json(&render(&waiting, Some("default")));
+    let spec = &job["spec"];
+    assert_eq!(
+        spec["minAvailable"], 1,
+        "the gang is minReplicas workers; the launcher comes after them"
+    );
+    assert_eq!(spec["tasks"][0]["name"], "mpimaster");
+    assert_eq!(spec["tasks"][0]["minAvailable"], 0);
+    assert_eq!(
+        spec["tasks"][0]["dependsOn"],
+        json!({ "name": ["mpiworker"] })
+    );
+    assert_eq!(spec["tasks"][1]["minAvailable"], 1);
+    assert_eq!(spec["tasks"][1].get("dependsOn"), None);
+    // At startup (the default), the launcher is part of the gang.
+    let at_startup = job_json(&render(&fixture("seed-001-mpi.json"), Some("default")));
+    assert_eq!(at_startup["spec"]["tasks"][0]["minAvailable"], 1);
+    assert_eq!(at_startup["spec"]["tasks"][0].get("dependsOn"), None);
+}
+
+#[test]
+fn exposed_urls_get_a_service_and_an_ingress_path_where_the_cluster_has_a_class() {
+    let value = json!({ "name": "notebook", "projectId": "ml",
+        "spec": { "image": "jupyter/base-notebook", "exposedUrls": [
+            { "container": 8888, "toolType": "jupyter" }, { "container": 6006 } ] } });
+    let request = Request::parse(&value, RequestKind::Training).unwrap();
+    let owner = request.owner(&placement(Some("default")));
+    let in_cluster = request.render(&owner, &profile()).unwrap();
+    assert!(in_cluster.ingresses.is_empty(), "no class, no Ingress");
+    let service = serde_json::to_value(&in_cluster.services[0]).unwrap();
+    assert_eq!(service["metadata"]["name"], "notebook-train-urls");
+    assert_eq!(service["spec"]["type"], "ClusterIP");
+    assert_eq!(
+        service["spec"]["ports"],
+        json!([{ "name": "url-8888", "port": 8888, "protocol": "TCP", "targetPort": 8888 },
+               { "name": "url-6006", "port": 6006, "protocol": "TCP", "targetPort": 6006 }])
+    );
+    assert_eq!(service["spec"]["selector"]["volcano.sh/task-spec"], "train");
+
+    let mut with_ingress = profile();
+    with_ingress.ingress_class = Some("nginx".into());
+    with_ingress.ingress_host = Some("ml.example.com".into());
+    let rendered = request.render(&owner, &with_ingress).unwrap();
+    let ingress = serde_json::to_value(&rendered.ingresses[0]).unwrap();
+    assert_eq!(ingress["metadata"]["name"], "notebook-urls");
+    assert_eq!(ingress["spec"]["ingressClassName"], "nginx");
+    let rule = &ingress["spec"]["rules"][0];
+    assert_eq!(rule["host"], "ml.example.com");
+    let namespace = owner.namespace.as_str();
+    assert_eq!(
+        rule["http"]["paths"][0],
+        json!({ "path": format!("/{namespace}/notebook/8888/"), "pathType": "Prefix",
+                "backend": { "service": { "name": "notebook-train-urls",
+                                          "port": { "number": 8888 } } } })
+    );
+
+    // A restriction to some users is kept only where no ingress opens the URL to everyone.
+    let mut restricted = value.clone();
+    restricted["spec"]["exposedUrls"][1]["authorizedGroups"] = json!(["ml-team"]);
+    let request = Request::parse(&restricted, RequestKind::Training).unwrap();
+    assert!(request.render(&owner, &profile()).is_ok());
+    let refused = request.render(&owner, &with_ingress).unwrap_err();
+    assert_eq!(refused[0].path, "spec.exposedUrls[1].authorizedGroups");
+    assert!(
+        refused[0]
+            .message
+            .starts_with("cannot be enforced on this cluster")
+    );
+}
+
+#[test]
 fn names_used_as_prefixes_get_the_suffix() {
     let mut value = fixture("seed-002-torchrun.json");
     value["useGivenNameAsPrefix"] = json!(true);

@@ -37,12 +37,14 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
         ("POST /api/v1/workloads/distributed/fit", fit_a),
         ("GET /api/v1/workloads/trainings/{id}", read_a),
         ("DELETE /api/v1/workloads/trainings/{id}", change_a),
+        ("PATCH /api/v1/workloads/trainings/{id}", change_a),
         ("POST /api/v1/workloads/trainings/{id}/suspend", change_a),
         ("POST /api/v1/workloads/trainings/{id}/resume", change_a),
         ("GET /api/v1/workloads/distributed", anyone),
         ("POST /api/v1/workloads/distributed", change_a),
         ("GET /api/v1/workloads/distributed/{id}", read_a),
         ("DELETE /api/v1/workloads/distributed/{id}", change_a),
+        ("PATCH /api/v1/workloads/distributed/{id}", change_a),
         ("POST /api/v1/workloads/distributed/{id}/suspend", change_a),
         ("POST /api/v1/workloads/distributed/{id}/resume", change_a),
         ("GET /api/v1/workloads/{id}/history", read_a),
@@ -227,6 +229,10 @@ impl World {
             ("POST" | "DELETE", r) if r.starts_with("/api/v1/workloads/") => {
                 (fill(&self.workload(distributed, false).await?), None)
             }
+            ("PATCH", r) if r.starts_with("/api/v1/workloads/") => (
+                fill(&self.workload(distributed, false).await?),
+                Some(json!({ "priorityClass": "build" })),
+            ),
             ("GET", "/api/v1/workloads/events") => {
                 (format!("{route}?workloadId={}", self.training), None)
             }

@@ -15,7 +15,7 @@ use tephra_tests::testbed::{Testbed, job_resource, queue_resource};
 
 pub(crate) const WAIT: Duration = Duration::from_secs(90);
 pub(crate) const TRAININGS: &str = "/api/v1/workloads/trainings";
-const DISTRIBUTED: &str = "/api/v1/workloads/distributed";
+pub(crate) const DISTRIBUTED: &str = "/api/v1/workloads/distributed";
 const OUTCOME: &str = "testbed.tephra.dev/outcome";
 
 /// A running Tephra server for one test, and the cluster it drives.
@@ -96,6 +96,11 @@ impl Tephra {
 
     pub(crate) async fn put(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
         self.send(reqwest::Method::PUT, path, Some(body.to_string()))
+            .await
+    }
+
+    pub(crate) async fn patch(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
+        self.send(reqwest::Method::PATCH, path, Some(body.to_string()))
             .await
     }
 

@@ -1,7 +1,7 @@
 //! What a data scientist does in the dashboard, in headless Chromium against the release server
 //! and the testbed: fill the form for a distributed PyTorch training, preview its YAML, submit,
-//! watch it run without reloading, then suspend, resume and delete it with the buttons. Every
-//! step leaves a screenshot.
+//! watch it run without reloading, add a worker with Edit, then suspend, resume and delete it with
+//! the buttons. Every step leaves a screenshot.
 
 use crate::api::{Tephra, id_of, pytorch};
 use anyhow::{Context, ensure};
@@ -210,6 +210,37 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         "the gang of three:\n{yaml}"
     );
     browser.screenshot("dashboard-5-detail-running").await?;
+
+    // Edit: one more worker; the panel shows only what Volcano can change on a running Job.
+    browser.click("[data-action=edit]").await?;
+    browser.wait_for("[data-testid=edit-panel]", WAIT).await?;
+    let panel = browser.text_of("[data-testid=edit-panel]", WAIT).await?;
+    ensure!(
+        panel.contains("Workers") && panel.contains("Priority class") && !panel.contains("Image"),
+        "the edit panel shows the editable fields only:\n{panel}"
+    );
+    browser.fill("edit-numWorkers", "3").await?;
+    browser.screenshot("dashboard-5b-edit").await?;
+    browser.click("[data-testid=edit-save]").await?;
+    browser
+        .wait_text(
+            "[data-testid=toasts]",
+            "saved the changes to pt-dashboard",
+            WAIT,
+        )
+        .await?;
+    tephra_tests::wait_for("the Job to have three workers", WAIT, || async {
+        let job = tephra.jobs_of(&id).await.ok()?.pop()?;
+        (job.data["spec"]["tasks"][1]["replicas"] == 3).then_some(())
+    })
+    .await?;
+    let pods = browser
+        .wait_text("[data-testid=pods-table]", "pt-dashboard-worker-2", WAIT)
+        .await?;
+    ensure!(
+        pods.contains("worker-2"),
+        "the new worker shows live:\n{pods}"
+    );
 
     act(&browser, "suspend").await?;
     browser

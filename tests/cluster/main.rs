@@ -6,6 +6,7 @@
 mod api;
 mod dashboard;
 mod drills;
+mod edits;
 mod org;
 mod quota;
 mod reliability;
@@ -55,6 +56,10 @@ fn main() {
         org::projects_are_leaf_queues_under_their_department_and_come_back,
         runai::completions_beyond_parallelism_run_every_pod_and_complete_when_all_succeed,
         runai::runai_python_sdk_runs_a_script_unmodified,
+        runai::an_mpi_launcher_that_waits_is_created_once_its_workers_run,
+        runai::exposed_urls_get_a_service_and_an_ingress_that_go_with_the_workload,
+        runai::a_projects_default_pull_secret_reaches_the_pods,
+        edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         quota::an_in_quota_training_reclaims_what_an_over_quota_one_borrowed,
         reliability::a_finished_training_stays_finished_when_its_job_is_collected,
         reliability::a_delete_right_after_submit_never_leaves_a_job_behind,

@@ -1,6 +1,6 @@
 //! Over quota, as a user sees it before and after submitting: the fit answer says the training
-//! would run over quota, and the training's page (its server function) shows the project's GPUs
-//! in use against its quota and limit.
+//! would run over quota (and a non-preemptible one is refused), and the training's page (its
+//! server function) shows the project's GPUs in use against its quota and limit.
 
 use super::Running;
 use serde_json::{Value, json};
@@ -32,6 +32,29 @@ async fn a_training_over_quota_is_told_so_before_and_after_submit() {
         .await
         .unwrap();
     assert_eq!(fit["verdict"], "overQuota", "{fit}");
+
+    // The same training made non-preemptible may not run over quota: refused, naming the numbers.
+    let mut steady = request.clone();
+    steady["spec"]["preemptibility"] = json!("non-preemptible");
+    let res = server
+        .client
+        .post(format!("{}/api/v1/workloads/trainings", server.base))
+        .json(&steady)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    let refused: Value = res.json().await.unwrap();
+    assert_eq!(refused["details"][0]["field"], "spec.compute", "{refused}");
+    assert!(
+        refused["details"][0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(
+                "is non-preemptible, so it may run only within project \"default\"'s quota"
+            ),
+        "{refused}"
+    );
     assert!(
         fit["message"]
             .as_str()

@@ -127,6 +127,15 @@ pub async fn act_on_workload(id: String, action: Action) -> Result<Workload, App
     backend.act_on_workload(&principal, &id, action).await
 }
 
+#[server(prefix = "/api/fn", endpoint = "edit_workload", input = Json)]
+pub async fn edit_workload(
+    id: String,
+    edit: crate::model::edit::Edit,
+) -> Result<Workload, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend.edit_workload(&principal, &id, &edit).await
+}
+
 #[server(prefix = "/api/fn", endpoint = "list_projects")]
 pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
     let (backend, principal) = crate::backend::acting().await?;

@@ -3,6 +3,7 @@
 pub mod access;
 pub mod action;
 pub mod cluster;
+pub mod edit;
 pub mod fit;
 pub mod live;
 pub mod org;

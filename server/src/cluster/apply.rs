@@ -6,10 +6,12 @@
 use super::objects::{Queue, QueueSpec};
 use crate::db::projects::Project;
 use crate::domain::labels::{DEPARTMENT, MANAGED_BY, MANAGED_BY_VALUE, PROJECT, WORKLOAD_ID};
+use crate::domain::live_edit::Shape;
 use crate::domain::ownership::{OWNER, OwnerKey};
 use crate::domain::quota::queues::QueuePlan;
 use crate::domain::volcano::Job;
 use k8s_openapi::api::core::v1::{Namespace, PersistentVolumeClaim, Pod, Service};
+use k8s_openapi::api::networking::v1::Ingress;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions};
 use kube::{Api, Client, Resource, ResourceExt};
@@ -156,6 +158,36 @@ where
     }
 }
 
+/// Brings the workload's Job to `desired` (an edit): a JSON Patch of what changed, which the API
+/// server applies only if the Job is still at the generation read here. A Job that is not the
+/// workload's, or is being deleted, is left alone.
+pub async fn edit_job(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+    id: Uuid,
+    key: &OwnerKey,
+    desired: &Shape,
+) -> Result<()> {
+    let jobs = Api::<Job>::namespaced(client.clone(), namespace);
+    let Some(job) = jobs.get_opt(name).await? else {
+        return Ok(());
+    };
+    if key.owner(&job.metadata) != Some(id) || job.metadata.deletion_timestamp.is_some() {
+        return Ok(());
+    }
+    let generation = job.metadata.generation.unwrap_or(1);
+    let Some(ops) = Shape::of(&job.spec).patch_to(desired, generation) else {
+        return Ok(());
+    };
+    let patch: json_patch::Patch = serde_json::from_value(ops)
+        .map_err(|e| Error::Render(format!("the edit is not a JSON Patch: {e}")))?;
+    jobs.patch(name, &PatchParams::default(), &Patch::Json::<()>(patch))
+        .await?;
+    tracing::info!(job = %name, %namespace, workload = %id, "the Volcano Job follows an edit");
+    Ok(())
+}
+
 /// Deletes the workload's Job of this name with foreground propagation (pods first). Returns
 /// whether such a Job still exists (being deleted). A Job of that name that is not the
 /// workload's is left alone.
@@ -258,8 +290,9 @@ where
     Ok(count)
 }
 
-/// The workload's PVCs and Services that remain, deleting those that are not being deleted yet.
-pub async fn delete_volumes_and_services(
+/// The workload's PVCs, Services and Ingresses that remain, deleting those that are not being
+/// deleted yet.
+pub async fn delete_objects_beside_job(
     client: &Client,
     namespace: &str,
     id: Uuid,
@@ -277,7 +310,13 @@ pub async fn delete_volumes_and_services(
         key,
     )
     .await?;
-    Ok(pvcs + services)
+    let ingresses = delete_owned(
+        Api::<Ingress>::namespaced(client.clone(), namespace),
+        id,
+        key,
+    )
+    .await?;
+    Ok(pvcs + services + ingresses)
 }
 
 /// Whether the object holding a taken name is still the one that held it (`uid`).
@@ -299,6 +338,10 @@ pub async fn still_taken(
                 .await?
                 .and_then(|o| o.uid())
         }
+        "Ingress" => Api::<Ingress>::namespaced(client.clone(), namespace)
+            .get_opt(name)
+            .await?
+            .and_then(|o| o.uid()),
         _ => Api::<Service>::namespaced(client.clone(), namespace)
             .get_opt(name)
             .await?

@@ -40,6 +40,11 @@ impl Backoffs {
         self.0.get(&id).is_none_or(|r| r.next <= now)
     }
 
+    /// Whether the workload's last attempt failed (and is to be retried).
+    pub fn failing(&self, id: Uuid) -> bool {
+        self.0.contains_key(&id)
+    }
+
     /// Records a failure and schedules the next attempt.
     pub fn failed(
         &mut self,

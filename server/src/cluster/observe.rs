@@ -2,6 +2,7 @@
 //! into the observation `domain::status` derives from. Only the fields Tephra shows or decides on.
 
 use super::objects::PodGroup;
+use crate::domain::live_edit::{GENERATION_ANNOTATION, Shape};
 use crate::domain::quota::GPU_RESOURCE;
 use crate::domain::status::{JobObservation, PodGroupObservation};
 use crate::domain::volcano::Job;
@@ -19,6 +20,11 @@ pub fn job(job: &Job, name: String) -> JobObservation {
         min_available: job.spec.min_available.unwrap_or_default(),
         deleting: job.metadata.deletion_timestamp.is_some(),
         generation: job.metadata.generation.unwrap_or(1),
+        edited_generation: job
+            .annotations()
+            .get(GENERATION_ANNOTATION)
+            .and_then(|g| g.parse().ok()),
+        shape: Shape::of(&job.spec),
     }
 }
 

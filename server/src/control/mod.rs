@@ -5,6 +5,7 @@
 mod act;
 mod admission;
 mod clusters;
+mod edit;
 mod fit;
 mod org;
 mod org_page;

@@ -22,7 +22,7 @@ use uuid::Uuid;
 pub(super) struct Checked {
     pub(super) request: Request,
     /// The request as sent, with the policies' defaults filled in: what is stored.
-    value: serde_json::Value,
+    pub(super) value: serde_json::Value,
     pub(super) project: Project,
     /// The principal's uid and gid from the provider's token, for `fromIdpToken`.
     pub(super) token_uid_gid: Option<(i64, i64)>,

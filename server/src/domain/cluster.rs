@@ -30,6 +30,12 @@ pub struct ClusterProfile {
     pub home_dir: String,
     /// The port the PyTorch plugin announces as `MASTER_PORT`.
     pub pytorch_port: u16,
+    /// IngressClass that serves `exposedUrls` outside the cluster; without one, an exposed URL
+    /// is a ClusterIP Service only.
+    pub ingress_class: Option<String>,
+    /// Host of the exposed URLs (`https://<host>/<namespace>/<job>/<port>/`); without one the
+    /// Ingress rule matches any host.
+    pub ingress_host: Option<String>,
 }
 
 impl Default for ClusterProfile {
@@ -53,6 +59,8 @@ impl Default for ClusterProfile {
             data_volumes: BTreeMap::new(),
             home_dir: "/home/tephra".into(),
             pytorch_port: 23456,
+            ingress_class: None,
+            ingress_host: None,
         }
     }
 }

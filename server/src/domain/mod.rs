@@ -5,6 +5,7 @@
 pub mod authz;
 pub mod cluster;
 pub mod labels;
+pub mod live_edit;
 pub mod ownership;
 pub mod policy;
 pub mod preemption;

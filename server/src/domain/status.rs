@@ -45,8 +45,12 @@ pub struct JobObservation {
     pub min_available: i32,
     /// It has a deletionTimestamp: foreground deletion is removing its pods.
     pub deleting: bool,
-    /// `metadata.generation`: 1 as Tephra created it; more once someone changed its spec.
+    /// `metadata.generation`: 1 as Tephra created it; one more for each change of its spec.
     pub generation: i64,
+    /// The generation Tephra's own last edit produced, if it edited the Job.
+    pub edited_generation: Option<i64>,
+    /// What of its spec an edit may change, as it is now.
+    pub shape: super::live_edit::Shape,
 }
 
 /// The gang's PodGroup.
@@ -220,17 +224,18 @@ pub fn stopped_in_cluster(observed: &Observed) -> Option<String> {
     })
 }
 
-/// A change someone made to the Job's spec by hand: Tephra creates each Job once and never edits
-/// it, so any generation after the first is drift. Reported, not undone: suspend and resume run
-/// the stored request again.
+/// A change someone made to the Job's spec by hand: Tephra changes a Job only by an edit, which
+/// records the generation it produced, so any generation beyond that (or beyond the first) is
+/// drift. Reported, not undone: suspend and resume run the stored request again.
 pub fn drift(observed: &Observed) -> Option<String> {
     let job = observed.job.as_ref()?;
-    (job.generation > 1).then(|| {
+    let ours = job.edited_generation.unwrap_or(1);
+    (job.generation > ours).then(|| {
         format!(
             "the Volcano Job {} was changed outside Tephra ({} change(s) to its spec); Tephra does \
              not undo it: suspend and resume to run the stored request again",
             job.name,
-            job.generation - 1
+            job.generation - ours
         )
     })
 }
@@ -653,6 +658,30 @@ mod tests {
             vec![],
         );
         assert!(drift(&edited).unwrap().contains("2 change(s)"));
+        let edited_by_tephra = observed(
+            Some(JobObservation {
+                generation: 3,
+                edited_generation: Some(3),
+                ..job("Running")
+            }),
+            None,
+            vec![],
+        );
+        assert_eq!(
+            drift(&edited_by_tephra),
+            None,
+            "Tephra's own edits are no drift"
+        );
+        let then_by_hand = observed(
+            Some(JobObservation {
+                generation: 4,
+                edited_generation: Some(3),
+                ..job("Running")
+            }),
+            None,
+            vec![],
+        );
+        assert!(drift(&then_by_hand).unwrap().contains("1 change(s)"));
     }
 
     #[test]

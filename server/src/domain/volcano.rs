@@ -54,7 +54,19 @@ pub struct TaskSpec {
     pub max_retry: Option<i32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<LifecyclePolicy>,
+    /// The controller creates this task's pods only once the named tasks' pods run and are ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<DependsOn>,
     pub template: PodTemplateSpec,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct DependsOn {
+    pub name: Vec<String>,
+    /// `any` or `all` of the named tasks; Volcano's default is `all`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iteration: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]

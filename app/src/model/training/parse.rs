@@ -171,6 +171,16 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
         mpi_launcher_creation_policy: Option<super::distributed::MpiLauncherCreationPolicy>,
         clean_pod_policy: Option<super::distributed::CleanPodPolicy>,
     }
+    // Run:ai's JAX is a Kubeflow JAXJob; Volcano has no plugin that gives JAX its coordinator,
+    // so it is named with what to do instead rather than listed as merely unknown.
+    let jax = extra.get("distributedFramework").and_then(Value::as_str) == Some("JAX");
+    if jax {
+        extra.remove("distributedFramework");
+        errors.push(FieldError {
+            path: "spec.distributedFramework".into(),
+            message: JAX_REFUSED.into(),
+        });
+    }
     let extra: Option<Extra> = strict(&Value::Object(extra), "spec")
         .map_err(|e| errors.extend(e))
         .ok();
@@ -179,7 +189,7 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
     };
     let (Some(framework), Some(num_workers)) = (extra.distributed_framework, extra.num_workers)
     else {
-        if extra.distributed_framework.is_none() {
+        if extra.distributed_framework.is_none() && !jax {
             errors.push(FieldError {
                 path: "spec.distributedFramework".into(),
                 message: "is required: one of PyTorch, MPI, TF, XGBoost".into(),
@@ -218,6 +228,10 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
     }
     validate::distributed(request)
 }
+
+const JAX_REFUSED: &str = "JAX is not supported: Volcano has no JAX plugin to give the processes \
+     their coordinator, count and index; use PyTorch, whose plugin sets MASTER_ADDR, MASTER_PORT, \
+     WORLD_SIZE and RANK, and pass them to jax.distributed.initialize";
 
 fn not_an_object(path: &str) -> FieldError {
     FieldError {
@@ -448,6 +462,18 @@ mod tests {
         }))
         .unwrap_err();
         assert_eq!(paths(&errors), ["spec.numWorkers", "spec.minReplicas"]);
+
+        // JAX is named, with what to use instead, once.
+        let errors = distributed(&json!({
+            "name": "jax", "projectId": "p",
+            "spec": { "image": "x", "distributedFramework": "JAX", "numWorkers": 2 }
+        }))
+        .unwrap_err();
+        assert_eq!(paths(&errors), ["spec.distributedFramework"]);
+        assert!(
+            errors[0].message.starts_with("JAX is not supported"),
+            "{errors:?}"
+        );
     }
     fn details(errors: &[FieldError]) -> Vec<(&str, &str)> {
         errors

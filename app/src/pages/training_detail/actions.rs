@@ -1,6 +1,7 @@
 //! The buttons that act on the training, and what they say when its phase does not allow them.
 
 use super::confirm::Confirm;
+use super::edit::EditLive;
 use crate::api::act_on_workload;
 use crate::components::style::{DANGER_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::toast::use_toasts;
@@ -9,7 +10,7 @@ use crate::model::url::query;
 use crate::model::workload::Workload;
 use leptos::prelude::*;
 
-/// Clone, suspend, resume and delete. Each action asks for confirmation, and a button is
+/// Clone, edit, suspend, resume and delete. Each action asks for confirmation, and a button is
 /// disabled (with the reason as its description) when the phase does not allow it.
 #[component]
 pub(super) fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> impl IntoView {
@@ -54,6 +55,7 @@ pub(super) fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> 
             <a href=format!("/trainings/new{}", query(&[("from", Some(&id))])) class=SECONDARY_BUTTON_CLASS>
                 "Clone"
             </a>
+            <EditLive workload deleted />
             {[Verb::Suspend, Verb::Resume, Verb::Delete]
                 .into_iter()
                 .map(|action| {

@@ -3,6 +3,7 @@
 
 mod actions;
 mod confirm;
+mod edit;
 mod events;
 mod header;
 mod pods;

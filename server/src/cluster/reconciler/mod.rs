@@ -20,6 +20,7 @@
 //! whose owner signature verifies are adopted or deleted. Jobs of deleted rows are removed; Jobs
 //! with no row at all are reported, not deleted.
 
+mod edits;
 mod error;
 mod org;
 mod rules;
@@ -40,6 +41,7 @@ use crate::domain::volcano::Job;
 use app::model::phase::Phase;
 use chrono::Utc;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
+use k8s_openapi::api::networking::v1::Ingress;
 use kube::api::PostParams;
 use kube::{Api, Client};
 use std::collections::HashSet;
@@ -83,6 +85,9 @@ impl Reconciler {
         let mut synced = self.synced.clone();
         let _ = tokio::time::timeout(SYNC_WAIT, synced.wait_for(|s| *s)).await;
         let mut org_synced: Option<Instant> = None;
+        // The first pass looks at every running Job once: an edit stored just before a restart
+        // has had no poke since.
+        let mut swept = false;
         let org_changed = Arc::clone(&self.shared.org_changed);
         let mut tick = tokio::time::interval(self.resync);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -101,7 +106,10 @@ impl Reconciler {
                     }
                 }
                 () = org_changed.notified() => self.sync_org_logged(&mut org_synced).await,
-                _ = tick.tick() => self.pass(&mut org_synced).await,
+                _ = tick.tick() => {
+                    self.pass(&mut org_synced, !swept).await;
+                    swept = true;
+                }
             }
         }
     }
@@ -111,8 +119,8 @@ impl Reconciler {
     }
 
     /// Looks at every live workload, acts where the cluster differs, and tidies up after rows
-    /// that are gone.
-    async fn pass(&self, org_synced: &mut Option<Instant>) {
+    /// that are gone; a `sweep` also acts on every running Job (see [`Self::follow_edit`]).
+    async fn pass(&self, org_synced: &mut Option<Instant>, sweep: bool) {
         self.sync_org_logged(org_synced).await;
         let intents = match self.db.workloads().intents().await {
             Ok(intents) => intents,
@@ -124,7 +132,7 @@ impl Reconciler {
         self.recheck_causes().await;
         let known: HashSet<Uuid> = intents.iter().map(|i| i.id).collect();
         let now = (Instant::now(), Utc::now());
-        let (todo, stale) = self.plan(&intents, now);
+        let (todo, stale) = self.plan(&intents, now, sweep);
         for id in stale {
             let _ = self.refresh.send(id);
         }
@@ -141,6 +149,7 @@ impl Reconciler {
         &self,
         intents: &[Intent],
         now: (Instant, chrono::DateTime<Utc>),
+        sweep: bool,
     ) -> (Vec<Uuid>, Vec<Uuid>) {
         let index = self.shared.index();
         let backoffs = self.lock_backoffs();
@@ -166,7 +175,12 @@ impl Reconciler {
                 job_ttl_seconds: intent.job_ttl_seconds,
                 job,
             };
-            if needs_action(&facts, now.1) && backoffs.due(intent.id, now.0) {
+            // A running Job that failed to follow an edit is retried like any failed action.
+            let follows = desired == Phase::Running
+                && !actual.is_finished()
+                && job.is_some_and(|j| !j.deleting)
+                && (sweep || backoffs.failing(intent.id));
+            if (needs_action(&facts, now.1) || follows) && backoffs.due(intent.id, now.0) {
                 todo.push(intent.id);
             } else if !is_final(actual, observed)
                 && derive(desired, actual, observed).phase != actual
@@ -240,15 +254,16 @@ impl Reconciler {
             Err(e) => return Err(e.into()),
         };
         let project = self.db.projects().get(row.project_id).await?;
-        let (job, nothing_left, stopped) = {
+        let (job, nothing_left, stopped, live) = {
             let index = self.shared.index();
             match index.observed(id) {
                 Some(e) => (
                     e.observed.job.as_ref().map(|j| j.deleting),
                     e.observed.is_empty(),
                     stopped_in_cluster(&e.observed),
+                    edits::live_shape(&e.observed),
                 ),
-                None => (None, true, None),
+                None => (None, true, None, None),
             }
         };
         let ns = &project.namespace;
@@ -273,6 +288,10 @@ impl Reconciler {
                 }
                 self.create(&row, &project).await
             }
+            Phase::Running => match live {
+                Some(shape) => self.follow_edit(&row, &project, &shape).await,
+                None => Ok(()),
+            },
             Phase::Stopped if job == Some(false) => {
                 apply::delete_job(&self.client, ns, &row.name, id, &self.key).await?;
                 Ok(())
@@ -304,7 +323,7 @@ impl Reconciler {
         Ok(())
     }
 
-    /// Renders the stored request and creates what is missing: PVCs, Services, then the Job,
+    /// Renders the stored request and creates what is missing: PVCs, Services, Ingresses, then the Job,
     /// each signed as the workload's.
     async fn create(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
         let creator = self.db.users().get(row.created_by).await?;
@@ -321,6 +340,11 @@ impl Reconciler {
             apply::sign(key, row.id, service);
             let api = Api::<Service>::namespaced(self.client.clone(), ns);
             apply::create_owned(&api, key, row.id, service).await?;
+        }
+        for ingress in &mut rendered.ingresses {
+            apply::sign(key, row.id, ingress);
+            let api = Api::<Ingress>::namespaced(self.client.clone(), ns);
+            apply::create_owned(&api, key, row.id, ingress).await?;
         }
         apply::sign(key, row.id, &mut rendered.job);
         let jobs = Api::<Job>::namespaced(self.client.clone(), ns);
@@ -346,7 +370,7 @@ impl Reconciler {
             // The next poke or pass looks again.
             return Ok(());
         }
-        if apply::delete_volumes_and_services(client, ns, row.id, &self.key).await? > 0 {
+        if apply::delete_objects_beside_job(client, ns, row.id, &self.key).await? > 0 {
             return Ok(());
         }
         let Some(deleted) = self.db.workloads().mark_deleted(row.id).await? else {

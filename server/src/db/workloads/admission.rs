@@ -45,6 +45,9 @@ const SIBLINGS_SQL: &str = "SELECT p.resources,
 
 type SiblingRow = (Json<Vec<PoolResources>>, f64, i64, i64);
 
+/// A workload's request and recorded demand, as an edit reads them under the lock.
+type CurrentRow = (Json<serde_json::Value>, f64, i64, i64);
+
 /// What the siblings take beyond their quotas, together.
 fn lent_by(siblings: Vec<SiblingRow>) -> Amount {
     siblings
@@ -231,6 +234,69 @@ impl Workloads<'_> {
                     }
                     Ok((done == 1).then_some(admitted))
                 }
+            }
+        });
+        Ok(verdict)
+    }
+
+    /// Replaces the request of a workload that should run with `spec` (an edit), if it is still
+    /// the request `workload` holds and still should run, and if `admit` accepts the new
+    /// `demand` given what its project and department use without the workload's own use. The
+    /// department's lock serializes this with every submit, resume and edit in the department,
+    /// so of two edits made from the same request exactly one is stored. `Ok(None)` when
+    /// another change came first.
+    pub async fn edit_admitted<T, E>(
+        &self,
+        workload: &StoredWorkload,
+        department_id: i64,
+        spec: &serde_json::Value,
+        demand: Amount,
+        change: Change<'_>,
+        admit: impl FnOnce(Usage) -> Result<T, E>,
+    ) -> DbResult<Result<Option<T>, E>> {
+        let id = workload.id;
+        let verdict = on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            let mut usage = usage!(&mut tx, department_id, workload.project_id);
+            let current: Option<CurrentRow> = sqlx::query_as(
+                "SELECT spec, gpus, cpu_millis, memory_mib FROM workloads
+                  WHERE id = $1 AND desired_phase = $2 AND finished_at IS NULL
+                    AND deleted_at IS NULL",
+            )
+            .bind(id)
+            .bind(Phase::Running.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+            match current {
+                Some((stored, gpus, cpu, memory)) if stored.0 == workload.spec => {
+                    let own = amount((gpus, cpu, memory));
+                    usage.project = usage.project.minus(own);
+                    usage.department = usage.department.minus(own);
+                    match admit(usage) {
+                        Err(refused) => Err(refused),
+                        Ok(admitted) => {
+                            sqlx::query(
+                                "UPDATE workloads SET spec = $2, updated_at = $3, gpus = $4,
+                                        cpu_millis = $5, memory_mib = $6
+                                  WHERE id = $1",
+                            )
+                            .bind(id)
+                            .bind(Json(spec))
+                            .bind(now())
+                            .bind(demand.gpus)
+                            .bind(demand.cpu_millis)
+                            .bind(demand.memory_mib)
+                            .execute(&mut *tx)
+                            .await?;
+                            record_in!(&mut *tx, change.actor, change.action, "workload", id,
+                                       &change.detail)
+                                .await?;
+                            tx.commit().await?;
+                            Ok(Some(admitted))
+                        }
+                    }
+                }
+                _ => Ok(None),
             }
         });
         Ok(verdict)

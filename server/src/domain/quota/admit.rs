@@ -56,6 +56,18 @@ pub fn admit(
             }
         }
     }
+    if demand.non_preemptible && !over.is_empty() {
+        errors.push(FieldError {
+            path: demand.field.clone(),
+            message: format!(
+                "is non-preemptible, so it may run only within project {:?}'s quota, and it \
+                 would take the project beyond it ({}); make it preemptible to run over quota, \
+                 or submit it when the project's work within quota has finished",
+                project.name,
+                over.join("; ")
+            ),
+        });
+    }
     if let Some(message) = too_large_for_nodes(demand, nodes) {
         errors.push(FieldError {
             path: demand.field.clone(),

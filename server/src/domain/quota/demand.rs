@@ -4,6 +4,7 @@
 use super::Amount;
 use crate::domain::request::Request;
 use app::model::training::checked::{Compute, Gpu, Spec};
+use app::model::training::request::Preemptibility;
 
 /// A request's demand on its project's quota and on the nodes.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +17,9 @@ pub struct Demand {
     pub pools: Vec<String>,
     /// The field that sets the pods' compute, for refusals.
     pub field: String,
+    /// Run:ai's `preemptibility: non-preemptible`: it may run only within its project's quota,
+    /// where nothing takes it back.
+    pub non_preemptible: bool,
 }
 
 /// One pod's requests: a GPU portion counts as its fraction, CPU and memory as requested (the
@@ -83,10 +87,14 @@ pub fn demand(request: &Request) -> Demand {
         Request::Generic(_) => "spec.replicaSpecs",
         _ => "spec.compute",
     };
+    let non_preemptible = groups
+        .first()
+        .is_some_and(|(_, spec)| spec.pod.preemptibility == Some(Preemptibility::NonPreemptible));
     Demand {
         total,
         largest_pod,
         pools,
         field: field.into(),
+        non_preemptible,
     }
 }

@@ -39,6 +39,15 @@ impl Amount {
         }
     }
 
+    /// What is left once `other` is taken away (never below zero).
+    pub fn minus(self, other: Amount) -> Amount {
+        Amount {
+            gpus: (self.gpus - other.gpus).max(0.0),
+            cpu_millis: self.cpu_millis.saturating_sub(other.cpu_millis).max(0),
+            memory_mib: self.memory_mib.saturating_sub(other.memory_mib).max(0),
+        }
+    }
+
     pub fn times(self, n: i64) -> Amount {
         Amount {
             gpus: self.gpus * n as f64,

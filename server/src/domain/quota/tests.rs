@@ -46,6 +46,7 @@ fn demand(total: f64, per_pod: f64, pools: &[&str]) -> Demand {
         },
         pools: pools.iter().map(|p| p.to_string()).collect(),
         field: "spec.compute".into(),
+        non_preemptible: false,
     }
 }
 
@@ -100,6 +101,34 @@ fn within_quota_over_quota_and_over_the_limit() {
         refused[0].message,
         "asks 4 GPUs; project \"vision\" may use at most 4 GPUs (its limit) and its workloads \
          already use 1, so 3 are left"
+    );
+}
+
+#[test]
+fn a_non_preemptible_request_must_stay_within_quota() {
+    let project = Allowance::of(&[pool("a", gpus(Some(2.0), Some(4.0)))]);
+    let dept = unit("department", "research", Allowance::default(), 0.0);
+    let p = unit("project", "vision", project, 1.0);
+    let steady = Demand {
+        non_preemptible: true,
+        ..demand(1.0, 1.0, &[])
+    };
+    assert_eq!(admit(&steady, &p, &dept, &[]), Ok(Standing::WithinQuota));
+    let beyond = Demand {
+        non_preemptible: true,
+        ..demand(2.0, 1.0, &[])
+    };
+    let refused = admit(&beyond, &p, &dept, &[]).unwrap_err();
+    assert_eq!(refused[0].path, "spec.compute");
+    assert!(
+        refused[0].message.starts_with(
+            "is non-preemptible, so it may run only within project \"vision\"'s quota"
+        ),
+        "{refused:?}"
+    );
+    assert!(
+        refused[0].message.contains("3 GPUs with this one, quota 2"),
+        "{refused:?}"
     );
 }
 

@@ -43,6 +43,19 @@ impl Binding {
                     ),
                 }
             }
+            if profile.ingress_class.is_some() {
+                for (i, url) in spec.exposed_urls.iter().enumerate() {
+                    if let Some(field) = url.restricted_by {
+                        errors.add(
+                            join(&index(&join(path, "exposedUrls"), i), field),
+                            "cannot be enforced on this cluster: its exposed URLs are served by \
+                             an ingress where Tephra does not sign users in, so anyone who \
+                             reaches it could open the URL; leave it out to expose the URL to \
+                             everyone, or leave out the URL",
+                        );
+                    }
+                }
+            }
             let from_token = spec
                 .security
                 .as_ref()

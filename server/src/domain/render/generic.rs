@@ -56,6 +56,7 @@ pub fn generic(req: &Generic, target: Target<'_>) -> Rendered {
                 spec,
                 policies,
                 max_retry: restarts.then_some(replica.restarts),
+                depends_on: None,
             }
         })
         .collect();

@@ -20,10 +20,11 @@ pub use rendered::{Rendered, with_warnings};
 
 use super::cluster::ClusterProfile;
 use super::labels::Owner;
-use super::volcano::{Job, JobSpec, LifecyclePolicy, TaskSpec};
+use super::volcano::{DependsOn, Job, JobSpec, LifecyclePolicy, TaskSpec};
 use app::model::training::checked::{Distributed, Spec, Training};
 use app::model::training::distributed::Framework;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
+use k8s_openapi::api::networking::v1::Ingress;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
 
@@ -50,6 +51,8 @@ struct Task<'a> {
     policies: Vec<LifecyclePolicy>,
     /// The task's own maxRetry, when it differs from the job's.
     max_retry: Option<i32>,
+    /// Tasks whose pods must run before this task's pods are created.
+    depends_on: Option<&'a str>,
 }
 
 /// What differs between the request kinds when the Job is assembled.
@@ -75,6 +78,7 @@ pub fn training(req: &Training, target: Target<'_>) -> Rendered {
         spec,
         policies: Vec::new(),
         max_retry: None,
+        depends_on: None,
     };
     let options = JobOptions {
         min_success: req.completions(),
@@ -87,23 +91,29 @@ pub fn training(req: &Training, target: Target<'_>) -> Rendered {
 pub fn distributed(req: &Distributed, target: Target<'_>) -> Rendered {
     let (master_task, worker_task) = req.framework().task_names();
     let workers = req.workers();
-    let gang = req.gang();
+    let worker_gang = req.gang().saturating_sub(1).clamp(0, workers);
+    // A launcher that waits for the workers is created after the gang is placed, so the gang
+    // is the workers alone: a gang member that does not exist yet would never let it start.
+    let waits = req.launcher_waits_for_workers();
+    let gang = if waits { worker_gang } else { req.gang() };
     // The master finishing is the training finishing: rank 0 / the launcher decides.
     let master = Task {
         name: master_task,
         replicas: 1,
-        min_available: 1,
+        min_available: if waits { 0 } else { 1 },
         spec: req.master(),
         policies: vec![LifecyclePolicy::on("TaskCompleted", "CompleteJob")],
         max_retry: None,
+        depends_on: waits.then_some(worker_task),
     };
     let worker = Task {
         name: worker_task,
         replicas: workers,
-        min_available: gang.saturating_sub(1).clamp(0, workers),
+        min_available: worker_gang,
         spec: req.worker(),
         policies: Vec::new(),
         max_retry: None,
+        depends_on: None,
     };
     let options = JobOptions {
         framework: Some(req.framework()),
@@ -141,6 +151,15 @@ fn assemble(
     let max_retry = job_spec.backoff_limit.unwrap_or(DEFAULT_MAX_RETRY);
     let task_names: Vec<(&str, i32)> = tasks.iter().map(|t| (t.name, t.replicas)).collect();
     let mut volcano_tasks = Vec::new();
+    let mut ingresses = Vec::new();
+    // A URL reaches one pod: the first task's (the training's, the master's, the first replica
+    // type's), as in Run:ai.
+    if let Some(first) = tasks.first() {
+        services.extend(service::for_urls(first.spec, first.name, workload));
+        ingresses.extend(service::ingress_for_urls(
+            first.spec, first.name, workload, profile,
+        ));
+    }
     for task in &tasks {
         let ctx = pod::PodContext {
             target,
@@ -154,6 +173,10 @@ fn assemble(
             min_available: Some(task.min_available),
             max_retry: Some(task.max_retry.unwrap_or(max_retry)),
             policies: task.policies.clone(),
+            depends_on: task.depends_on.map(|name| DependsOn {
+                name: vec![name.to_owned()],
+                iteration: None,
+            }),
             template: pod::template(task.spec, &ctx, &mut claims),
         });
         services.extend(service::for_ports(task.spec, task.name, workload));
@@ -200,6 +223,7 @@ fn assemble(
         job,
         claims,
         services,
+        ingresses,
     }
 }
 
@@ -226,6 +250,7 @@ struct Assembled {
     job: Job,
     claims: Vec<PersistentVolumeClaim>,
     services: Vec<Service>,
+    ingresses: Vec<Ingress>,
 }
 
 impl Assembled {
@@ -234,6 +259,7 @@ impl Assembled {
             job: self.job,
             persistent_volume_claims: self.claims,
             services: self.services,
+            ingresses: self.ingresses,
             starts_paused,
         }
     }

@@ -2,10 +2,11 @@
 
 use super::super::volcano::Job;
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
+use k8s_openapi::api::networking::v1::Ingress;
 use serde::Serialize;
 
-/// A Job and what must exist beside it. PVCs and Services belong to the workload, not the Job,
-/// so they outlive a suspend (which deletes the Job).
+/// A Job and what must exist beside it. PVCs, Services and Ingresses belong to the workload, not
+/// the Job, so they outlive a suspend (which deletes the Job).
 #[derive(Debug, Clone, Serialize)]
 pub struct Rendered {
     pub job: Job,
@@ -13,13 +14,15 @@ pub struct Rendered {
     pub persistent_volume_claims: Vec<PersistentVolumeClaim>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub services: Vec<Service>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ingresses: Vec<Ingress>,
     /// The workload starts suspended (generic pause mode): the Job is created only on resume.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub starts_paused: bool,
 }
 
 impl Rendered {
-    /// Every object as the cluster gets it: the Job first, then PVCs, then Services.
+    /// Every object as the cluster gets it: the Job first, then PVCs, Services and Ingresses.
     pub fn objects(&self) -> Result<Vec<serde_json::Value>, serde_json::Error> {
         let mut objects = vec![serde_json::to_value(&self.job)?];
         for claim in &self.persistent_volume_claims {
@@ -27,6 +30,9 @@ impl Rendered {
         }
         for service in &self.services {
             objects.push(serde_json::to_value(service)?);
+        }
+        for ingress in &self.ingresses {
+            objects.push(serde_json::to_value(ingress)?);
         }
         Ok(objects)
     }

@@ -1,9 +1,15 @@
-//! Services for the ports a training exposes: one per service type, selecting the task's pods.
+//! Services for the ports a training exposes (one per service type, selecting the task's pods),
+//! and for its exposed URLs (a ClusterIP Service, and an Ingress when the cluster has a class).
 
+use crate::domain::cluster::ClusterProfile;
 use crate::domain::labels::{Owner, WORKLOAD_ID};
 use app::model::training::checked::Spec;
 use app::model::training::request::ServiceType;
 use k8s_openapi::api::core::v1::{Service, ServicePort, ServiceSpec};
+use k8s_openapi::api::networking::v1::{
+    HTTPIngressPath, HTTPIngressRuleValue, Ingress, IngressBackend, IngressRule,
+    IngressServiceBackend, IngressSpec, ServiceBackendPort,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
@@ -60,4 +66,103 @@ pub(super) fn for_ports(spec: &Spec, task: &str, workload: &Owner) -> Vec<Servic
             ..Service::default()
         })
         .collect()
+}
+
+/// The Service name of a task's exposed URLs.
+fn urls_service_name(workload: &Owner, task: &str) -> String {
+    format!("{}-{task}-urls", workload.job_name)
+}
+
+/// Run:ai's `exposedUrls` of one task: a ClusterIP Service with a port per URL, so the URL works
+/// inside the cluster (and through `kubectl port-forward`) wherever the cluster has no ingress.
+pub(super) fn for_urls(spec: &Spec, task: &str, workload: &Owner) -> Option<Service> {
+    if spec.exposed_urls.is_empty() {
+        return None;
+    }
+    let ports = spec
+        .exposed_urls
+        .iter()
+        .map(|url| ServicePort {
+            name: Some(format!("url-{}", url.container)),
+            port: url.container,
+            target_port: Some(IntOrString::Int(url.container)),
+            protocol: Some("TCP".into()),
+            ..ServicePort::default()
+        })
+        .collect();
+    Some(Service {
+        metadata: ObjectMeta {
+            name: Some(urls_service_name(workload, task)),
+            namespace: Some(workload.namespace.clone()),
+            labels: Some(workload.labels()),
+            annotations: Some(workload.annotations()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(ServiceSpec {
+            type_: Some("ClusterIP".into()),
+            selector: Some(BTreeMap::from([
+                (WORKLOAD_ID.to_owned(), workload.id.clone()),
+                (TASK_LABEL.to_owned(), task.to_owned()),
+            ])),
+            ports: Some(ports),
+            ..ServiceSpec::default()
+        }),
+        ..Service::default()
+    })
+}
+
+/// The path of one exposed URL: unique in the cluster, since namespaces and Job names are.
+pub fn url_path(workload: &Owner, container: i32) -> String {
+    format!("/{}/{}/{container}/", workload.namespace, workload.job_name)
+}
+
+/// An Ingress for a task's exposed URLs when the cluster names an ingress class: one path per
+/// URL, `/<namespace>/<job>/<port>/`, on the profile's host (any host without one).
+pub(super) fn ingress_for_urls(
+    spec: &Spec,
+    task: &str,
+    workload: &Owner,
+    profile: &ClusterProfile,
+) -> Option<Ingress> {
+    let class = profile.ingress_class.as_ref()?;
+    if spec.exposed_urls.is_empty() {
+        return None;
+    }
+    let service = urls_service_name(workload, task);
+    let paths = spec
+        .exposed_urls
+        .iter()
+        .map(|url| HTTPIngressPath {
+            path: Some(url_path(workload, url.container)),
+            path_type: "Prefix".into(),
+            backend: IngressBackend {
+                service: Some(IngressServiceBackend {
+                    name: service.clone(),
+                    port: Some(ServiceBackendPort {
+                        number: Some(url.container),
+                        ..ServiceBackendPort::default()
+                    }),
+                }),
+                ..IngressBackend::default()
+            },
+        })
+        .collect();
+    Some(Ingress {
+        metadata: ObjectMeta {
+            name: Some(format!("{}-urls", workload.job_name)),
+            namespace: Some(workload.namespace.clone()),
+            labels: Some(workload.labels()),
+            annotations: Some(workload.annotations()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(IngressSpec {
+            ingress_class_name: Some(class.clone()),
+            rules: Some(vec![IngressRule {
+                host: profile.ingress_host.clone(),
+                http: Some(HTTPIngressRuleValue { paths }),
+            }]),
+            ..IngressSpec::default()
+        }),
+        ..Ingress::default()
+    })
 }

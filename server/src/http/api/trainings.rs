@@ -26,12 +26,12 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/workloads/trainings", post(submit_training).get(list_trainings))
         .route("/api/v1/workloads/trainings/fit", post(fit_training))
-        .route("/api/v1/workloads/trainings/{id}", get(get_training).delete(delete_training))
+        .route("/api/v1/workloads/trainings/{id}", get(get_training).delete(delete_training).patch(edit_training))
         .route("/api/v1/workloads/trainings/{id}/suspend", post(suspend_training))
         .route("/api/v1/workloads/trainings/{id}/resume", post(resume_training))
         .route("/api/v1/workloads/distributed", post(submit_distributed).get(list_distributed))
         .route("/api/v1/workloads/distributed/fit", post(fit_distributed))
-        .route("/api/v1/workloads/distributed/{id}", get(get_distributed).delete(delete_distributed))
+        .route("/api/v1/workloads/distributed/{id}", get(get_distributed).delete(delete_distributed).patch(edit_distributed))
         .route("/api/v1/workloads/distributed/{id}/suspend", post(suspend_distributed))
         .route("/api/v1/workloads/distributed/{id}/resume", post(resume_distributed))
         .route("/api/v1/workloads/{id}/history", get(super::projects::history))
@@ -221,6 +221,55 @@ pub async fn get_distributed(
     Path(id): Path<String>,
 ) -> Result<Json<Workload>, ApiError> {
     fetch(WorkloadKind::Distributed, state, p, id).await
+}
+
+async fn edit(
+    kind: WorkloadKind,
+    state: AppState,
+    principal: Principal,
+    id: String,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Workload>), ApiError> {
+    let value: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
+    let listing = state
+        .control
+        .edit(Some(kind), &principal, &id, &value)
+        .await?;
+    Ok((StatusCode::ACCEPTED, Json(workload_response(&listing))))
+}
+
+/// Change a running training's priority class; the cluster follows (seed 001). Anything else is
+/// refused by field: clone and resubmit.
+#[utoipa::path(patch, path = "/api/v1/workloads/trainings/{id}", tag = "trainings",
+    params(("id" = String, Path, description = "The workloadId")),
+    request_body(content = app::model::edit::Edit, description = "The fields to change: priorityClass"),
+    responses((status = 202, description = "Accepted: stored, the cluster follows", body = Workload),
+        BadRequest, Unauthorized, Forbidden, NotFound, Conflict))]
+pub async fn edit_training(
+    State(state): State<AppState>,
+    Acting(p): Acting,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Workload>), ApiError> {
+    edit(WorkloadKind::Training, state, p, id, body).await
+}
+
+/// Scale a running distributed training (numWorkers, minReplicas) or change its priority class;
+/// Volcano adds or removes workers and resizes the gang (seed 001). Anything else is refused by
+/// field: clone and resubmit.
+#[utoipa::path(patch, path = "/api/v1/workloads/distributed/{id}", tag = "distributed",
+    params(("id" = String, Path, description = "The workloadId")),
+    request_body(content = app::model::edit::Edit, description = "The fields to change: numWorkers, minReplicas, priorityClass"),
+    responses((status = 202, description = "Accepted: stored, the cluster follows", body = Workload),
+        BadRequest, Unauthorized, Forbidden, NotFound, Conflict))]
+pub async fn edit_distributed(
+    State(state): State<AppState>,
+    Acting(p): Acting,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Workload>), ApiError> {
+    edit(WorkloadKind::Distributed, state, p, id, body).await
 }
 
 macro_rules! action_handlers {

@@ -18,7 +18,7 @@ pub use storage::{
     SecretKeys, SecretVolume, Storage,
 };
 
-use super::distributed::{DistributedRequest, Framework};
+use super::distributed::{DistributedRequest, Framework, MpiLauncherCreationPolicy};
 use super::generic::GenericRequest;
 use super::request::{
     AffinityType, HttpScheme, ImagePullPolicy, ServiceType, TaintEffect, TolerationOperator,
@@ -156,6 +156,15 @@ impl Distributed {
         self.gang
     }
 
+    /// Run:ai's `mpiLauncherCreationPolicy: WaitForWorkersReady`: the MPI launcher is created
+    /// once every worker of the gang is running and ready.
+    pub fn launcher_waits_for_workers(&self) -> bool {
+        let spec = &self.request.spec;
+        spec.distributed_framework == Framework::Mpi
+            && spec.mpi_launcher_creation_policy
+                == Some(MpiLauncherCreationPolicy::WaitForWorkersReady)
+    }
+
     /// Where MPI pods find their SSH keys, when not Run:ai's and Volcano's default.
     pub fn ssh_key_path(&self) -> Option<&str> {
         let spec = &self.request.spec;
@@ -265,6 +274,9 @@ pub struct Spec {
     pub auto_deletion_seconds: Option<i32>,
     pub backoff_limit: Option<i32>,
     pub ports: Vec<Port>,
+    /// Run:ai's `exposedUrls`: a Service, and an Ingress path when the cluster has an ingress
+    /// class.
+    pub exposed_urls: Vec<ExposedUrl>,
     pub priority_class: Option<ObjectName>,
     /// `None` when the request has no `compute` (the pod then sets no resources at all).
     pub compute: Option<Compute>,
@@ -325,6 +337,13 @@ pub struct Toleration {
     pub value: Option<String>,
     pub effect: Option<TaintEffect>,
     pub seconds: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExposedUrl {
+    pub container: i32,
+    /// `authorizedUsers` or `authorizedGroups` when the request restricts who may open it.
+    pub restricted_by: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

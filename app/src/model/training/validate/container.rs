@@ -1,7 +1,7 @@
 //! The rules of the container itself: its image and command, readiness probe, environment,
 //! labels and annotations, and ports.
 
-use crate::model::training::checked::{EnvVar, Port, Probe};
+use crate::model::training::checked::{EnvVar, ExposedUrl, Port, Probe};
 use crate::model::training::request::{
     EnvironmentVariable, NameValue, Probe as RequestProbe, ServiceType, TrainingSpec,
 };
@@ -250,6 +250,41 @@ pub(super) fn ports(
             external,
             service_type: port.service_type,
             name: port.name.clone(),
+        }));
+    }
+    all(checked)
+}
+
+/// The container ports a URL is exposed for, each once, with the field that restricts who may
+/// open it (Run:ai's `authorizedUsers` or `authorizedGroups`), which only a cluster without an
+/// ingress can honour (see the server's binding).
+pub(super) fn exposed_urls(
+    errors: &mut Errors,
+    urls: &[crate::model::training::request::ExposedUrl],
+    path: &str,
+) -> Option<Vec<ExposedUrl>> {
+    let mut seen = BTreeSet::new();
+    let mut checked = Vec::new();
+    for (i, url) in urls.iter().enumerate() {
+        let at = index(path, i);
+        let container = errors.take(join(&at, "container"), v::port(url.container));
+        if !seen.insert(url.container) {
+            errors.add(
+                join(&at, "container"),
+                format!("port {} has a URL already", url.container),
+            );
+        }
+        let listed = |l: &Option<Vec<String>>| l.as_ref().is_some_and(|l| !l.is_empty());
+        let restricted_by = if listed(&url.authorized_users) {
+            Some("authorizedUsers")
+        } else if listed(&url.authorized_groups) {
+            Some("authorizedGroups")
+        } else {
+            None
+        };
+        checked.push(container.map(|container| ExposedUrl {
+            container,
+            restricted_by,
         }));
     }
     all(checked)

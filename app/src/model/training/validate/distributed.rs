@@ -5,7 +5,7 @@ use super::header::header;
 use super::spec::spec;
 use crate::model::training::checked::{Distributed, Spec};
 use crate::model::training::distributed::{
-    CleanPodPolicy, DistributedRequest, DistributedSpec, Framework, MpiLauncherCreationPolicy,
+    CleanPodPolicy, DistributedRequest, DistributedSpec, Framework,
 };
 use crate::model::training::values::AbsolutePath;
 use crate::model::validation::{self as v, Errors, FieldError, join};
@@ -153,12 +153,6 @@ fn framework_options(errors: &mut Errors, d: &DistributedSpec) {
         Some(_) if !mpi => errors.warn(
             "spec.mpiLauncherCreationPolicy",
             format!("has no effect with {framework}: only MPI has a launcher"),
-        ),
-        Some(MpiLauncherCreationPolicy::WaitForWorkersReady) => errors.add(
-            "spec.mpiLauncherCreationPolicy",
-            "WaitForWorkersReady is not supported: Tephra starts the launcher and the workers \
-             as one gang (AtStartup), and mpirun retries its SSH connections until the workers \
-             are up; use AtStartup or leave it out",
         ),
         _ => {}
     }
@@ -355,12 +349,10 @@ mod tests {
             "spec.slotsPerWorker",
             "must be 1: Volcano's MPI plugin lists each worker once in the hostfile",
         );
-        refuses(
-            mpi(json!({ "mpiLauncherCreationPolicy": "WaitForWorkersReady" })),
-            "spec.mpiLauncherCreationPolicy",
-            "WaitForWorkersReady is not supported",
-        );
         accepts(mpi(json!({ "mpiLauncherCreationPolicy": "AtStartup" })));
+        accepts(mpi(
+            json!({ "mpiLauncherCreationPolicy": "WaitForWorkersReady" }),
+        ));
         refuses(
             mpi(json!({ "sshAuthMountPath": "keys" })),
             "spec.sshAuthMountPath",

@@ -2,7 +2,7 @@
 //! sees their errors, and how the job finishes. The container itself, compute, storage,
 //! security and scheduling have files of their own.
 
-use super::container::{container, environment, name_values, ports, probe};
+use super::container::{container, environment, exposed_urls, name_values, ports, probe};
 use super::{compute, pod, scheduling, security, storage};
 use crate::model::training::checked::Spec;
 use crate::model::training::request::TrainingSpec;
@@ -38,12 +38,7 @@ pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<
         .collect());
     let finishing = finishing(errors, s, path);
     let ports = ports(errors, listed(&s.ports), &at("ports"));
-    for (i, url) in listed(&s.exposed_urls).iter().enumerate() {
-        errors.check(
-            join(&index(&at("exposedUrls"), i), "container"),
-            v::port(url.container),
-        );
-    }
+    let exposed_urls = exposed_urls(errors, listed(&s.exposed_urls), &at("exposedUrls"));
     let priority_class = errors.take_some(
         at("priorityClass"),
         s.priority_class.as_deref(),
@@ -89,6 +84,7 @@ pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<
         auto_deletion_seconds,
         backoff_limit,
         ports: ports?,
+        exposed_urls: exposed_urls?,
         priority_class: priority_class?,
         compute: compute?,
         storage: storage?,
@@ -506,7 +502,14 @@ mod tests {
 
     #[test]
     fn exposed_urls_point_at_a_port() {
-        accepts(json!({ "exposedUrls": [{ "container": 8888 }] }));
+        accepts(json!({ "exposedUrls": [{ "container": 8888, "toolType": "jupyter" }] }));
+        refuses(
+            json!({ "exposedUrls": [{ "container": 8888 }, { "container": 8888 }] }),
+            "spec.exposedUrls[1].container",
+            "port 8888 has a URL already",
+        );
+        // Whether a restriction can be honoured depends on the cluster (the server's binding).
+        accepts(json!({ "exposedUrls": [{ "container": 8888, "authorizedUsers": ["ada"] }] }));
         refuses(
             json!({ "exposedUrls": [{ "container": 70000 }] }),
             "spec.exposedUrls[0].container",

@@ -1,0 +1,43 @@
+//! Running Jobs follow edits of their stored request (seed 001): the request is rendered again and
+//! what Volcano lets change (workers, gang, priority class) is patched onto the Job. A Job someone
+//! changed by hand (drift) is left as it is, as everywhere else.
+
+use super::{Error, Reconciler, Result, apply};
+use crate::db::projects::Project;
+use crate::db::workloads::StoredWorkload;
+use crate::domain::live_edit::Shape;
+use crate::domain::status::{Observed, drift};
+
+/// The changeable part of the workload's Job as the watch last saw it, when there is a Job to
+/// bring along: present, not being deleted, and not changed by hand.
+pub(super) fn live_shape(observed: &Observed) -> Option<Shape> {
+    let job = observed.job.as_ref()?;
+    (!job.deleting && drift(observed).is_none()).then(|| job.shape.clone())
+}
+
+impl Reconciler {
+    /// Patches the Job when the stored request (edited since) renders another shape than `live`.
+    pub(super) async fn follow_edit(
+        &self,
+        row: &StoredWorkload,
+        project: &Project,
+        live: &Shape,
+    ) -> Result<()> {
+        let creator = self.db.users().get(row.created_by).await?;
+        let rendered =
+            crate::stored::render(row, project, &creator, &self.profile).map_err(Error::render)?;
+        let desired = Shape::of(&rendered.job.spec);
+        if &desired == live {
+            return Ok(());
+        }
+        apply::edit_job(
+            &self.client,
+            &project.namespace,
+            &row.name,
+            row.id,
+            &self.key,
+            &desired,
+        )
+        .await
+    }
+}

@@ -1,0 +1,98 @@
+//! Edits of a live training, after seeds/001: the edited request is checked like a submit, admitted
+//! against its project's and department's limits without its own use, and stored on the condition
+//! that nobody changed the request since it was read. The reconciler then brings the Job along.
+
+use super::Control;
+use super::admission::admission;
+use crate::db::workloads::{Change, WorkloadListing};
+use crate::domain::authz::Permission;
+use crate::domain::quota::{self, Standing};
+use crate::domain::request::WorkloadKind;
+use app::error::AppError;
+use app::model::edit::Edit;
+use app::model::phase::Phase;
+use app::model::principal::Principal;
+
+impl Control {
+    /// Applies `body` (an [`Edit`]) to the training `id` that should run.
+    pub async fn edit(
+        &self,
+        kind: Option<WorkloadKind>,
+        principal: &Principal,
+        id: &str,
+        body: &serde_json::Value,
+    ) -> Result<WorkloadListing, AppError> {
+        let edit = Edit::parse(body).map_err(AppError::Rejected)?;
+        let listing = self
+            .find_for(kind, principal, id, Permission::ManageWorkloads)
+            .await?;
+        let w = &listing.workload;
+        if w.desired_phase != Phase::Running || w.actual_phase.is_finished() {
+            return Err(AppError::WrongPhase {
+                message: format!(
+                    "cannot edit {} {:?}: it is {} (desired {}); only a training that should run \
+                     can change; resume it first, or clone it",
+                    w.kind.noun(),
+                    w.name,
+                    w.actual_phase,
+                    w.desired_phase
+                ),
+                desired: w.desired_phase,
+                actual: w.actual_phase,
+            });
+        }
+        let edited = edit
+            .apply(w.kind == WorkloadKind::Distributed, &w.spec)
+            .map_err(AppError::Rejected)?;
+        let checked = self.check(w.kind, principal, &edited).await?;
+        checked
+            .request
+            .bind(&self.profile, checked.token_uid_gid)
+            .map_err(AppError::Rejected)?;
+        let project = &checked.project;
+        let demand = quota::demand(&checked.request);
+        let department = self.db.departments().get(project.department_id).await?;
+        let change = Change {
+            actor: principal.user_id.parse().ok(),
+            action: "workload.edit",
+            detail: serde_json::json!({ "changes": edit }),
+        };
+        let nodes = self.cluster.largest_nodes();
+        let standing = self
+            .db
+            .workloads()
+            .edit_admitted(
+                w,
+                department.id,
+                &checked.value,
+                demand.total,
+                change,
+                admission(project, &department, &demand, nodes),
+            )
+            .await?
+            .map_err(AppError::Rejected)?
+            .ok_or_else(|| {
+                AppError::Conflict(format!(
+                    "{} {:?} changed while this edit was made (another edit or action came \
+                     first); read it again and retry",
+                    w.kind.noun(),
+                    w.name
+                ))
+            })?;
+        if let Standing::OverQuota(why) = standing {
+            self.db
+                .audit()
+                .record(
+                    None,
+                    "workload.over-quota",
+                    "workload",
+                    w.id,
+                    serde_json::json!({ "reason": why }),
+                )
+                .await?;
+        }
+        self.cluster.poke(w.id);
+        tracing::info!(workload = %w.id, "accepted an edit");
+        Ok(self.db.workloads().listing(w.id).await?)
+    }
+}
