@@ -397,13 +397,20 @@ pub async fn seed_003_training_runs_live_and_completes(
         assert_eq!(running["status"]["podGroup"]["phase"], "Running");
         assert_eq!(running["status"]["podGroup"]["queue"], t.namespace());
 
-        // The seed asks for a LoadBalancer service on port 8080: created beside the Job.
+        // The seed asks for a LoadBalancer service on port 8080 and exposes a URL on it:
+        // both Services are created beside the Job (no ingress class, so no Ingress).
         let services: Api<k8s_openapi::api::core::v1::Service> =
             Api::namespaced(t.kube.clone(), &t.namespace());
         let owned = services
             .list(&ListParams::default().labels(&format!("tephra.dev/workload-id={id}")))
             .await?;
-        assert_eq!(owned.items.len(), 1, "one Service for the seed's port");
+        let mut types: Vec<String> = owned
+            .items
+            .iter()
+            .filter_map(|s| s.spec.as_ref()?.type_.clone())
+            .collect();
+        types.sort();
+        assert_eq!(types, ["ClusterIP", "LoadBalancer"], "the port's and the URL's");
 
         t.finish_pods(&id, None, "Succeeded").await?;
         sse_until(&mut events, &id, "Completed").await?;

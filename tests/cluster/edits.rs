@@ -74,7 +74,10 @@ pub async fn a_running_training_scales_and_changes_priority_and_the_cluster_foll
         let job = t.jobs_of(&id).await?.pop().context("a Job")?;
         assert_eq!(job.data["spec"]["priorityClassName"], "tephra-build");
         let (_, history) = t.get(&format!("/api/v1/workloads/{id}/history")).await?;
-        assert!(history.to_string().contains("workload.edit"), "{history}");
+        assert!(
+            history.to_string().contains("\"action\":\"edit\""),
+            "{history}"
+        );
 
         // Down again: one worker, the gang of one worker and the master.
         let (status, body) = t

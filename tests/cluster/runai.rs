@@ -56,9 +56,9 @@ pub async fn an_mpi_launcher_that_waits_is_created_once_its_workers_run(
                       "mpiLauncherCreationPolicy": "WaitForWorkersReady",
                       "image": "mpioperator/openmpi:0.6.0",
                       "command": "sh -c '/usr/sbin/sshd -D'",
-                      "compute": { "gpuDevicesRequest": 1 },
-                      "masterSpec": { "image": "mpioperator/openmpi:0.6.0",
-                                      "command": "mpirun -np 2 hostname" } } });
+                      "compute": { "gpuDevicesRequest": 1 } },
+            "masterSpec": { "image": "mpioperator/openmpi:0.6.0",
+                            "command": "mpirun -np 2 hostname" } });
         let id = id_of(&t.submit(DISTRIBUTED, &body).await?)?;
         let waiting = t
             .wait_until(DISTRIBUTED, &id, "the workers' pods waiting", |b| {
@@ -98,6 +98,8 @@ pub async fn an_mpi_launcher_that_waits_is_created_once_its_workers_run(
         .await?;
         t.finish_pods(&id, Some("mpimaster"), "Succeeded").await?;
         t.wait_phase(DISTRIBUTED, &id, "Completed").await?;
+        // The next tests count on the whole cluster: the filler's pods must be gone.
+        t.wait_gone(DISTRIBUTED, &filler).await?;
         Ok(())
     }
     .await;

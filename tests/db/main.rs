@@ -16,6 +16,7 @@ use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
 use quota::{
     a_projects_usage_splits_placed_and_waiting_work_by_user,
     concurrent_submissions_never_exceed_the_limit,
+    edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
 };
 use serde_json::json;
@@ -101,6 +102,7 @@ on_both_engines!(
     org_units_check_quotas_and_refuse_deleting_what_is_used,
     policies_protect_nodes_narrow_inward_and_fill_defaults,
     a_projects_usage_splits_placed_and_waiting_work_by_user,
+    edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
 );
 
 async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {

@@ -343,3 +343,90 @@ pub async fn a_projects_usage_splits_placed_and_waiting_work_by_user(db: &Databa
         "{refused:?}"
     );
 }
+
+/// Edits of a live training (seed 001): admitted against the project's limit without the
+/// training's own use, refused beyond it with nothing stored, and of several edits made from the
+/// same read exactly one is stored.
+pub async fn edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins(
+    db: &Database,
+    _: &str,
+) {
+    let control = control(db);
+    let root = admin(super::user(db, "root").await);
+    control
+        .create_project(
+            &root,
+            project("elastic", "default", gpus(Some(2.0), Some(4.0))),
+        )
+        .await
+        .expect("project created");
+    let ddp = json!({ "name": "ddp", "projectId": "elastic",
+        "spec": { "image": "pytorch/pytorch:2.4", "distributedFramework": "PyTorch",
+                  "numWorkers": 1, "compute": { "gpuDevicesRequest": 1 } } });
+    let accepted = control
+        .submit(WorkloadKind::Distributed, &root, ddp)
+        .await
+        .expect("two GPUs admitted");
+    let id = accepted.listing.workload.id.to_string();
+    let department = accepted.listing.department_id;
+
+    // Four GPUs with its own two left out of the use: within the limit of 4.
+    let edited = control
+        .edit(None, &root, &id, &json!({ "numWorkers": 3 }))
+        .await
+        .expect("scaled to the limit");
+    assert_eq!(edited.workload.spec["spec"]["numWorkers"], 3);
+    let refused = control
+        .edit(None, &root, &id, &json!({ "numWorkers": 4 }))
+        .await
+        .expect_err("five GPUs are beyond the limit");
+    let AppError::Rejected(errors) = refused else {
+        panic!("a refusal by field: {refused:?}");
+    };
+    assert!(
+        errors[0]
+            .message
+            .contains("project \"elastic\" may use at most 4 GPUs"),
+        "{errors:?}"
+    );
+    let stored = db.workloads().get(edited.workload.id).await.unwrap();
+    assert_eq!(
+        stored.spec["spec"]["numWorkers"], 3,
+        "a refused edit stores nothing"
+    );
+
+    // Four edits from the same read: one is stored, the others find the request changed.
+    let racing: Vec<_> = (1..=4)
+        .map(|workers| {
+            let (db, stored) = (db.clone(), stored.clone());
+            tokio::spawn(async move {
+                let mut spec = stored.spec.clone();
+                spec["spec"]["numWorkers"] = json!(workers);
+                let change = server::db::workloads::Change {
+                    actor: None,
+                    action: "workload.edit",
+                    detail: json!({}),
+                };
+                db.workloads()
+                    .edit_admitted(
+                        &stored,
+                        department,
+                        &spec,
+                        Default::default(),
+                        change,
+                        |_| Ok::<(), ()>(()),
+                    )
+                    .await
+                    .expect("the store answers")
+                    .expect("admitted")
+            })
+        })
+        .collect();
+    let mut won = 0;
+    for task in racing {
+        if task.await.expect("task ran").is_some() {
+            won += 1;
+        }
+    }
+    assert_eq!(won, 1, "exactly one of the racing edits is stored");
+}
