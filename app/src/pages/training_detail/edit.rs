@@ -127,7 +127,7 @@ pub(super) fn EditLive(workload: RwSignal<Workload>, deleted: RwSignal<bool>) ->
         </button>
         <Show when=move || open.get()>
             <form
-                class="mt-2 flex w-full flex-wrap items-end gap-3 rounded-lg border border-slate-200 p-3 dark:border-slate-700"
+                class="order-last mt-2 flex w-full flex-wrap items-end gap-3 rounded-lg border border-slate-200 p-3 dark:border-slate-700"
                 data-testid="edit-panel"
                 on:submit=submit
             >
