@@ -6,7 +6,7 @@ use super::Control;
 use super::admission::admission;
 use crate::db::workloads::{Change, WorkloadListing};
 use crate::domain::authz::Permission;
-use crate::domain::quota::{self, Standing};
+use crate::domain::quota;
 use crate::domain::request::WorkloadKind;
 use app::error::AppError;
 use app::model::edit::Edit;
@@ -79,18 +79,7 @@ impl Control {
                     w.name
                 ))
             })?;
-        if let Standing::OverQuota(why) = standing {
-            self.db
-                .audit()
-                .record(
-                    None,
-                    "workload.over-quota",
-                    "workload",
-                    w.id,
-                    serde_json::json!({ "reason": why }),
-                )
-                .await?;
-        }
+        self.note_standing(w.id, &standing).await?;
         self.cluster.poke(w.id);
         tracing::info!(workload = %w.id, "accepted an edit");
         Ok(self.db.workloads().listing(w.id).await?)

@@ -200,20 +200,7 @@ impl Control {
                 other => other.into(),
             })?
             .map_err(AppError::Rejected)?;
-        if let Standing::OverQuota(why) = &standing {
-            // Its history says so: it runs on idle capacity and may be preempted.
-            tracing::info!(workload = %stored.id, %why, "admitted over quota");
-            self.db
-                .audit()
-                .record(
-                    None,
-                    "workload.over-quota",
-                    "workload",
-                    stored.id,
-                    serde_json::json!({ "reason": why }),
-                )
-                .await?;
-        }
+        self.note_standing(stored.id, &standing).await?;
         if !self.cluster.is_configured() {
             self.db
                 .workloads()
@@ -233,6 +220,29 @@ impl Control {
             listing: self.db.workloads().listing(stored.id).await?,
             warnings: request.warnings().to_vec(),
         })
+    }
+
+    /// A workload admitted over quota says so in its history: it runs on idle capacity and may
+    /// be preempted.
+    pub(super) async fn note_standing(
+        &self,
+        id: Uuid,
+        standing: &Standing,
+    ) -> Result<(), AppError> {
+        if let Standing::OverQuota(why) = standing {
+            tracing::info!(workload = %id, %why, "admitted over quota");
+            self.db
+                .audit()
+                .record(
+                    None,
+                    "workload.over-quota",
+                    "workload",
+                    id,
+                    serde_json::json!({ "reason": why }),
+                )
+                .await?;
+        }
+        Ok(())
     }
 
     /// What the cluster would get for this request, as YAML: the Volcano Job first, then any

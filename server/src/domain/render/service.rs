@@ -17,6 +17,17 @@ use std::collections::BTreeMap;
 /// The label Volcano puts on every pod with its task's name.
 const TASK_LABEL: &str = "volcano.sh/task-spec";
 
+/// The metadata of an object beside the Job: the workload's labels and annotations.
+fn owned(workload: &Owner, name: String) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name),
+        namespace: Some(workload.namespace.clone()),
+        labels: Some(workload.labels()),
+        annotations: Some(workload.annotations()),
+        ..ObjectMeta::default()
+    }
+}
+
 /// One Service per service type the spec's ports ask for.
 pub(super) fn for_ports(spec: &Spec, task: &str, workload: &Owner) -> Vec<Service> {
     let mut by_type: BTreeMap<&'static str, Vec<ServicePort>> = BTreeMap::new();
@@ -43,17 +54,10 @@ pub(super) fn for_ports(spec: &Spec, task: &str, workload: &Owner) -> Vec<Servic
     by_type
         .into_iter()
         .map(|(kind, ports)| Service {
-            metadata: ObjectMeta {
-                name: Some(format!(
-                    "{}-{task}-{}",
-                    workload.job_name,
-                    kind.to_lowercase()
-                )),
-                namespace: Some(workload.namespace.clone()),
-                labels: Some(workload.labels()),
-                annotations: Some(workload.annotations()),
-                ..ObjectMeta::default()
-            },
+            metadata: owned(
+                workload,
+                format!("{}-{task}-{}", workload.job_name, kind.to_lowercase()),
+            ),
             spec: Some(ServiceSpec {
                 type_: Some(kind.to_owned()),
                 selector: Some(BTreeMap::from([
@@ -91,13 +95,7 @@ pub(super) fn for_urls(spec: &Spec, task: &str, workload: &Owner) -> Option<Serv
         })
         .collect();
     Some(Service {
-        metadata: ObjectMeta {
-            name: Some(urls_service_name(workload, task)),
-            namespace: Some(workload.namespace.clone()),
-            labels: Some(workload.labels()),
-            annotations: Some(workload.annotations()),
-            ..ObjectMeta::default()
-        },
+        metadata: owned(workload, urls_service_name(workload, task)),
         spec: Some(ServiceSpec {
             type_: Some("ClusterIP".into()),
             selector: Some(BTreeMap::from([
@@ -148,13 +146,7 @@ pub(super) fn ingress_for_urls(
         })
         .collect();
     Some(Ingress {
-        metadata: ObjectMeta {
-            name: Some(format!("{}-urls", workload.job_name)),
-            namespace: Some(workload.namespace.clone()),
-            labels: Some(workload.labels()),
-            annotations: Some(workload.annotations()),
-            ..ObjectMeta::default()
-        },
+        metadata: owned(workload, format!("{}-urls", workload.job_name)),
         spec: Some(IngressSpec {
             ingress_class_name: Some(class.clone()),
             rules: Some(vec![IngressRule {
