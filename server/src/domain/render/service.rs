@@ -28,6 +28,29 @@ fn owned(workload: &Owner, name: String) -> ObjectMeta {
     }
 }
 
+/// A Service of `kind` selecting the task's pods.
+fn service(
+    workload: &Owner,
+    name: String,
+    kind: &str,
+    task: &str,
+    ports: Vec<ServicePort>,
+) -> Service {
+    Service {
+        metadata: owned(workload, name),
+        spec: Some(ServiceSpec {
+            type_: Some(kind.to_owned()),
+            selector: Some(BTreeMap::from([
+                (WORKLOAD_ID.to_owned(), workload.id.clone()),
+                (TASK_LABEL.to_owned(), task.to_owned()),
+            ])),
+            ports: Some(ports),
+            ..ServiceSpec::default()
+        }),
+        ..Service::default()
+    }
+}
+
 /// One Service per service type the spec's ports ask for.
 pub(super) fn for_ports(spec: &Spec, task: &str, workload: &Owner) -> Vec<Service> {
     let mut by_type: BTreeMap<&'static str, Vec<ServicePort>> = BTreeMap::new();
@@ -53,21 +76,9 @@ pub(super) fn for_ports(spec: &Spec, task: &str, workload: &Owner) -> Vec<Servic
     }
     by_type
         .into_iter()
-        .map(|(kind, ports)| Service {
-            metadata: owned(
-                workload,
-                format!("{}-{task}-{}", workload.job_name, kind.to_lowercase()),
-            ),
-            spec: Some(ServiceSpec {
-                type_: Some(kind.to_owned()),
-                selector: Some(BTreeMap::from([
-                    (WORKLOAD_ID.to_owned(), workload.id.clone()),
-                    (TASK_LABEL.to_owned(), task.to_owned()),
-                ])),
-                ports: Some(ports),
-                ..ServiceSpec::default()
-            }),
-            ..Service::default()
+        .map(|(kind, ports)| {
+            let name = format!("{}-{task}-{}", workload.job_name, kind.to_lowercase());
+            service(workload, name, kind, task, ports)
         })
         .collect()
 }
@@ -94,19 +105,13 @@ pub(super) fn for_urls(spec: &Spec, task: &str, workload: &Owner) -> Option<Serv
             ..ServicePort::default()
         })
         .collect();
-    Some(Service {
-        metadata: owned(workload, urls_service_name(workload, task)),
-        spec: Some(ServiceSpec {
-            type_: Some("ClusterIP".into()),
-            selector: Some(BTreeMap::from([
-                (WORKLOAD_ID.to_owned(), workload.id.clone()),
-                (TASK_LABEL.to_owned(), task.to_owned()),
-            ])),
-            ports: Some(ports),
-            ..ServiceSpec::default()
-        }),
-        ..Service::default()
-    })
+    Some(service(
+        workload,
+        urls_service_name(workload, task),
+        "ClusterIP",
+        task,
+        ports,
+    ))
 }
 
 /// The path of one exposed URL: unique in the cluster, since namespaces and Job names are.
