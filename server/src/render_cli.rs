@@ -3,7 +3,7 @@
 
 use crate::config::{OutputFormat, RenderArgs};
 use crate::domain::cluster::ClusterProfile;
-use crate::domain::request::{Placement, Request, RequestKind};
+use crate::domain::request::{Placement, Request, WorkloadKind};
 use app::model::validation::FieldError;
 use serde::Serialize;
 use std::io::Read;
@@ -50,7 +50,7 @@ pub fn render(args: &RenderArgs) -> Result<String, ErrorBody> {
         None => ClusterProfile::default(),
         Some(path) => load_profile(path).map_err(|message| fail(message, vec![]))?,
     };
-    let kind = args.kind.unwrap_or_else(|| RequestKind::detect(&value));
+    let kind = args.kind.unwrap_or_else(|| WorkloadKind::detect(&value));
     let request = Request::parse(&value, kind)
         .map_err(|errors| fail(format!("the {} request is invalid", kind.as_str()), errors))?;
     let workload = request.owner(&Placement {

@@ -8,7 +8,7 @@ use crate::db::workloads::StoredWorkload;
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::labels::Owner;
 use crate::domain::render::Rendered;
-use crate::domain::request::{Request, RequestKind};
+use crate::domain::request::Request;
 use app::model::validation::FieldError;
 
 pub fn render(
@@ -17,7 +17,7 @@ pub fn render(
     creator: &User,
     profile: &ClusterProfile,
 ) -> Result<Rendered, Vec<FieldError>> {
-    let request = Request::parse(&row.spec, RequestKind::of(row.kind, &row.spec))?;
+    let request = Request::parse(&row.spec, row.kind)?;
     let owner = Owner {
         id: row.id.to_string(),
         job_name: row.name.clone(),

@@ -128,16 +128,15 @@ fn every_request_field_is_in_the_mapping_table() {
         "debug": { "enabled": true, "replicaSpecs": [{ "type": "x", "command": "c", "args": "a", "skipInitContainer": true }] },
         "pause": { "enabled": true, "resumeSpecs": [{ "type": "x", "command": "c", "args": "a", "skipInitContainer": true }] }
     });
-    generic["spec"]["failureRules"][0]["name"] = "any".into();
     let mut generic_paths = Vec::new();
     leaf_paths(&generic["spec"], "spec", &mut generic_paths);
-    // A replica's own spec is a training spec, documented above.
-    paths.extend(
-        generic_paths
-            .into_iter()
-            .filter(|p| !p.starts_with("spec.replicaSpecs[].spec.")),
-    );
+    // A replica's own spec is a training spec, documented above; a rule's keys are replica types.
+    let rules = ["spec.successRules[]", "spec.failureRules[]"];
+    paths.extend(generic_paths.into_iter().filter(|p| {
+        !p.starts_with("spec.replicaSpecs[].spec.") && !rules.iter().any(|r| p.starts_with(r))
+    }));
     paths.push("spec.replicaSpecs[].spec".into());
+    paths.extend(rules.map(str::to_owned));
     let missing: Vec<&String> = paths
         .iter()
         .filter(|p| !doc.contains(&format!("`{p}`")))

@@ -6,7 +6,7 @@ mod common;
 use common::{fixture, placement, profile, render};
 use serde_json::{Value, json};
 use server::domain::render::Rendered;
-use server::domain::request::{Request, RequestKind};
+use server::domain::request::{Request, WorkloadKind};
 
 fn job_json(rendered: &Rendered) -> Value {
     serde_json::to_value(&rendered.job).unwrap()
@@ -15,7 +15,7 @@ fn job_json(rendered: &Rendered) -> Value {
 #[test]
 fn seed_003_as_written_is_refused_with_every_problem_named() {
     let value = fixture("seed-003-request.json");
-    let errors = Request::parse(&value, RequestKind::Training).unwrap_err();
+    let errors = Request::parse(&value, WorkloadKind::Training).unwrap_err();
     // The example sets all four GPU styles, a value and a secret on one variable, "string" as
     // mount paths, and so on: each is reported at its path, all at once.
     insta::assert_json_snapshot!("seed_003_errors", errors);
@@ -34,7 +34,7 @@ fn seed_003_with_its_contradictions_removed_is_accepted_with_warnings() {
     spec["storage"]["git"][0]["repository"] = json!("https://github.com/example/repo.git");
     spec["storage"]["configMapVolume"][0]["mountPath"] = json!("/etc/config");
     spec["storage"]["secretVolume"][0]["mountPath"] = json!("/etc/secret");
-    let request = Request::parse(&value, RequestKind::Training).unwrap();
+    let request = Request::parse(&value, WorkloadKind::Training).unwrap();
     let warned: Vec<&str> = request.warnings().iter().map(|w| w.path.as_str()).collect();
     assert_eq!(
         warned,
@@ -324,7 +324,7 @@ fn exposed_urls_get_a_service_and_an_ingress_path_where_the_cluster_has_a_class(
     let value = json!({ "name": "notebook", "projectId": "ml",
         "spec": { "image": "jupyter/base-notebook", "exposedUrls": [
             { "container": 8888, "toolType": "jupyter" }, { "container": 6006 } ] } });
-    let request = Request::parse(&value, RequestKind::Training).unwrap();
+    let request = Request::parse(&value, WorkloadKind::Training).unwrap();
     let owner = request.owner(&placement(Some("default")));
     let in_cluster = request.render(&owner, &profile()).unwrap();
     assert!(in_cluster.ingresses.is_empty(), "no class, no Ingress");
@@ -358,7 +358,7 @@ fn exposed_urls_get_a_service_and_an_ingress_path_where_the_cluster_has_a_class(
     // A restriction to some users is kept only where no ingress opens the URL to everyone.
     let mut restricted = value.clone();
     restricted["spec"]["exposedUrls"][1]["authorizedGroups"] = json!(["ml-team"]);
-    let request = Request::parse(&restricted, RequestKind::Training).unwrap();
+    let request = Request::parse(&restricted, WorkloadKind::Training).unwrap();
     assert!(request.render(&owner, &profile()).is_ok());
     let refused = request.render(&owner, &with_ingress).unwrap_err();
     assert_eq!(refused[0].path, "spec.exposedUrls[1].authorizedGroups");
@@ -385,7 +385,7 @@ fn names_used_as_prefixes_get_the_suffix() {
 fn unknown_priority_classes_name_the_allowed_ones() {
     let mut value = fixture("seed-002-torchrun.json");
     value["spec"]["priorityClass"] = json!("urgent");
-    let request = Request::parse(&value, RequestKind::Distributed).unwrap();
+    let request = Request::parse(&value, WorkloadKind::Distributed).unwrap();
     let errors = request
         .render(&request.owner(&placement(None)), &profile())
         .unwrap_err();
@@ -401,33 +401,28 @@ fn unknown_priority_classes_name_the_allowed_ones() {
 }
 
 #[test]
-fn generic_replicas_become_tasks_with_rule_policies() {
+fn generic_replicas_become_tasks_that_restart_in_place_within_their_limit() {
     let rendered = render(&fixture("generic-ps-worker.json"), None);
     assert!(!rendered.starts_paused);
     let job = job_json(&rendered);
     let spec = &job["spec"];
     assert_eq!(spec["minAvailable"], 6, "the whole job is the gang");
-    assert_eq!(spec["ttlSecondsAfterFinished"], 0, "cleanUpPolicy All");
+    assert!(
+        spec.get("ttlSecondsAfterFinished").is_none(),
+        "cleanUpPolicy All is Tephra's to carry out, after it recorded the finish"
+    );
     assert_eq!(
         spec["policies"],
-        json!([{ "event": "PodEvicted", "action": "RestartJob" }])
+        json!([{ "event": "PodEvicted", "action": "RestartJob" }]),
+        "a failed pod is left to the rules Tephra judges"
     );
     let ps = &spec["tasks"][0];
     assert_eq!(ps["name"], "ps");
-    assert_eq!(
-        ps["policies"],
-        json!([{ "event": "PodFailed", "action": "TerminateJob" }])
-    );
+    assert!(ps.get("policies").is_none(), "{ps}");
+    assert_eq!(ps["template"]["spec"]["restartPolicy"], "Never");
     let worker = &spec["tasks"][1];
     assert_eq!(worker["maxRetry"], 3, "restartPolicy.limit");
-    assert_eq!(
-        worker["policies"],
-        json!([
-            { "event": "TaskCompleted", "action": "CompleteJob" },
-            { "event": "PodFailed", "action": "RestartPod" },
-            { "event": "TaskFailed", "action": "TerminateJob" }
-        ])
-    );
+    assert_eq!(worker["template"]["spec"]["restartPolicy"], "OnFailure");
     insta::assert_yaml_snapshot!("generic_ps_worker_rendered", rendered.job);
 }
 
@@ -478,20 +473,19 @@ fn generic_debug_mode_replaces_commands_and_pause_applies_resume_specs() {
 #[test]
 fn generic_rules_must_name_replica_types_of_the_job() {
     let mut value = fixture("generic-ps-worker.json");
-    value["spec"]["successRules"] = json!([{ "replicaTypes": ["chief", "worker"] }]);
+    value["spec"]["successRules"] = json!([{ "chief": [0], "worker": [4] }]);
     value["spec"]["replicaSpecs"][1]["type"] = json!("ps");
     value["spec"]["runMode"] =
         json!({ "debug": { "enabled": true }, "pause": { "enabled": true } });
-    let errors = Request::parse(&value, RequestKind::Generic).unwrap_err();
+    let errors = Request::parse(&value, WorkloadKind::Generic).unwrap_err();
     let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(
         paths,
         [
             "spec.replicaSpecs[1].type",
-            "spec.successRules[0].replicaTypes",
-            "spec.successRules[0].replicaTypes[0]",
-            "spec.successRules[0].replicaTypes[1]",
-            "spec.failureRules[0].replicaTypes[1]",
+            "spec.successRules[0].chief",
+            "spec.successRules[0].worker",
+            "spec.failureRules[1].worker",
             "spec.runMode",
         ]
     );

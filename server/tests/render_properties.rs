@@ -7,10 +7,10 @@ use common::strategies::{distributed, generic, training};
 use common::{placement, profile};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use server::domain::request::{Request, RequestKind};
+use server::domain::request::{Request, WorkloadKind};
 
 fn check_consistent(value: &Value) -> Result<(), TestCaseError> {
-    let kind = RequestKind::detect(value);
+    let kind = WorkloadKind::detect(value);
     let request = Request::parse(value, kind)
         .map_err(|e| TestCaseError::fail(format!("{e:#?}\n{value:#}")))?;
     let rendered = request
@@ -162,7 +162,7 @@ proptest! {
     #[test]
     fn any_input_yields_a_job_or_field_errors(value in any_json(), as_request in any::<bool>()) {
         let value = if as_request { json!({ "name": "x", "projectId": 1, "spec": value }) } else { value };
-        for kind in [RequestKind::Training, RequestKind::Distributed, RequestKind::Generic] {
+        for kind in [WorkloadKind::Training, WorkloadKind::Distributed, WorkloadKind::Generic] {
             match Request::parse(&value, kind) {
                 Err(errors) => {
                     prop_assert!(!errors.is_empty());

@@ -47,6 +47,12 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
         ("PATCH /api/v1/workloads/distributed/{id}", change_a),
         ("POST /api/v1/workloads/distributed/{id}/suspend", change_a),
         ("POST /api/v1/workloads/distributed/{id}/resume", change_a),
+        ("GET /api/v1/workloads/generic", anyone),
+        ("POST /api/v1/workloads/generic", change_a),
+        ("GET /api/v1/workloads/generic/{id}", read_a),
+        ("DELETE /api/v1/workloads/generic/{id}", change_a),
+        ("POST /api/v1/workloads/generic/{id}/suspend", change_a),
+        ("POST /api/v1/workloads/generic/{id}/resume", change_a),
         ("GET /api/v1/workloads/{id}/history", read_a),
         // Run:ai's list of every kind: each caller sees what its projects hold.
         ("GET /api/v1/workloads", anyone),
@@ -115,6 +121,7 @@ struct World {
     viewer_rule: i64,
     training: String,
     distributed: String,
+    generic: String,
     counter: AtomicUsize,
 }
 
@@ -169,25 +176,22 @@ impl World {
         Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
     }
 
-    fn training_body(&self, distributed: bool) -> Value {
+    /// A request for the collection `kind` (`trainings`, `distributed` or `generic`).
+    fn training_body(&self, kind: &str) -> Value {
         let name = format!("m{}", self.next());
-        if distributed {
-            json!({"name": name, "projectId": "alpha", "spec": {"image": "busybox",
-                   "distributedFramework": "PyTorch", "numWorkers": 1}})
-        } else {
-            json!({"name": name, "projectId": "alpha", "spec": {"image": "busybox",
-                   "command": "sleep 60"}})
+        match kind {
+            "distributed" => json!({"name": name, "projectId": "alpha", "spec": {
+                "image": "busybox", "distributedFramework": "PyTorch", "numWorkers": 1}}),
+            "generic" => json!({"name": name, "projectId": "alpha", "spec": {"replicaSpecs": [
+                {"type": "worker", "spec": {"image": "busybox", "command": "sleep 60"}}]}}),
+            _ => json!({"name": name, "projectId": "alpha", "spec": {"image": "busybox",
+                   "command": "sleep 60"}}),
         }
     }
 
-    /// A fresh workload in A, suspended when `suspended`.
-    async fn workload(&self, distributed: bool, suspended: bool) -> anyhow::Result<String> {
-        let kind = if distributed {
-            "distributed"
-        } else {
-            "trainings"
-        };
-        let body = self.training_body(distributed);
+    /// A fresh workload of the collection `kind` in A, suspended when `suspended`.
+    async fn workload(&self, kind: &str, suspended: bool) -> anyhow::Result<String> {
+        let body = self.training_body(kind);
         let created = self
             .as_admin(
                 Method::POST,
@@ -213,24 +217,28 @@ impl World {
         method: &Method,
         route: &str,
     ) -> anyhow::Result<(String, Option<Value>)> {
-        let distributed = route.contains("/distributed");
+        let kind = ["distributed", "generic"]
+            .into_iter()
+            .find(|k| route.starts_with(&format!("/api/v1/workloads/{k}")))
+            .unwrap_or("trainings");
         let fill = |id: &str| route.replace("{id}", id);
         Ok(match (method.as_str(), route) {
             (
                 "POST",
                 "/api/v1/workloads/trainings"
                 | "/api/v1/workloads/distributed"
+                | "/api/v1/workloads/generic"
                 | "/api/v1/workloads/trainings/fit"
                 | "/api/v1/workloads/distributed/fit",
-            ) => (route.to_owned(), Some(self.training_body(distributed))),
+            ) => (route.to_owned(), Some(self.training_body(kind))),
             ("POST", r) if r.ends_with("/resume") => {
-                (fill(&self.workload(distributed, true).await?), None)
+                (fill(&self.workload(kind, true).await?), None)
             }
             ("POST" | "DELETE", r) if r.starts_with("/api/v1/workloads/") => {
-                (fill(&self.workload(distributed, false).await?), None)
+                (fill(&self.workload(kind, false).await?), None)
             }
             ("PATCH", r) if r.starts_with("/api/v1/workloads/") => (
-                fill(&self.workload(distributed, false).await?),
+                fill(&self.workload(kind, false).await?),
                 Some(json!({ "priorityClass": "build" })),
             ),
             ("GET", "/api/v1/workloads/events") => {
@@ -238,6 +246,9 @@ impl World {
             }
             ("GET", r) if r.starts_with("/api/v1/workloads/distributed/") => {
                 (fill(&self.distributed), None)
+            }
+            ("GET", r) if r.starts_with("/api/v1/workloads/generic/") => {
+                (fill(&self.generic), None)
             }
             ("GET", r) if r.starts_with("/api/v1/workloads/") => (fill(&self.training), None),
             ("POST", "/api/v1/authorization/access-rules") => (
@@ -375,6 +386,7 @@ async fn world() -> anyhow::Result<World> {
         viewer_rule: 0,
         training: String::new(),
         distributed: String::new(),
+        generic: String::new(),
         counter: AtomicUsize::new(0),
     };
     // Rules by e-mail, by group and by the provider's subject: each way a subject is named.
@@ -424,8 +436,9 @@ async fn world() -> anyhow::Result<World> {
         .as_str()
         .context("accessToken")?
         .to_owned();
-    world.training = world.workload(false, false).await?;
-    world.distributed = world.workload(true, false).await?;
+    world.training = world.workload("trainings", false).await?;
+    world.distributed = world.workload("distributed", false).await?;
+    world.generic = world.workload("generic", false).await?;
     world.callers = browsers
         .into_iter()
         .map(Caller::Session)

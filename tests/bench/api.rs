@@ -13,7 +13,7 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
 use server::domain::cluster::ClusterProfile;
-use server::domain::request::{Placement, Request, RequestKind};
+use server::domain::request::{Placement, Request, WorkloadKind};
 use std::time::{Duration, Instant};
 use tephra_tests::bench::{
     self, env_usize, first_pods, percentiles, seen_at, small_training, watch_phase,
@@ -149,7 +149,7 @@ async fn submit_latency(client: &Client, kube: &kube::Client, seen: &Seen) -> an
     for i in 0..SAMPLES {
         let id = uuid::Uuid::new_v4().to_string();
         let name = format!("raw-{i}");
-        let request = Request::parse(&small_training(&name), RequestKind::Training)
+        let request = Request::parse(&small_training(&name), WorkloadKind::Training)
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let workload = request.owner(&Placement {
             workload_id: &id,
@@ -268,6 +268,7 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
                 spec: small_training(&name),
                 created_by: user.id,
                 job_ttl_seconds: None,
+                starts_paused: false,
                 demand: Default::default(),
             };
             let change = server::db::workloads::Change {

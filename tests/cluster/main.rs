@@ -7,6 +7,7 @@ mod api;
 mod dashboard;
 mod drills;
 mod edits;
+mod generic;
 mod org;
 mod quota;
 mod reliability;
@@ -60,6 +61,10 @@ fn main() {
         runai::exposed_urls_get_a_service_and_an_ingress_that_go_with_the_workload,
         runai::a_projects_default_pull_secret_reaches_the_pods,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
+        generic::a_failure_rule_waits_for_every_replica_it_lists,
+        generic::success_rules_and_clean_up_none_and_all,
+        generic::a_restart_limit_counts_the_types_restarts,
+        generic::pause_and_debug_run_modes,
         quota::an_in_quota_training_reclaims_what_an_over_quota_one_borrowed,
         reliability::a_finished_training_stays_finished_when_its_job_is_collected,
         reliability::a_delete_right_after_submit_never_leaves_a_job_behind,

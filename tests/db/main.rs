@@ -243,6 +243,7 @@ fn training(project_id: Uuid, created_by: Uuid, name: &str) -> NewWorkload {
         spec: json!({ "image": "pytorch/pytorch:2.4", "compute": { "gpuDevicesRequest": 1 } }),
         created_by,
         job_ttl_seconds: None,
+        starts_paused: false,
         demand: Default::default(),
     }
 }

@@ -96,3 +96,75 @@ async fn every_kind_is_listed_in_run_ais_workload_shape() {
     );
     server.stop().await;
 }
+
+/// Generic jobs have their own collection: listed as `Generic` with every replica's image, a
+/// paused one stored suspended, and bad rules refused by field with nothing stored.
+#[tokio::test]
+async fn generic_jobs_are_their_own_collection_and_a_paused_one_waits() {
+    let server = Running::start().await;
+    let generic = |name: &str, extra: Value| {
+        let mut spec = json!({ "replicaSpecs": [
+            { "type": "ps", "spec": { "image": "ps-image" } },
+            { "type": "worker", "replicas": 2, "spec": { "image": "worker-image" } }] });
+        spec.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!({ "name": name, "projectId": "default", "spec": spec })
+    };
+    let paused = post(
+        &server,
+        "/api/v1/workloads/generic",
+        generic(
+            "paused",
+            json!({ "runMode": { "pause": { "enabled": true } } }),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (&paused["desiredPhase"], &paused["actualPhase"]),
+        (&json!("Stopped"), &json!("Stopped")),
+        "{paused}"
+    );
+    let id = paused["workloadId"].as_str().unwrap();
+
+    let (status, all) = get(&server, "/api/v1/workloads").await;
+    assert_eq!(status, 200, "{all}");
+    assert_eq!(all["workloads"][0]["type"], "Generic");
+    assert_eq!(
+        all["workloads"][0]["images"],
+        json!(["ps-image", "worker-image"])
+    );
+    let (status, list) = get(&server, "/api/v1/workloads/generic").await;
+    assert_eq!((status, list["total"].as_i64()), (200, Some(1)), "{list}");
+    let (status, _) = get(&server, &format!("/api/v1/workloads/trainings/{id}")).await;
+    assert_eq!(status, 404);
+
+    let res = server
+        .client
+        .post(format!("{}/api/v1/workloads/generic", server.base))
+        .json(&generic(
+            "bad",
+            json!({ "failureRules": [{ "worker": [0, 2] }, { "chief": [0] }] }),
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    let body: Value = res.json().await.unwrap();
+    let paths: Vec<&str> = body["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "spec.failureRules[0].worker[1]",
+            "spec.failureRules[1].chief"
+        ],
+        "{body}"
+    );
+    let (_, list) = get(&server, "/api/v1/workloads/generic").await;
+    assert_eq!(list["total"], 1, "nothing more was stored");
+}

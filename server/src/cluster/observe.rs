@@ -2,6 +2,7 @@
 //! into the observation `domain::status` derives from. Only the fields Tephra shows or decides on.
 
 use super::objects::PodGroup;
+use crate::domain::finish::{Outcome, VERDICT_ANNOTATION, VERDICT_REASON_ANNOTATION, Verdict};
 use crate::domain::live_edit::{GENERATION_ANNOTATION, Shape};
 use crate::domain::quota::GPU_RESOURCE;
 use crate::domain::status::{JobObservation, PodGroupObservation};
@@ -25,7 +26,19 @@ pub fn job(job: &Job, name: String) -> JobObservation {
             .get(GENERATION_ANNOTATION)
             .and_then(|g| g.parse().ok()),
         shape: Shape::of(&job.spec),
+        verdict: verdict(job),
     }
+}
+
+/// The finish Tephra recorded on a generic job's Job, if any.
+fn verdict(job: &Job) -> Option<Verdict> {
+    let annotations = job.annotations();
+    let outcome = Outcome::parse(annotations.get(VERDICT_ANNOTATION)?)?;
+    let reason = annotations
+        .get(VERDICT_REASON_ANNOTATION)
+        .cloned()
+        .unwrap_or_default();
+    Some(Verdict { outcome, reason })
 }
 
 pub fn pod_group(pg: &PodGroup, name: String) -> PodGroupObservation {

@@ -10,7 +10,7 @@ use super::pacer::Pacer;
 use crate::db::{Database, DbError};
 use crate::domain::labels::MANAGED_SELECTOR;
 use crate::domain::preemption;
-use crate::domain::status::{derive, is_final, live_status, stopped_in_cluster};
+use crate::domain::status::{Observed, derive, is_final, live_status, stopped_in_cluster};
 use crate::domain::volcano::Job;
 use app::model::phase::Phase;
 use futures::{Stream, StreamExt};
@@ -273,7 +273,10 @@ impl Tracker {
             // The Job was collected: keep the outcome and the last pods it had.
             return Ok(Attempt::Unchanged);
         }
-        if row.desired_phase == Phase::Running && stopped_in_cluster(&entry.observed).is_some() {
+        if row.desired_phase == Phase::Running
+            && (stopped_in_cluster(&entry.observed).is_some()
+                || self.rule_holds(&row, &entry.observed))
+        {
             let _ = self.trigger.send(id);
         }
         let derived = derive(row.desired_phase, row.actual_phase, &entry.observed);
@@ -331,6 +334,24 @@ impl Tracker {
         }
         super::publish(&self.events, &super::event_of(&updated, false));
         Ok(Attempt::Wrote)
+    }
+}
+
+impl Tracker {
+    /// A generic job's rule holds and its verdict is not recorded yet: the reconciler records it.
+    /// Not while the reconciler is failing on the workload: its backoff retries, and a poke per
+    /// derivation would retry at once, in a loop.
+    fn rule_holds(&self, row: &crate::db::workloads::StoredWorkload, observed: &Observed) -> bool {
+        let failing = self
+            .backoffs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .error(row.id)
+            .is_some();
+        !failing
+            && !row.actual_phase.is_finished()
+            && super::reconciler::generic_request(row)
+                .is_some_and(|request| super::reconciler::due_verdict(&request, observed).is_some())
     }
 }
 

@@ -47,7 +47,7 @@ pub struct RenderArgs {
     /// Request kind; by default a request with spec.replicaSpecs is generic, and one with
     /// spec.distributedFramework or spec.numWorkers is distributed.
     #[arg(long, value_parser = parse_kind, value_name = "training|distributed|generic")]
-    pub kind: Option<crate::domain::request::RequestKind>,
+    pub kind: Option<crate::domain::request::WorkloadKind>,
 
     /// The project the training runs in (namespace and queue `tephra-<project>`).
     #[arg(long, default_value = "default")]
@@ -76,11 +76,11 @@ pub enum OutputFormat {
     Json,
 }
 
-fn parse_kind(s: &str) -> Result<crate::domain::request::RequestKind, String> {
+fn parse_kind(s: &str) -> Result<crate::domain::request::WorkloadKind, String> {
     match s {
-        "training" => Ok(crate::domain::request::RequestKind::Training),
-        "distributed" => Ok(crate::domain::request::RequestKind::Distributed),
-        "generic" => Ok(crate::domain::request::RequestKind::Generic),
+        "training" => Ok(crate::domain::request::WorkloadKind::Training),
+        "distributed" => Ok(crate::domain::request::WorkloadKind::Distributed),
+        "generic" => Ok(crate::domain::request::WorkloadKind::Generic),
         _ => Err("must be training, distributed or generic".into()),
     }
 }

@@ -4,7 +4,7 @@ use crate::db::departments::Department;
 use crate::db::projects::Project;
 use crate::db::workloads::Usage;
 use crate::domain::quota::{self, Allowance, Amount, Demand, Standing, Unit};
-use crate::domain::request::{Request, RequestKind, WorkloadKind};
+use crate::domain::request::{Request, WorkloadKind};
 use app::model::validation::FieldError;
 
 /// Judges `demand` against the project's and department's limits given their use, and against
@@ -37,7 +37,7 @@ pub(super) fn admission<'a>(
 /// The demand of a stored request, or `None` when it no longer parses (a request stored by an
 /// older version that this one reads differently).
 pub(super) fn stored_demand(kind: WorkloadKind, value: &serde_json::Value) -> Option<Demand> {
-    Request::parse(value, RequestKind::submitted_to(kind))
+    Request::parse(value, kind)
         .ok()
         .map(|request| quota::demand(&request))
 }

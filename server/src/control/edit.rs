@@ -27,6 +27,13 @@ impl Control {
             .find_for(kind, principal, id, Permission::ManageWorkloads)
             .await?;
         let w = &listing.workload;
+        if w.kind == WorkloadKind::Generic {
+            return Err(AppError::Conflict(format!(
+                "generic job {:?} cannot change while it runs: its replica types and rules are \
+                 fixed; clone it and submit the copy",
+                w.name
+            )));
+        }
         if w.desired_phase != Phase::Running || w.actual_phase.is_finished() {
             return Err(AppError::WrongPhase {
                 message: format!(

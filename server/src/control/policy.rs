@@ -18,11 +18,12 @@ use serde_json::{Value, json};
 /// The workload kinds with a policy of their own (`/api/v2/policy/<kind>`).
 pub const POLICY_KINDS: [&str; 2] = ["trainings", "distributed"];
 
-/// The policy kind a workload is checked against.
+/// The policy kind a workload is checked against. A generic job's replica specs are training
+/// specs, so the trainings policy applies to each of them.
 pub fn policy_kind(kind: WorkloadKind) -> &'static str {
     match kind {
         WorkloadKind::Distributed => "distributed",
-        WorkloadKind::Training => "trainings",
+        WorkloadKind::Training | WorkloadKind::Generic => "trainings",
     }
 }
 

@@ -11,7 +11,7 @@ use crate::domain::authz::Permission;
 use crate::domain::labels::{Owner, job_name};
 use crate::domain::quota::{self, Standing};
 use crate::domain::render::Rendered;
-use crate::domain::request::{Request, RequestKind, WorkloadKind};
+use crate::domain::request::{Request, WorkloadKind};
 use app::error::AppError;
 use app::model::phase::Phase;
 use app::model::principal::Principal;
@@ -101,8 +101,7 @@ impl Control {
             None => Vec::new(),
         };
         policy::apply_defaults(&mut value, &layers);
-        let request =
-            Request::parse(&value, RequestKind::submitted_to(kind)).map_err(AppError::Rejected)?;
+        let request = Request::parse(&value, kind).map_err(AppError::Rejected)?;
         request
             .within_pod_limit(self.max_pods)
             .map_err(|e| AppError::Rejected(vec![e]))?;
@@ -172,6 +171,7 @@ impl Control {
             spec: checked.value.clone(),
             created_by: user_id,
             job_ttl_seconds: request.job_ttl_seconds(),
+            starts_paused: request.starts_paused(),
             demand: demand.total,
         };
         let change = Change {
@@ -201,7 +201,7 @@ impl Control {
             })?
             .map_err(AppError::Rejected)?;
         self.note_standing(stored.id, &standing).await?;
-        if !self.cluster.is_configured() {
+        if !self.cluster.is_configured() && !new.starts_paused {
             self.db
                 .workloads()
                 .record_status(

@@ -1,7 +1,7 @@
 //! The labels and annotations that tie every object Tephra creates back to its workload, so the
 //! watchers can map cluster events to database rows.
 
-use super::request::RequestKind;
+use super::request::WorkloadKind;
 use std::collections::BTreeMap;
 
 pub const WORKLOAD_ID: &str = "tephra.dev/workload-id";
@@ -36,7 +36,7 @@ pub struct Owner {
     /// The creator's email or name, recorded as an annotation.
     pub created_by: String,
     /// The request's schema (`training`, `distributed` or `generic`).
-    pub kind: RequestKind,
+    pub kind: WorkloadKind,
     /// uid and gid from the creator's identity token, for `uidGidSource: fromIdpToken`.
     pub token_uid_gid: Option<(i64, i64)>,
 }

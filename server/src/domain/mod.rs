@@ -4,6 +4,7 @@
 
 pub mod authz;
 pub mod cluster;
+pub mod finish;
 pub mod labels;
 pub mod live_edit;
 pub mod ownership;

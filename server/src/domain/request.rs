@@ -4,6 +4,7 @@ use super::cluster::ClusterProfile;
 use super::labels::{Owner, job_name};
 use super::render::{self, Binding, Rendered, Target};
 use app::model::training::checked::{Distributed, Generic, Spec, Training};
+use app::model::training::generic::CleanUpPolicy;
 use app::model::training::parse;
 use app::model::training::pods::PodCount;
 use app::model::validation::{FieldError, join};
@@ -18,28 +19,33 @@ pub enum Request {
     Generic(Box<Generic>),
 }
 
-/// Which of the API's collections a workload belongs to (`/workloads/trainings` or
-/// `/workloads/distributed`), as stored with it.
+/// Which of the API's collections a workload belongs to (`/workloads/trainings`,
+/// `/workloads/distributed` or `/workloads/generic`), as stored with it; each has its own
+/// request schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WorkloadKind {
     Training,
     Distributed,
+    Generic,
 }
 
 impl WorkloadKind {
+    pub const ALL: [WorkloadKind; 3] = [
+        WorkloadKind::Training,
+        WorkloadKind::Distributed,
+        WorkloadKind::Generic,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             WorkloadKind::Training => "training",
             WorkloadKind::Distributed => "distributed",
+            WorkloadKind::Generic => "generic",
         }
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "training" => Some(WorkloadKind::Training),
-            "distributed" => Some(WorkloadKind::Distributed),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|kind| kind.as_str() == s)
     }
 
     /// What the API calls one of these in messages.
@@ -47,71 +53,25 @@ impl WorkloadKind {
         match self {
             WorkloadKind::Training => "training",
             WorkloadKind::Distributed => "distributed training",
-        }
-    }
-}
-
-/// Which schema a request document follows. Trainings come in two shapes: Run:ai's single-pod
-/// training and the generic `replicaSpecs` form; both are stored as [`WorkloadKind::Training`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RequestKind {
-    Training,
-    Distributed,
-    Generic,
-}
-
-impl RequestKind {
-    /// The schema of a request stored under `kind`. Everything that reads a stored request (the
-    /// reconciler, the detail page) goes through here, so all of them read a generic training
-    /// (which `tephra render` accepts) as generic.
-    pub fn of(kind: WorkloadKind, value: &Value) -> RequestKind {
-        match kind {
-            WorkloadKind::Distributed => RequestKind::Distributed,
-            WorkloadKind::Training => match RequestKind::detect(value) {
-                RequestKind::Generic => RequestKind::Generic,
-                _ => RequestKind::Training,
-            },
+            WorkloadKind::Generic => "generic job",
         }
     }
 
-    /// The collection a request of this schema is stored under.
-    pub fn workload_kind(self) -> WorkloadKind {
-        match self {
-            RequestKind::Distributed => WorkloadKind::Distributed,
-            RequestKind::Training | RequestKind::Generic => WorkloadKind::Training,
-        }
-    }
-
-    /// The schema the API accepts in `kind`'s collection.
-    pub fn submitted_to(kind: WorkloadKind) -> RequestKind {
-        match kind {
-            WorkloadKind::Training => RequestKind::Training,
-            WorkloadKind::Distributed => RequestKind::Distributed,
-        }
-    }
-
-    /// A request with `spec.replicaSpecs` is generic; one with `spec.distributedFramework` or
-    /// `spec.numWorkers` is distributed.
-    pub fn detect(value: &Value) -> RequestKind {
+    /// The schema a document follows, for `tephra render` without `--kind`: one with
+    /// `spec.replicaSpecs` is generic; one with `spec.distributedFramework` or `spec.numWorkers`
+    /// is distributed.
+    pub fn detect(value: &Value) -> WorkloadKind {
         let spec = value.get("spec");
         if spec.and_then(|s| s.get("replicaSpecs")).is_some() {
-            return RequestKind::Generic;
+            return WorkloadKind::Generic;
         }
         let distributed = ["distributedFramework", "numWorkers"]
             .iter()
             .any(|key| spec.and_then(|s| s.get(key)).is_some());
         if distributed {
-            RequestKind::Distributed
+            WorkloadKind::Distributed
         } else {
-            RequestKind::Training
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RequestKind::Training => "training",
-            RequestKind::Distributed => "distributed",
-            RequestKind::Generic => "generic",
+            WorkloadKind::Training
         }
     }
 }
@@ -131,11 +91,11 @@ pub struct Placement<'a> {
 }
 
 impl Request {
-    pub fn kind(&self) -> RequestKind {
+    pub fn kind(&self) -> WorkloadKind {
         match self {
-            Request::Training(_) => RequestKind::Training,
-            Request::Distributed(_) => RequestKind::Distributed,
-            Request::Generic(_) => RequestKind::Generic,
+            Request::Training(_) => WorkloadKind::Training,
+            Request::Distributed(_) => WorkloadKind::Distributed,
+            Request::Generic(_) => WorkloadKind::Generic,
         }
     }
 
@@ -154,13 +114,15 @@ impl Request {
         }
     }
 
-    pub fn parse(value: &Value, kind: RequestKind) -> Result<Request, Vec<FieldError>> {
+    pub fn parse(value: &Value, kind: WorkloadKind) -> Result<Request, Vec<FieldError>> {
         match kind {
-            RequestKind::Training => parse::training(value).map(|r| Request::Training(Box::new(r))),
-            RequestKind::Distributed => {
+            WorkloadKind::Training => {
+                parse::training(value).map(|r| Request::Training(Box::new(r)))
+            }
+            WorkloadKind::Distributed => {
                 parse::distributed(value).map(|r| Request::Distributed(Box::new(r)))
             }
-            RequestKind::Generic => parse::generic(value).map(|r| Request::Generic(Box::new(r))),
+            WorkloadKind::Generic => parse::generic(value).map(|r| Request::Generic(Box::new(r))),
         }
     }
 
@@ -205,9 +167,18 @@ impl Request {
         match self {
             Request::Training(r) => r.spec().auto_deletion_seconds.map(i64::from),
             Request::Distributed(r) => r.worker().auto_deletion_seconds.map(i64::from),
-            // Generic clean-up policies are rendered for Volcano (seeds/004).
-            Request::Generic(_) => None,
+            // Clean-up All removes the Job (and so every pod) once the finish is recorded.
+            Request::Generic(r) => match r.request().spec.clean_up() {
+                CleanUpPolicy::All => Some(0),
+                _ => r.first().spec.auto_deletion_seconds.map(i64::from),
+            },
         }
+    }
+
+    /// Whether the workload is stored suspended, to run once resumed (a generic job's pause
+    /// mode).
+    pub fn starts_paused(&self) -> bool {
+        matches!(self, Request::Generic(r) if r.request().spec.starts_paused())
     }
 
     pub fn uses_name_as_prefix(&self) -> bool {
@@ -317,7 +288,7 @@ mod tests {
     use serde_json::json;
 
     fn parsed(value: Value) -> Request {
-        Request::parse(&value, RequestKind::detect(&value)).expect("the request is valid")
+        Request::parse(&value, WorkloadKind::detect(&value)).expect("the request is valid")
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! | Running  | no Job yet, never stopped                                 | Creating      |
 //! | Running  | no Job (or the old one still going away) after a stop     | Resuming      |
 //! | Running  | Job deleted outside Tephra before it finished             | Resuming (created again) |
+//! | Running  | a generic job's Job carries Tephra's verdict on its rules | Completed or Failed, with the rule (`domain::finish`) |
 //! | Running  | Job phase "" or Pending, PodGroup Pending or absent       | Pending (queue has not admitted the gang) |
 //! | Running  | Job Pending, PodGroup Inqueue, not every pod bound        | Pending (scheduler's reason) |
 //! | Running  | Job Pending, every pod of the gang bound to a node        | Initializing  |
@@ -29,6 +30,7 @@
 //! is restarted by its `PodEvicted` policy: Resuming, then Pending. Until it runs again its
 //! reason starts with "preempted" (`domain::preemption`).
 
+use crate::domain::finish::Outcome;
 use crate::domain::preemption::Preempted;
 use app::model::phase::Phase;
 use app::model::workload::{LiveStatus, PodGroupInfo, PodInfo, TaskCounts};
@@ -51,6 +53,8 @@ pub struct JobObservation {
     pub edited_generation: Option<i64>,
     /// What of its spec an edit may change, as it is now.
     pub shape: super::live_edit::Shape,
+    /// A generic job's finish, as Tephra judged its rules and recorded it on the Job.
+    pub verdict: Option<super::finish::Verdict>,
 }
 
 /// The gang's PodGroup.
@@ -160,6 +164,13 @@ fn derive_phase(desired: Phase, previous: Phase, observed: &Observed) -> Derived
             return Derived::new(Phase::Resuming, Some(reason.into()));
         }
     };
+    if let Some(verdict) = &job.verdict {
+        let phase = match verdict.outcome {
+            Outcome::Succeeded => Phase::Completed,
+            Outcome::Failed => Phase::Failed,
+        };
+        return Derived::new(phase, Some(verdict.reason.clone()));
+    }
     match job.phase.as_str() {
         "" | "Pending" => pending(job, observed),
         "Running" | "Completing" => match &observed.pod_group {
@@ -391,6 +402,30 @@ mod tests {
             phase: phase.into(),
             min_available: 2,
             ..JobObservation::default()
+        }
+    }
+
+    #[test]
+    fn a_generic_jobs_verdict_decides_whatever_volcano_says() {
+        use crate::domain::finish::{Outcome, Verdict};
+        for (outcome, phase) in [
+            (Outcome::Succeeded, Phase::Completed),
+            (Outcome::Failed, Phase::Failed),
+        ] {
+            let observed = Observed {
+                job: Some(JobObservation {
+                    verdict: Some(Verdict {
+                        outcome,
+                        reason: "rule 1 holds".into(),
+                    }),
+                    ..job("Running")
+                }),
+                ..Observed::default()
+            };
+            assert_eq!(
+                derive(Phase::Running, Phase::Running, &observed),
+                Derived::new(phase, Some("rule 1 holds".into()))
+            );
         }
     }
 

@@ -8,7 +8,7 @@ use app::model::validation::FieldError;
 use serde_json::Value;
 use server::domain::cluster::ClusterProfile;
 use server::domain::render::Rendered;
-use server::domain::request::{Placement, Request, RequestKind};
+use server::domain::request::{Placement, Request, WorkloadKind};
 
 pub const WORKLOAD_ID: &str = "06d16c5d-4728-42fa-b573-3b11820d999f";
 
@@ -53,7 +53,7 @@ pub fn placement(queue: Option<&str>) -> Placement<'_> {
 
 /// Parses (detecting the kind) and renders a request document.
 pub fn try_render(value: &Value, queue: Option<&str>) -> Result<Rendered, Vec<FieldError>> {
-    let request = Request::parse(value, RequestKind::detect(value))?;
+    let request = Request::parse(value, WorkloadKind::detect(value))?;
     request.render(&request.owner(&placement(queue)), &profile())
 }
 

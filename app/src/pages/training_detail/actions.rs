@@ -55,7 +55,8 @@ pub(super) fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> 
             <a href=format!("/trainings/new{}", query(&[("from", Some(&id))])) class=SECONDARY_BUTTON_CLASS>
                 "Clone"
             </a>
-            <EditLive workload deleted />
+            // A generic job's replica types and rules are fixed once it runs.
+            {workload.with_untracked(|w| w.kind != "generic").then(|| view! { <EditLive workload deleted /> })}
             {[Verb::Suspend, Verb::Resume, Verb::Delete]
                 .into_iter()
                 .map(|action| {

@@ -154,8 +154,8 @@ fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
                 <a href=format!("/trainings/{id}") class=LINK_CLASS>
                     {w.name.clone()}
                 </a>
-                {(w.kind == "distributed").then(|| view! {
-                    <span class="ml-2 text-xs text-slate-500 dark:text-slate-400">"distributed"</span>
+                {(w.kind != "training").then(|| view! {
+                    <span class="ml-2 text-xs text-slate-500 dark:text-slate-400">{w.kind.clone()}</span>
                 })}
             </td>
             <td class="px-4 py-2">{w.project_name.clone()}</td>

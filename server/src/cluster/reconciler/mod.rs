@@ -22,11 +22,13 @@
 
 mod edits;
 mod error;
+mod judge;
 mod org;
 mod rules;
 mod tidy;
 
 pub use error::{Error, Result};
+pub(crate) use judge::{due_verdict, generic_request};
 use rules::{Facts, JobSeen, needs_action, ttl_due};
 
 use super::apply;
@@ -288,10 +290,13 @@ impl Reconciler {
                 }
                 self.create(&row, &project).await
             }
-            Phase::Running => match live {
-                Some(shape) => self.follow_edit(&row, &project, &shape).await,
-                None => Ok(()),
-            },
+            Phase::Running => {
+                self.judge(&row, &project).await?;
+                match live {
+                    Some(shape) => self.follow_edit(&row, &project, &shape).await,
+                    None => Ok(()),
+                }
+            }
             Phase::Stopped if job == Some(false) => {
                 apply::delete_job(&self.client, ns, &row.name, id, &self.key).await?;
                 Ok(())

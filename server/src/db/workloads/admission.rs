@@ -100,7 +100,7 @@ macro_rules! usage {
 
 impl Workloads<'_> {
     /// Stores a new workload that should run (desired Running) and has not reached the cluster yet
-    /// (actual Creating), with its `workload.submit` history entry, if `admit` accepts it given
+    /// (actual Creating), or that starts paused (both Stopped), with its `workload.submit` history entry, if `admit` accepts it given
     /// what its project and department (`department_id`) use. The department's row is locked
     /// first, so concurrent submissions in one department are checked one after another and
     /// never go over a limit together.
@@ -120,8 +120,17 @@ impl Workloads<'_> {
             cluster_id: new.cluster_id.clone(),
             kind: new.kind,
             spec: new.spec.clone(),
-            desired_phase: Phase::Running,
-            actual_phase: Phase::Creating,
+            // A paused workload is stored as a suspended one, so resuming it is the same act.
+            desired_phase: if new.starts_paused {
+                Phase::Stopped
+            } else {
+                Phase::Running
+            },
+            actual_phase: if new.starts_paused {
+                Phase::Stopped
+            } else {
+                Phase::Creating
+            },
             phase_reason: None,
             status: LiveStatus::default(),
             created_by: new.created_by,

@@ -80,6 +80,8 @@ pub struct NewWorkload {
     pub spec: serde_json::Value,
     pub created_by: Uuid,
     pub job_ttl_seconds: Option<i64>,
+    /// Stored suspended, to run once resumed (a generic job's pause mode).
+    pub starts_paused: bool,
     /// What all its pods ask for together; counted against its project's and department's
     /// limits while it may run.
     pub demand: Amount,

@@ -1,11 +1,14 @@
 //! The generic multi-replica form (after T9k's GenericJob) as a Volcano Job: one task per replica
-//! type; success and failure rules as task policies; restart policies as RestartPod with the
-//! task's maxRetry; debug and pause run modes as command overrides; clean-up as the Job's TTL.
+//! type, the whole job one gang. Restarts are the kubelet's, limited per type by the task's
+//! maxRetry (Volcano counts the restarts of the task's pods); debug and pause run modes are
+//! command overrides. Success and failure rules name replicas by index, which no Volcano policy
+//! can express: Tephra's reconciler judges them (`domain::finish`), so a failed pod does not end
+//! the Job here.
 
 use super::{JobOptions, Rendered, Target, Task, assemble};
 use crate::domain::volcano::LifecyclePolicy;
 use app::model::training::checked::{Generic, Replica, Spec};
-use app::model::training::generic::CleanUpPolicy;
+use app::model::training::request::RestartPolicy;
 use app::model::training::values::Words;
 use std::collections::BTreeMap;
 
@@ -16,52 +19,24 @@ pub const RUN_MODE_ANNOTATION: &str = "tephra.dev/run-mode";
 pub fn generic(req: &Generic, target: Target<'_>) -> Rendered {
     let g = &req.request().spec;
     let paused = g.starts_paused();
-    let types_of = |rules: &Option<Vec<_>>| -> Vec<String> {
-        rules
-            .iter()
-            .flatten()
-            .flat_map(|r: &app::model::training::generic::FinishRule| r.replica_types.clone())
-            .collect()
-    };
-    let failure_types = types_of(&g.failure_rules);
-    let success_types = types_of(&g.success_rules);
-
-    // Run modes change the command; the specs are rewritten before rendering so the Job shows
-    // exactly what will run.
-    let specs: Vec<Spec> = req.replicas().map(run_mode_spec).collect();
+    // Run modes and restart policies change the pod; the specs are rewritten before rendering
+    // so the Job shows exactly what will run.
+    let specs: Vec<Spec> = req.replicas().map(replica_spec).collect();
     let tasks: Vec<Task<'_>> = req
         .replicas()
         .zip(&specs)
-        .map(|(replica, spec)| {
-            let restarts = replica.restarts > 0;
-            let fails_job = failure_types.contains(&replica.kind);
-            let mut policies = Vec::new();
-            if success_types.contains(&replica.kind) {
-                policies.push(LifecyclePolicy::on("TaskCompleted", "CompleteJob"));
-            }
-            if restarts {
-                // Restart the failed pod alone; once its retries are spent Volcano raises
-                // TaskFailed, which a failure rule turns into the job's failure.
-                policies.push(LifecyclePolicy::on("PodFailed", "RestartPod"));
-                if fails_job {
-                    policies.push(LifecyclePolicy::on("TaskFailed", "TerminateJob"));
-                }
-            } else if fails_job {
-                policies.push(LifecyclePolicy::on("PodFailed", "TerminateJob"));
-            }
-            Task {
-                name: replica.kind.as_str(),
-                replicas: replica.count,
-                min_available: replica.count,
-                spec,
-                policies,
-                max_retry: restarts.then_some(replica.restarts),
-                depends_on: None,
-            }
+        .map(|(replica, spec)| Task {
+            name: replica.kind.as_str(),
+            replicas: replica.count,
+            min_available: replica.count,
+            spec,
+            policies: Vec::new(),
+            max_retry: replica.restarts_in_place().then_some(replica.restarts),
+            depends_on: None,
         })
         .collect();
 
-    let first = run_mode_spec(req.first());
+    let first = replica_spec(req.first());
     let mut extra_annotations = BTreeMap::new();
     if g.debug().is_some() {
         extra_annotations.insert(RUN_MODE_ANNOTATION.to_owned(), "debug".to_owned());
@@ -74,15 +49,26 @@ pub fn generic(req: &Generic, target: Target<'_>) -> Rendered {
         "RestartJob"
     };
     let options = JobOptions {
-        // With failure rules, only the rules fail the job; without them a failed pod restarts the
-        // job as for any training.
-        policies: (!failure_types.is_empty())
-            .then(|| vec![LifecyclePolicy::on("PodEvicted", evicted)]),
-        ttl_seconds_after_finished: (g.clean_up_policy == Some(CleanUpPolicy::All)).then_some(0),
+        // A preempted pod restarts the gang as for any training; a failed pod waits for the
+        // rules (no PodFailed policy).
+        policies: Some(vec![LifecyclePolicy::on("PodEvicted", evicted)]),
         extra_annotations,
         ..JobOptions::default()
     };
     assemble(target, &first, tasks, options).into_rendered(paused)
+}
+
+/// The replica's spec with its restart policy and the run mode's command in place.
+fn replica_spec(replica: &Replica) -> Spec {
+    let mut spec = run_mode_spec(replica);
+    // A type without restarts must never restart in place: Volcano reads a task maxRetry of 0
+    // as 3, so the pod's policy is what stops it.
+    spec.pod.restart_policy = Some(if replica.restarts_in_place() {
+        replica.restart_policy
+    } else {
+        RestartPolicy::Never
+    });
+    spec
 }
 
 /// The replica's spec with the run mode's command in place.

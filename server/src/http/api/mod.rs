@@ -11,6 +11,7 @@ pub mod authorization;
 pub mod clusters;
 pub mod error;
 pub mod events;
+pub mod generic;
 pub mod listing;
 pub mod openapi;
 pub mod org_units;
@@ -33,6 +34,7 @@ use serde::Serialize;
 pub fn router() -> Router<AppState> {
     Router::new()
         .merge(trainings::router())
+        .merge(generic::router())
         .merge(workloads::router())
         .merge(events::router())
         .merge(projects::router())

@@ -3,7 +3,7 @@
 
 use super::{
     Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, clusters, events,
-    org_units, policies, projects, trainings, workloads,
+    generic, org_units, policies, projects, trainings, workloads,
 };
 use crate::http::AppState;
 use axum::Json;
@@ -34,6 +34,12 @@ use utoipa::OpenApi;
         trainings::edit_distributed,
         trainings::suspend_distributed,
         trainings::resume_distributed,
+        generic::submit_generic,
+        generic::list_generic,
+        generic::get_generic,
+        generic::suspend_generic,
+        generic::resume_generic,
+        generic::delete_generic,
         workloads::list_workloads,
         workloads::get_workload,
         events::stream_events,

@@ -55,7 +55,7 @@ pub struct DistributedPage {
     pub next: Option<i64>,
 }
 
-async fn submit(
+pub(super) async fn submit(
     kind: WorkloadKind,
     state: AppState,
     principal: Principal,
@@ -104,7 +104,7 @@ pub async fn fit_distributed(
     fit(WorkloadKind::Distributed, state, principal, body).await
 }
 
-async fn fetch(
+pub(super) async fn fetch(
     kind: WorkloadKind,
     state: AppState,
     principal: Principal,
@@ -114,7 +114,7 @@ async fn fetch(
     Ok(Json(workload_response(&listing)))
 }
 
-async fn act(
+pub(super) async fn act(
     kind: WorkloadKind,
     action: Action,
     state: AppState,
@@ -128,7 +128,7 @@ async fn act(
     Ok(Accepted::response())
 }
 
-async fn list(
+pub(super) async fn list(
     kind: WorkloadKind,
     control: &Control,
     principal: &Principal,

@@ -47,7 +47,7 @@ const FIELDS: &[&str] = &[
 pub struct RunaiWorkload {
     pub id: String,
     pub name: String,
-    /// `Training` or `Distributed`.
+    /// `Training`, `Distributed` or `Generic` (a generic job).
     #[serde(rename = "type")]
     pub kind: String,
     pub phase: Phase,
@@ -70,13 +70,16 @@ pub struct RunaiWorkload {
 impl From<Workload> for RunaiWorkload {
     fn from(w: Workload) -> Self {
         let text = |value: &Value| value.as_str().map(str::to_owned);
+        let replicas = w.spec["replicaSpecs"].as_array().into_iter().flatten();
         let images = [&w.spec["image"], &w.spec["master"]["image"]]
             .into_iter()
+            .chain(replicas.map(|r| &r["spec"]["image"]))
             .filter_map(text)
             .collect();
         RunaiWorkload {
             kind: match w.kind.as_str() {
                 "distributed" => "Distributed",
+                "generic" => "Generic",
                 _ => "Training",
             }
             .to_owned(),

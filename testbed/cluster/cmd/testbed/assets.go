@@ -11,7 +11,9 @@ import (
 )
 
 // schedulerConf enables the gang gate and the capacity plugin (queues with deserved and
-// capability, hierarchical), with reclaim so queues can take back what they lent.
+// capability, hierarchical), with reclaim so queues can take back what they lent, and shared
+// GPUs: deviceshare's vGPU mode places volcano.sh/vgpu-* pods on a card of a node that
+// registers vGPUs (see vgpuRegister), and predicates writes the card chosen onto the pod.
 //
 // There is no enqueue action: with the capacity plugin, enqueue refuses every gang while the
 // cluster (the root queue) or a parent queue is full, and reclaim only acts for gangs already
@@ -28,6 +30,9 @@ tiers:
 - plugins:
   - name: drf
     enablePreemptable: false
+  - name: deviceshare
+    arguments:
+      deviceshare.VGPUEnable: true
   - name: predicates
   - name: capacity
     enableHierarchy: true
@@ -46,7 +51,7 @@ const (
 // submit time or patched on later. KWOK's own pod-complete stage is left out on purpose: it
 // matches every pod owned by a "Job", Volcano's included, and would finish them at once.
 func outcomeStages() string {
-	stage := func(name, outcome, state, exitCode string) string {
+	stage := func(name, outcome, state, exitCode, restarting string) string {
 		return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
@@ -64,6 +69,9 @@ spec:
     - key: .status.phase
       operator: In
       values: [Running]
+    - key: .spec.restartPolicy
+      operator: NotIn
+      values: [%s]
   delay:
     durationMilliseconds: 0
     durationFrom:
@@ -88,10 +96,70 @@ spec:
             finishedAt: {{ $now | Quote }}
       {{ end }}
       phase: %s
-`, name, outcomeAnnotation, outcome, durationAnnotation, exitCodeAnnotation, exitCode, state, outcome)
+`, name, outcomeAnnotation, outcome, restarting, durationAnnotation, exitCodeAnnotation, exitCode, state, outcome)
 	}
-	return stage("testbed-pod-succeed", "Succeeded", "Completed", "0") + "---\n" +
-		stage("testbed-pod-fail", "Failed", "Error", "1")
+	// The kubelet restarts a failed container under OnFailure and Always, and a succeeded one
+	// under Always: those pods do not end (see restartStage for failures).
+	return stage("testbed-pod-succeed", "Succeeded", "Completed", "0", "Always") + "---\n" +
+		stage("testbed-pod-fail", "Failed", "Error", "1", "OnFailure, Always") + "---\n" +
+		restartStage()
+}
+
+// restartStage makes a failing pod whose restartPolicy is OnFailure or Always crash-loop as a
+// kubelet would: every run-duration (at least a second) its container exits with the exit code
+// and starts again, restartCount going up by one, and the pod stays Running. Volcano counts
+// these restarts against the task's maxRetry (TaskFailed).
+func restartStage() string {
+	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: testbed-pod-restart
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchAnnotations:
+      %s: Failed
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: DoesNotExist
+    - key: .status.phase
+      operator: In
+      values: [Running]
+    - key: .spec.restartPolicy
+      operator: In
+      values: [OnFailure, Always]
+  delay:
+    durationMilliseconds: 1000
+    durationFrom:
+      jq:
+        expression: '.metadata.annotations["%s"]'
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $code := or (index .metadata.annotations "%s") "1" }}
+      {{ $restarts := 0 }}
+      {{ with .status.containerStatuses }}{{ $restarts = (index . 0).restartCount }}{{ end }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: true
+        started: true
+        restartCount: {{ add1 $restarts }}
+        lastState:
+          terminated:
+            exitCode: {{ $code }}
+            reason: Error
+            startedAt: {{ $now | Quote }}
+            finishedAt: {{ $now | Quote }}
+        state:
+          running:
+            startedAt: {{ $now | Quote }}
+      {{ end }}
+      phase: Running
+`, outcomeAnnotation, durationAnnotation, exitCodeAnnotation)
 }
 
 // kwokConfig joins KWOK's stock stages for nodes and pods (from its module) with the outcome
@@ -114,9 +182,14 @@ func kwokConfig(kwokDir string) (string, error) {
 	return strings.Join(parts, "\n---\n") + "\n", nil
 }
 
+// The fake GPUs' model, as a node's label and its vGPU device type.
+const gpuProduct = "A100-SXM4-80GB"
+
 type nodeShape struct {
 	count     int
 	gpus      int
+	vgpuSplit int // vGPUs per GPU; 0 registers none
+	gpuMemory int // MiB per GPU, which its vGPUs share
 	cpu       string
 	memory    string
 	pods      int
@@ -129,7 +202,7 @@ func (s nodeShape) manifests() string {
 	var out []string
 	for i := 0; i < s.count; i++ {
 		name := fmt.Sprintf("gpu-node-%d", i)
-		labels := fmt.Sprintf("      kubernetes.io/hostname: %s\n      kubernetes.io/os: linux\n      kubernetes.io/arch: amd64\n      type: kwok\n      tephra.dev/node-type: gpu\n      nvidia.com/gpu.product: A100-SXM4-80GB\n", name)
+		labels := fmt.Sprintf("      kubernetes.io/hostname: %s\n      kubernetes.io/os: linux\n      kubernetes.io/arch: amd64\n      type: kwok\n      tephra.dev/node-type: gpu\n      nvidia.com/gpu.product: %s\n", name, gpuProduct)
 		if len(s.pools) > 0 {
 			labels += fmt.Sprintf("      %s: %s\n", s.poolLabel, s.pools[i%len(s.pools)])
 		}
@@ -143,6 +216,16 @@ func (s nodeShape) manifests() string {
 			taints = "  taints:\n" + taints
 		}
 		resources := fmt.Sprintf("    cpu: %q\n    memory: %q\n    pods: \"%d\"\n    nvidia.com/gpu: \"%d\"\n", s.cpu, s.memory, s.pods, s.gpus)
+		annotations := ""
+		if s.vgpuSplit > 0 && s.gpus > 0 {
+			// The same cards again as vGPUs, as Volcano's vGPU device plugin would advertise
+			// them: whole-GPU pods count nvidia.com/gpu and vGPU pods volcano.sh/vgpu-*, each
+			// against a pool of its own, so nvidia.com/gpu stays what --gpus says.
+			resources += fmt.Sprintf("    volcano.sh/vgpu-number: \"%d\"\n    volcano.sh/vgpu-memory: \"%d\"\n    volcano.sh/vgpu-cores: \"%d\"\n",
+				s.gpus*s.vgpuSplit, s.gpus*s.gpuMemory, s.gpus*100)
+			annotations = fmt.Sprintf("    volcano.sh/node-vgpu-register: %q\n    volcano.sh/node-vgpu-handshake: %q\n",
+				s.vgpuRegister(i), vgpuHandshake)
+		}
 		out = append(out, fmt.Sprintf(`apiVersion: v1
 kind: Node
 metadata:
@@ -150,16 +233,39 @@ metadata:
   annotations:
     kwok.x-k8s.io/node: fake
     node.alpha.kubernetes.io/ttl: "0"
-  labels:
+%s  labels:
 %sspec:
 %s
 status:
   allocatable:
 %s  capacity:
-%s`, name, strings.ReplaceAll(labels, "      ", "    "), taints, resources, resources))
+%s`, name, annotations, strings.ReplaceAll(labels, "      ", "    "), taints, resources, resources))
 	}
 	return strings.Join(out, "---\n")
 }
+
+// vgpuRegister registers node i's GPUs with Volcano's scheduler as its vGPU device plugin would
+// (Volcano v1.14.1, pkg/scheduler/api/devices/nvidia/vgpu): every card as
+// "UUID,vGPUs,MiB,type,healthy,mode:".
+func (s nodeShape) vgpuRegister(i int) string {
+	var register strings.Builder
+	for gpu := 0; gpu < s.gpus; gpu++ {
+		// Volcano finds a pod's card by substring, so the UUIDs all have one length.
+		fmt.Fprintf(&register, "GPU-%08x-0000-4000-8000-%012x,%d,%d,NVIDIA-%s,true,hami-core:",
+			i, gpu, s.vgpuSplit, s.gpuMemory, gpuProduct)
+	}
+	return register.String()
+}
+
+// vgpuHandshake keeps the registered vGPUs in use. Volcano v1.14.1 uses a node's cards only while
+// its handshake reads "Requesting_<time>" with that time (parsed as UTC) less than 60 s ago. The
+// device plugin writes "Reported <time>" every 30 s and the scheduler answers with a fresh
+// "Requesting_"; here the scheduler cannot answer: it patches nodes through an in-cluster client
+// only, which a scheduler outside a cluster lacks, and the nil client panics. So the fake plugin
+// answers for it once, with a time that never grows old, and nothing has to keep it fresh.
+// (Volcano v1.14.4 and v1.15.1 drop the handshake and want vgpu-number, vgpu-memory and
+// vgpu-cores allocatable instead, which the nodes have too.)
+const vgpuHandshake = "Requesting_9999.12.31 23:59:59"
 
 // priorityClasses are the ones Tephra's default cluster profile maps Run:ai's names to.
 const priorityClasses = `apiVersion: scheduling.k8s.io/v1

@@ -88,6 +88,7 @@ func start(dir string, s *state, bin, name, binary string, args ...string) error
 	cmd := exec.Command(path, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Dir = dir
+	cmd.Env = outsideCluster(os.Environ())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", name, err)
@@ -96,6 +97,21 @@ func start(dir string, s *state, bin, name, binary string, args ...string) error
 	// The child is reaped by init once we exit; release it so we do not hold it.
 	_ = cmd.Process.Release()
 	return s.save(dir)
+}
+
+// outsideCluster drops the variables that tell a process it runs in a Kubernetes pod. The
+// components are given the testbed's kubeconfig, but Volcano's device sharing reaches the API
+// through an in-cluster client only: run in a pod (as CI may), it would read and patch the
+// outer cluster. Without them it has no client, which the testbed's vGPU nodes allow for (see
+// vgpuHandshake).
+func outsideCluster(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "KUBERNETES_SERVICE_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func logTail(dir, name string) string {

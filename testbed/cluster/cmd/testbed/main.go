@@ -39,6 +39,8 @@ func upFlags(o *upOptions) *flag.FlagSet {
 	fs.StringVar(&o.kwokDir, "kwok-dir", os.Getenv("TESTBED_KWOK_DIR"), "the sigs.k8s.io/kwok module directory (stages)")
 	fs.IntVar(&o.nodes.count, "nodes", 4, "number of fake GPU nodes")
 	fs.IntVar(&o.nodes.gpus, "gpus", 8, "nvidia.com/gpu per node")
+	fs.IntVar(&o.nodes.vgpuSplit, "vgpu-split", 10, "vGPUs each GPU is shared by (volcano.sh/vgpu-number per GPU); 0 registers no vGPUs")
+	fs.IntVar(&o.nodes.gpuMemory, "gpu-memory", 81920, "MiB of memory per GPU, shared by its vGPUs (volcano.sh/vgpu-memory)")
 	fs.StringVar(&o.nodes.cpu, "cpu", "64", "CPU per node")
 	fs.StringVar(&o.nodes.memory, "memory", "512Gi", "memory per node")
 	fs.IntVar(&o.nodes.pods, "pods", 110, "pods per node (raise it to run thousands of pods on a few fake nodes)")

@@ -20,6 +20,7 @@ pub use storage::{
 
 use super::distributed::{DistributedRequest, Framework, MpiLauncherCreationPolicy};
 use super::generic::GenericRequest;
+use super::request::RestartPolicy;
 use super::request::{
     AffinityType, HttpScheme, ImagePullPolicy, ServiceType, TaintEffect, TolerationOperator,
     TrainingRequest,
@@ -228,13 +229,24 @@ pub struct Replica {
     /// The replica type; also the Volcano task's name.
     pub kind: String,
     pub count: i32,
-    /// How often a failed pod restarts before its failure counts (0: never).
+    /// The pod's restart policy while restarts remain.
+    pub restart_policy: RestartPolicy,
+    /// How many restarts of this type's pods Volcano allows before the type has failed (0:
+    /// none, and the pods never restart).
     pub restarts: i32,
     pub spec: Spec,
     /// What debug mode runs instead, when it is enabled.
     pub debug: Option<Override>,
     /// What replaces the command on resume, when the request starts paused and names this type.
     pub resume: Option<Override>,
+}
+
+impl Replica {
+    /// Whether the kubelet restarts this type's containers: a policy other than Never, with a
+    /// limit above 0 (Volcano treats a task maxRetry of 0 as 3).
+    pub fn restarts_in_place(&self) -> bool {
+        self.restart_policy != RestartPolicy::Never && self.restarts > 0
+    }
 }
 
 /// A command (and args) that replaces a replica's in a run mode.

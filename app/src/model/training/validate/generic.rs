@@ -6,11 +6,11 @@ use super::spec::spec;
 use crate::model::training::checked::{Generic, Override, Replica, Spec};
 use crate::model::training::generic::{
     CleanUpPolicy, GenericRequest, GenericSpec, REPLICA_TYPE_MAX, ReplicaOverride,
-    RestartPolicyType,
 };
+use crate::model::training::request::RestartPolicy;
 use crate::model::training::values::{Words, int32};
 use crate::model::validation::{self as v, Errors, FieldError, all, index, join};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Checks a generic request; every problem is reported, by path.
 pub fn generic(req: GenericRequest) -> Result<Generic, Vec<FieldError>> {
@@ -59,30 +59,27 @@ pub fn generic(req: GenericRequest) -> Result<Generic, Vec<FieldError>> {
         .map(|(generic, warnings)| generic.warned(warnings))
 }
 
-/// Each replica type's replicas and restarts (how often a failed pod restarts before its
-/// failure counts), and the set of types.
+/// Each replica type's replicas and restarts, and the replicas of each type by name.
 struct ReplicaTypes<'a> {
     /// `(replicas, restarts)` per replica type, if every one was valid.
-    sizes: Option<Vec<(i32, i32)>>,
-    names: BTreeSet<&'a str>,
+    sizes: Option<Vec<(i32, Restarts)>>,
+    /// The replicas of each type (1 where the count was invalid, so rules are still checked).
+    names: BTreeMap<&'a str, i32>,
 }
 
+/// How a replica type's pods restart: the pod's restart policy, and how many restarts of the
+/// type's pods Volcano allows before the type has failed (0: none).
+#[derive(Debug, Clone, Copy)]
+struct Restarts(RestartPolicy, i32);
+
 fn replica_types<'a>(errors: &mut Errors, spec: &'a GenericSpec) -> ReplicaTypes<'a> {
-    let mut types = BTreeSet::new();
+    let mut types = BTreeMap::new();
     if spec.replica_specs.is_empty() {
         errors.add("spec.replicaSpecs", "must list at least one replica type");
     }
     let mut sizes = Vec::new();
     for (i, replica) in spec.replica_specs.iter().enumerate() {
         let at = index("spec.replicaSpecs", i);
-        match v::dns1123_label(&replica.kind, REPLICA_TYPE_MAX) {
-            Err(message) => errors.add(join(&at, "type"), message),
-            Ok(()) if !types.insert(replica.kind.as_str()) => errors.add(
-                join(&at, "type"),
-                format!("{:?} is used twice", replica.kind),
-            ),
-            Ok(()) => {}
-        }
         let count = errors.take(join(&at, "replicas"), {
             let n = replica.replicas.unwrap_or(1);
             i32::try_from(n)
@@ -90,30 +87,49 @@ fn replica_types<'a>(errors: &mut Errors, spec: &'a GenericSpec) -> ReplicaTypes
                 .filter(|n| (1..=9999).contains(n))
                 .ok_or_else(|| format!("must be from 1 to 9999 (got {n})"))
         });
-        let policy = replica.restart_policy.clone().unwrap_or_default();
+        match v::dns1123_label(&replica.kind, REPLICA_TYPE_MAX) {
+            Err(message) => errors.add(join(&at, "type"), message),
+            Ok(()) if types.contains_key(replica.kind.as_str()) => errors.add(
+                join(&at, "type"),
+                format!("{:?} is used twice", replica.kind),
+            ),
+            Ok(()) => {
+                types.insert(replica.kind.as_str(), count.unwrap_or(1));
+            }
+        }
+        let restart = replica.restart_policy.clone().unwrap_or_default();
+        let policy = restart.policy.unwrap_or(RestartPolicy::OnFailure);
         // The task's maxRetry is an int32.
         let limit = errors.take_some(
             join(&join(&at, "restartPolicy"), "limit"),
-            policy.limit,
+            restart.limit,
             |n| int32(n, 0),
         );
-        for field in ["completions", "parallelism"] {
-            let set = if field == "completions" {
-                replica.spec.completions
-            } else {
-                replica.spec.parallelism
-            };
-            if set.is_some() {
-                errors.add(
-                    join(&join(&at, "spec"), field),
-                    "is not used here; set replicas",
-                );
+        let inner = join(&at, "spec");
+        for (field, set) in [
+            ("completions", replica.spec.completions.is_some()),
+            ("parallelism", replica.spec.parallelism.is_some()),
+        ] {
+            if set {
+                errors.add(join(&inner, field), "is not used here; set replicas");
             }
         }
-        let restarts = limit.map(|limit| match policy.policy {
-            RestartPolicyType::OnFailure => limit.unwrap_or(0),
-            RestartPolicyType::Never => 0,
-        });
+        if replica.spec.restart_policy.is_some() {
+            errors.add(
+                join(&inner, "restartPolicy"),
+                format!(
+                    "is set by {at}.restartPolicy in a generic job (policy OnFailure, Never or \
+                     Always, and a limit); remove it here"
+                ),
+            );
+        }
+        if policy == RestartPolicy::Never && restart.limit.is_some_and(|n| n > 0) {
+            errors.warn(
+                join(&join(&at, "restartPolicy"), "limit"),
+                "has no effect with policy Never: the pods never restart",
+            );
+        }
+        let restarts = limit.map(|limit| Restarts(policy, limit.unwrap_or(0)));
         sizes.push(count.zip(restarts));
     }
     ReplicaTypes {
@@ -122,29 +138,46 @@ fn replica_types<'a>(errors: &mut Errors, spec: &'a GenericSpec) -> ReplicaTypes
     }
 }
 
-fn finish_rules(errors: &mut Errors, spec: &GenericSpec, types: &BTreeSet<&str>) {
+/// Each rule lists replicas of this job: types it has, indexes below their replicas.
+fn finish_rules(errors: &mut Errors, spec: &GenericSpec, types: &BTreeMap<&str, i32>) {
     for (field, rules) in [
         ("successRules", &spec.success_rules),
         ("failureRules", &spec.failure_rules),
     ] {
         for (i, rule) in rules.iter().flatten().enumerate() {
-            let at = join(&index(&join("spec", field), i), "replicaTypes");
-            if rule.replica_types.is_empty() {
-                errors.add(&at, "must name at least one replica type");
-            }
-            if field == "successRules" && rule.replica_types.len() > 1 {
+            let at = index(&join("spec", field), i);
+            if rule.is_empty() {
                 errors.add(
                     &at,
-                    "must name one replica type: Volcano completes a job when one task completes; \
-                     list several rules for alternatives",
+                    "must list replicas by type and index, e.g. {\"worker\": [0, 1]}",
                 );
             }
-            for (j, kind) in rule.replica_types.iter().enumerate() {
-                if !types.contains(kind.as_str()) {
+            for (kind, indexes) in rule {
+                let at = join(&at, kind);
+                let Some(&replicas) = types.get(kind.as_str()) else {
+                    errors.add(&at, format!("{kind:?} is not a replica type of this job"));
+                    continue;
+                };
+                if indexes.is_empty() {
                     errors.add(
-                        index(&at, j),
-                        format!("{kind:?} is not a replica type of this job"),
+                        &at,
+                        format!("must list replica indexes, from 0 to {}", replicas - 1),
                     );
+                }
+                let mut seen = BTreeSet::new();
+                for (j, &n) in indexes.iter().enumerate() {
+                    if !(0..i64::from(replicas)).contains(&n) {
+                        errors.add(
+                            index(&at, j),
+                            format!(
+                                "must be a replica index from 0 to {} ({kind} has {replicas} \
+                                 replicas; got {n})",
+                                replicas - 1
+                            ),
+                        );
+                    } else if !seen.insert(n) {
+                        errors.add(index(&at, j), format!("{n} is listed twice"));
+                    }
                 }
             }
         }
@@ -154,7 +187,11 @@ fn finish_rules(errors: &mut Errors, spec: &GenericSpec, types: &BTreeSet<&str>)
 /// The debug and the resume overrides, by replica type, each in the request's order.
 type Overrides = (Vec<(String, Override)>, Vec<(String, Override)>);
 
-fn run_mode(errors: &mut Errors, spec: &GenericSpec, types: &BTreeSet<&str>) -> Option<Overrides> {
+fn run_mode(
+    errors: &mut Errors,
+    spec: &GenericSpec,
+    types: &BTreeMap<&str, i32>,
+) -> Option<Overrides> {
     let Some(mode) = &spec.run_mode else {
         return Some(Default::default());
     };
@@ -182,12 +219,12 @@ fn overrides(
     errors: &mut Errors,
     path: &str,
     list: Option<&[ReplicaOverride]>,
-    types: &BTreeSet<&str>,
+    types: &BTreeMap<&str, i32>,
 ) -> Option<Vec<(String, Override)>> {
     let mut checked = Vec::new();
     for (i, o) in list.unwrap_or_default().iter().enumerate() {
         let at = index(path, i);
-        let known = types.contains(o.kind.as_str());
+        let known = types.contains_key(o.kind.as_str());
         if !known {
             errors.add(
                 join(&at, "type"),
@@ -215,7 +252,7 @@ fn overrides(
 fn replicas(
     spec: &GenericSpec,
     specs: Vec<Spec>,
-    sizes: Vec<(i32, i32)>,
+    sizes: Vec<(i32, Restarts)>,
     (debug, resume): &Overrides,
 ) -> Vec<Replica> {
     let find = |list: &[(String, Override)], kind: &str| {
@@ -225,20 +262,23 @@ fn replicas(
         .iter()
         .zip(specs)
         .zip(sizes)
-        .map(|((replica, checked), (count, restarts))| Replica {
-            kind: replica.kind.clone(),
-            count,
-            restarts,
-            spec: checked,
-            // In debug mode every type runs something else: its override, or a default.
-            debug: spec
-                .debug()
-                .map(|_| find(debug, &replica.kind).unwrap_or_default()),
-            resume: spec
-                .starts_paused()
-                .then(|| find(resume, &replica.kind))
-                .flatten(),
-        })
+        .map(
+            |((replica, checked), (count, Restarts(policy, limit)))| Replica {
+                kind: replica.kind.clone(),
+                count,
+                restart_policy: policy,
+                restarts: limit,
+                spec: checked,
+                // In debug mode every type runs something else: its override, or a default.
+                debug: spec
+                    .debug()
+                    .map(|_| find(debug, &replica.kind).unwrap_or_default()),
+                resume: spec
+                    .starts_paused()
+                    .then(|| find(resume, &replica.kind))
+                    .flatten(),
+            },
+        )
         .collect()
 }
 
@@ -366,37 +406,76 @@ mod tests {
     }
 
     #[test]
-    fn finish_rules_name_replica_types_of_the_job() {
+    fn finish_rules_list_replicas_of_the_job_by_type_and_index() {
         for field in ["successRules", "failureRules"] {
-            accepts(json!({ field: [{ "replicaTypes": ["worker"] }] }));
+            accepts(json!({ field: [{ "worker": [0, 1] }, { "worker": [1] }] }));
             refuses(
-                json!({ field: [{ "replicaTypes": [] }] }),
-                &format!("spec.{field}[0].replicaTypes"),
-                "must name at least one replica type",
+                json!({ field: [{}] }),
+                &format!("spec.{field}[0]"),
+                "must list replicas by type and index",
             );
             refuses(
-                json!({ field: [{ "name": "r", "replicaTypes": ["ps"] }] }),
-                &format!("spec.{field}[0].replicaTypes[0]"),
+                json!({ field: [{ "ps": [0] }] }),
+                &format!("spec.{field}[0].ps"),
                 "\"ps\" is not a replica type of this job",
+            );
+            refuses(
+                json!({ field: [{ "worker": [] }] }),
+                &format!("spec.{field}[0].worker"),
+                "must list replica indexes, from 0 to 1",
+            );
+            refuses(
+                json!({ field: [{ "worker": [0, 2] }] }),
+                &format!("spec.{field}[0].worker[1]"),
+                "must be a replica index from 0 to 1 (worker has 2 replicas; got 2)",
+            );
+            refuses(
+                json!({ field: [{ "worker": [1, 1] }] }),
+                &format!("spec.{field}[0].worker[1]"),
+                "1 is listed twice",
             );
         }
     }
 
     #[test]
-    fn a_success_rule_names_one_replica_type() {
+    fn a_rule_may_list_several_replica_types() {
         let two = replicas(json!([
-            { "type": "a", "spec": { "image": "x" } }, { "type": "b", "spec": { "image": "x" } }]));
-        let with_rules = |field: &str| {
+            { "type": "a", "spec": { "image": "x" } },
+            { "type": "b", "replicas": 3, "spec": { "image": "x" } }]));
+        for field in ["successRules", "failureRules"] {
             let mut spec = two.clone();
-            spec[field] = json!([{ "replicaTypes": ["a", "b"] }]);
-            spec
+            spec[field] = json!([{ "a": [0], "b": [0, 2] }]);
+            accepts(spec);
+        }
+    }
+
+    #[test]
+    fn restarts_are_set_by_the_replica_types_policy_not_its_spec() {
+        let with = |policy: Value, spec: Value| {
+            replicas(json!([{ "type": "w", "restartPolicy": policy, "spec": spec }]))
         };
-        accepts(with_rules("failureRules"));
+        accepts(with(
+            json!({ "policy": "Always", "limit": 2 }),
+            json!({ "image": "x" }),
+        ));
         refuses(
-            with_rules("successRules"),
-            "spec.successRules[0].replicaTypes",
-            "must name one replica type: Volcano completes a job when one task completes",
+            with(
+                json!({ "policy": "OnFailure", "limit": 2 }),
+                json!({ "image": "x", "restartPolicy": "OnFailure" }),
+            ),
+            "spec.replicaSpecs[0].spec.restartPolicy",
+            "is set by spec.replicaSpecs[0].restartPolicy in a generic job",
         );
+        let never = parse::generic(&request(with(
+            json!({ "policy": "Never", "limit": 2 }),
+            json!({ "image": "x" }),
+        )))
+        .expect("accepted");
+        assert_eq!(
+            paths(never.warnings()),
+            ["spec.replicaSpecs[0].restartPolicy.limit"]
+        );
+        assert!(!never.first().restarts_in_place());
     }
 
     #[test]
