@@ -38,11 +38,13 @@ pub trait Backend: Send + Sync + 'static {
         id: &str,
     ) -> Result<WorkloadDetail, AppError>;
 
-    /// Stores a training (or a distributed one) exactly as the REST API would.
+    /// Stores a workload of `kind` (`training`, `distributed` or `generic`, as
+    /// [`Draft::kind`](crate::model::training::draft::Draft::kind) says) exactly as the REST API
+    /// would.
     async fn submit_workload(
         &self,
         principal: &Principal,
-        distributed: bool,
+        kind: &str,
         request: serde_json::Value,
     ) -> Result<Workload, AppError>;
 
@@ -50,7 +52,7 @@ pub trait Backend: Send + Sync + 'static {
     async fn preview_workload(
         &self,
         principal: &Principal,
-        distributed: bool,
+        kind: &str,
         request: serde_json::Value,
     ) -> Result<String, AppError>;
 
@@ -59,7 +61,7 @@ pub trait Backend: Send + Sync + 'static {
     async fn fit_workload(
         &self,
         principal: &Principal,
-        distributed: bool,
+        kind: &str,
         request: serde_json::Value,
     ) -> Result<crate::model::fit::Fit, AppError>;
 

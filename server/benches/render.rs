@@ -7,12 +7,12 @@ mod common;
 use common::{fixture, placement, profile};
 use serde_json::{Value, json};
 use server::domain::cluster::ClusterProfile;
-use server::domain::request::{Request, RequestKind};
+use server::domain::request::{Request, WorkloadKind};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 fn measure(label: &str, value: &Value, profile: &ClusterProfile) {
-    let kind = RequestKind::detect(value);
+    let kind = WorkloadKind::detect(value);
     let once = || {
         let request = Request::parse(value, kind).expect("valid request");
         request

@@ -34,13 +34,14 @@ impl Services {
     }
 }
 
-/// The dashboard's forms say `distributed`; the service speaks of collections.
-fn kind(distributed: bool) -> WorkloadKind {
-    if distributed {
-        WorkloadKind::Distributed
-    } else {
-        WorkloadKind::Training
-    }
+/// The collection the dashboard's form names (`Draft::kind`).
+fn kind(kind: &str) -> Result<WorkloadKind, AppError> {
+    WorkloadKind::parse(kind).ok_or_else(|| {
+        AppError::field(
+            "kind",
+            "must be training, distributed or generic".to_owned(),
+        )
+    })
 }
 
 fn rfc3339(t: DateTime<Utc>) -> String {
@@ -92,12 +93,12 @@ impl Backend for Services {
     async fn submit_workload(
         &self,
         principal: &Principal,
-        distributed: bool,
+        workload_kind: &str,
         request: serde_json::Value,
     ) -> Result<Workload, AppError> {
         let accepted = self
             .control
-            .submit(kind(distributed), principal, request)
+            .submit(kind(workload_kind)?, principal, request)
             .await?;
         Ok(accepted.response())
     }
@@ -105,23 +106,23 @@ impl Backend for Services {
     async fn preview_workload(
         &self,
         principal: &Principal,
-        distributed: bool,
+        workload_kind: &str,
         request: serde_json::Value,
     ) -> Result<String, AppError> {
         Ok(self
             .control
-            .preview(kind(distributed), principal, &request)
+            .preview(kind(workload_kind)?, principal, &request)
             .await?)
     }
 
     async fn fit_workload(
         &self,
         principal: &Principal,
-        distributed: bool,
+        workload_kind: &str,
         request: serde_json::Value,
     ) -> Result<app::model::fit::Fit, AppError> {
         self.control
-            .fit(kind(distributed), principal, &request)
+            .fit(kind(workload_kind)?, principal, &request)
             .await
     }
 

@@ -55,7 +55,7 @@ pub async fn clone_workload(id: String) -> Result<Draft, AppError> {
 pub async fn preview_training(draft: Draft) -> Result<String, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
-        .preview_workload(&principal, draft.is_distributed(), draft.to_request())
+        .preview_workload(&principal, draft.kind(), draft.to_request())
         .await
 }
 
@@ -64,7 +64,7 @@ pub async fn preview_training(draft: Draft) -> Result<String, AppError> {
 pub async fn fit_training(draft: Draft) -> Result<crate::model::fit::FitShown, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
-        .fit_workload(&principal, draft.is_distributed(), draft.to_request())
+        .fit_workload(&principal, draft.kind(), draft.to_request())
         .await
         .map(crate::model::fit::FitShown::of)
 }
@@ -75,7 +75,7 @@ pub async fn fit_training(draft: Draft) -> Result<crate::model::fit::FitShown, A
 pub async fn submit_training(draft: Draft) -> Result<Submitted, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     let workload = backend
-        .submit_workload(&principal, draft.is_distributed(), draft.to_request())
+        .submit_workload(&principal, draft.kind(), draft.to_request())
         .await?;
     Ok(Submitted {
         workload_id: workload.workload_id,
@@ -98,7 +98,7 @@ pub async fn submit_training_form(draft: BTreeMap<String, String>) -> Result<(),
     let (backend, principal) = crate::backend::acting().await?;
     let draft = Draft::from_posted(&draft);
     match backend
-        .submit_workload(&principal, draft.is_distributed(), draft.to_request())
+        .submit_workload(&principal, draft.kind(), draft.to_request())
         .await
     {
         Ok(workload) => leptos_axum::redirect(&format!("/trainings/{}", workload.workload_id)),

@@ -11,13 +11,14 @@ use leptos::prelude::*;
 #[component]
 pub fn Lifecycle() -> impl IntoView {
     let form = use_form();
-    let distributed = Signal::derive(move || form.draft.with(|d| d.is_distributed()));
+    let single = Signal::derive(move || form.draft.with(|d| d.kind() == "training"));
     let at = |key: String| spec().key(key);
     view! {
         <Section title="Lifecycle">
             <div class=GRID_CLASS>
-                // A distributed training's pod count is its workers and master.
-                <Show when=move || !distributed.get()>
+                // A distributed training's pod count is its workers and master; a generic job's,
+                // its replica types'.
+                <Show when=move || single.get()>
                     <TextField label="Completions" path=at(key!(TrainingSpec.completions)) kind=Kind::Number
                         hint="How many pods must succeed." />
                     <TextField label="Parallelism" path=at(key!(TrainingSpec.parallelism)) kind=Kind::Number

@@ -10,6 +10,7 @@ mod compute;
 mod distributed;
 mod fit;
 mod general;
+mod generic;
 mod lifecycle;
 mod preview;
 mod scheduling;
@@ -237,6 +238,7 @@ fn TrainingForm(start: Start, projects: Vec<(String, String)>) -> impl IntoView 
                 <security::SecuritySection />
                 <scheduling::Scheduling />
                 <distributed::Distributed />
+                <generic::Generic />
                 <lifecycle::Lifecycle />
                 <input type="hidden" name=format!("draft[{DOCUMENT}]") value=document />
                 <div class="flex items-center gap-3">

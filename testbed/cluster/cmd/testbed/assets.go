@@ -8,12 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // schedulerConf enables the gang gate and the capacity plugin (queues with deserved and
 // capability, hierarchical), with reclaim so queues can take back what they lent, and shared
 // GPUs: deviceshare's vGPU mode places volcano.sh/vgpu-* pods on a card of a node that
-// registers vGPUs (see vgpuRegister), and predicates writes the card chosen onto the pod.
+// registers vGPUs (see vgpu.go), and predicates writes the card chosen onto the pod.
 //
 // There is no enqueue action: with the capacity plugin, enqueue refuses every gang while the
 // cluster (the root queue) or a parent queue is full, and reclaim only acts for gangs already
@@ -223,8 +224,8 @@ func (s nodeShape) manifests() string {
 			// against a pool of its own, so nvidia.com/gpu stays what --gpus says.
 			resources += fmt.Sprintf("    volcano.sh/vgpu-number: \"%d\"\n    volcano.sh/vgpu-memory: \"%d\"\n    volcano.sh/vgpu-cores: \"%d\"\n",
 				s.gpus*s.vgpuSplit, s.gpus*s.gpuMemory, s.gpus*100)
-			annotations = fmt.Sprintf("    volcano.sh/node-vgpu-register: %q\n    volcano.sh/node-vgpu-handshake: %q\n",
-				s.vgpuRegister(i), vgpuHandshake)
+			annotations = fmt.Sprintf("    %s: %q\n    %s: %q\n",
+				vgpuRegisterAnnotation, s.vgpuRegister(i), vgpuHandshakeAnnotation, vgpuHandshake(time.Now()))
 		}
 		out = append(out, fmt.Sprintf(`apiVersion: v1
 kind: Node
@@ -243,29 +244,6 @@ status:
 	}
 	return strings.Join(out, "---\n")
 }
-
-// vgpuRegister registers node i's GPUs with Volcano's scheduler as its vGPU device plugin would
-// (Volcano v1.14.1, pkg/scheduler/api/devices/nvidia/vgpu): every card as
-// "UUID,vGPUs,MiB,type,healthy,mode:".
-func (s nodeShape) vgpuRegister(i int) string {
-	var register strings.Builder
-	for gpu := 0; gpu < s.gpus; gpu++ {
-		// Volcano finds a pod's card by substring, so the UUIDs all have one length.
-		fmt.Fprintf(&register, "GPU-%08x-0000-4000-8000-%012x,%d,%d,NVIDIA-%s,true,hami-core:",
-			i, gpu, s.vgpuSplit, s.gpuMemory, gpuProduct)
-	}
-	return register.String()
-}
-
-// vgpuHandshake keeps the registered vGPUs in use. Volcano v1.14.1 uses a node's cards only while
-// its handshake reads "Requesting_<time>" with that time (parsed as UTC) less than 60 s ago. The
-// device plugin writes "Reported <time>" every 30 s and the scheduler answers with a fresh
-// "Requesting_"; here the scheduler cannot answer: it patches nodes through an in-cluster client
-// only, which a scheduler outside a cluster lacks, and the nil client panics. So the fake plugin
-// answers for it once, with a time that never grows old, and nothing has to keep it fresh.
-// (Volcano v1.14.4 and v1.15.1 drop the handshake and want vgpu-number, vgpu-memory and
-// vgpu-cores allocatable instead, which the nodes have too.)
-const vgpuHandshake = "Requesting_9999.12.31 23:59:59"
 
 // priorityClasses are the ones Tephra's default cluster profile maps Run:ai's names to.
 const priorityClasses = `apiVersion: scheduling.k8s.io/v1

@@ -331,6 +331,16 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	); err != nil {
 		return "", err
 	}
+	if o.nodes.count > 0 && o.nodes.gpus > 0 && o.nodes.vgpuSplit > 0 {
+		// The launcher itself, run on as the nodes' vGPU device plugin (see vgpuPlugin).
+		exe, err := os.Executable()
+		if err != nil {
+			return "", err
+		}
+		if err := start(dir, s, filepath.Dir(exe), "vgpu-plugin", filepath.Base(exe), "vgpu-plugin", dir); err != nil {
+			return "", err
+		}
+	}
 	if err := waitFor("the default queue to be Open", 60*time.Second, func() (bool, error) {
 		var q struct {
 			Status struct {

@@ -5,6 +5,7 @@
 //	testbed up DIR [flags]   start (or find running) a cluster with its state in DIR
 //	testbed down DIR         stop everything started for DIR
 //	testbed status DIR       say what runs
+//	testbed vgpu-plugin DIR  the fake vGPU device plugin (up starts it)
 //
 // Normally called through testbed/run, which builds the binaries first.
 package main
@@ -91,6 +92,8 @@ func main() {
 		err = down(dir)
 	case "status":
 		err = status(dir)
+	case "vgpu-plugin":
+		err = vgpuPlugin(dir)
 	default:
 		usage()
 		os.Exit(2)

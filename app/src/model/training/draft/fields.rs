@@ -4,6 +4,7 @@
 use super::path::Path;
 use crate::key;
 use crate::model::training::distributed::DistributedSpec;
+use crate::model::training::generic::GenericSpec;
 use crate::model::training::request::{AffinityType, PodAffinity, TrainingRequest, TrainingSpec};
 
 pub fn name() -> Path {
@@ -75,6 +76,12 @@ pub fn shown_spec_keys() -> Vec<String> {
         key!(TrainingSpec.terminate_after_preemption),
     ];
     keys.extend(distributed_keys());
+    // A generic job's rules are not in the form: a clone keeps them and says so.
+    keys.extend([
+        key!(GenericSpec.replica_specs),
+        key!(GenericSpec.run_mode),
+        key!(GenericSpec.clean_up_policy),
+    ]);
     keys
 }
 

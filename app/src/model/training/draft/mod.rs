@@ -8,6 +8,8 @@
 //! and submitted as they were.
 
 pub mod fields;
+mod generic;
+pub use generic::TYPE_KEY;
 pub mod path;
 pub mod posted;
 #[cfg(test)]
@@ -126,7 +128,9 @@ impl Draft {
     /// that is not a JSON object starts a blank draft.
     pub fn from_stored(request: &Value) -> Draft {
         match request {
-            Value::Object(_) => Draft(request.clone()),
+            Value::Object(_) => {
+                Draft::from_stored_generic(request).unwrap_or_else(|| Draft(request.clone()))
+            }
             _ => Draft::new(""),
         }
     }
@@ -223,6 +227,7 @@ impl Draft {
         }
         let spec = fields::spec();
         if on {
+            self.set_generic(false);
             for key in [
                 key!(TrainingSpec.completions),
                 key!(TrainingSpec.parallelism),
@@ -302,6 +307,9 @@ impl Draft {
     /// The request to send. The form edits only what sets the master apart (its compute, and
     /// whatever a clone brought); the master is the worker's spec with that laid over it.
     pub fn to_request(&self) -> Value {
+        if self.is_generic() {
+            return self.generic_request();
+        }
         let mut request = self.0.clone();
         if !(self.is_distributed() && self.master_own()) {
             return request;
@@ -332,10 +340,26 @@ impl Draft {
     /// [`Draft::to_request`], parsed and validated exactly as the API does.
     pub fn validate(&self) -> Result<Value, Vec<FieldError>> {
         let request = self.to_request();
+        if self.is_generic() {
+            return parse::generic(&request)
+                .map(|_| request)
+                .map_err(|errors| generic::place_errors(self, errors));
+        }
         if self.is_distributed() {
             parse::distributed(&request).map(|_| request)
         } else {
             parse::training(&request).map(|_| request)
+        }
+    }
+
+    /// The API collection the request goes to: `training`, `distributed` or `generic`.
+    pub fn kind(&self) -> &'static str {
+        if self.is_generic() {
+            "generic"
+        } else if self.is_distributed() {
+            "distributed"
+        } else {
+            "training"
         }
     }
 

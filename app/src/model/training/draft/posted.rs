@@ -4,8 +4,8 @@
 //! converts each posted text exactly as the field does in the browser. Beside them the page posts
 //! the request it was rendered from (`draft[document]`: whatever no input shows rides along), one
 //! `draft[off:<kind code>:<dotted path>]` per checkbox (an unchecked box posts nothing, so this is
-//! how the server learns it was shown and left unchecked), and the two choices that are not request
-//! fields: `draft[distributed]` and `draft[gpuMode]`.
+//! how the server learns it was shown and left unchecked), and the choices that are not request
+//! fields: `draft[distributed]`, `draft[generic]` and `draft[gpuMode]`.
 
 use super::path::Path;
 use super::text::Kind;
@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 pub const DOCUMENT: &str = "document";
 /// The posted name of the distributed checkbox.
 pub const DISTRIBUTED: &str = "distributed";
+/// The posted name of the generic job checkbox.
+pub const GENERIC: &str = "generic";
 /// The posted name of the GPU style radio buttons.
 pub const GPU_MODE: &str = "gpuMode";
 const OFF: &str = "off:";
@@ -62,6 +64,7 @@ impl Draft {
         }
         // Last: the page shows the distributed fields it was rendered with, checked or not.
         draft.set_distributed(posted.contains_key(DISTRIBUTED));
+        draft.set_generic(posted.contains_key(GENERIC));
         draft
     }
 }
