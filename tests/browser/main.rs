@@ -3,6 +3,7 @@
 
 mod applications;
 mod dashboard;
+mod generic;
 mod organisation;
 mod policy;
 mod sign_in;

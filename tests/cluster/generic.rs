@@ -86,7 +86,7 @@ impl Tephra {
 /// A failure rule holds only when every replica it lists failed, and Unfinished then stops the
 /// pods still running while the failed ones stay for their logs. Listed, fetched and deleted
 /// through the generic routes.
-pub async fn a_failure_rule_waits_for_every_replica_it_lists(
+pub async fn a_generic_jobs_failure_rule_waits_for_every_replica_it_lists(
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
@@ -152,7 +152,7 @@ pub async fn a_failure_rule_waits_for_every_replica_it_lists(
 /// A success rule decides as soon as its replicas succeeded; with clean-up None (the default)
 /// the workers keep running. Clean-up All removes the Job and every pod once the finish is
 /// recorded, and the workload keeps its outcome.
-pub async fn success_rules_and_clean_up_none_and_all(
+pub async fn a_generic_jobs_success_rule_and_clean_up_none_and_all(
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
@@ -208,7 +208,7 @@ pub async fn success_rules_and_clean_up_none_and_all(
 /// A replica type restarting OnFailure with a limit: the kubelet restarts its containers in
 /// place, Volcano counts the type's restarts against the task's maxRetry, and once they are
 /// spent the replicas count as failed. Without failure rules, that fails the job.
-pub async fn a_restart_limit_counts_the_types_restarts(
+pub async fn a_generic_jobs_restart_limit_counts_the_types_restarts(
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
@@ -261,7 +261,10 @@ pub async fn a_restart_limit_counts_the_types_restarts(
 
 /// Pause: the job is stored suspended and nothing reaches the cluster until it is resumed, then
 /// its resumeSpecs replace the commands. Debug: every replica runs its override or `sleep inf`.
-pub async fn pause_and_debug_run_modes(tb: Arc<Testbed>, ns: String) -> anyhow::Result<()> {
+pub async fn a_generic_jobs_pause_and_debug_run_modes(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
     let t = Tephra::start(&tb, &ns).await?;
     let result = async {
         let pause = json!({ "runMode": { "pause": { "enabled": true, "resumeSpecs": [

@@ -25,6 +25,7 @@
 //! | Running  | Job Completed                                             | Completed     |
 //! | Running  | Job Failed or Terminated                                  | Failed        |
 //! | Running  | PodGroup Unknown (some pods run, the rest cannot be placed) | Unknown     |
+//! | Running  | PodGroup Unknown, a member failed and none waits (a generic job's rules decide) | Running |
 //!
 //! A Job whose pods the scheduler preempted (reclaim: its project ran over quota on lent GPUs)
 //! is restarted by its `PodEvicted` policy: Resuming, then Pending. Until it runs again its
@@ -174,6 +175,19 @@ fn derive_phase(desired: Phase, previous: Phase, observed: &Observed) -> Derived
     match job.phase.as_str() {
         "" | "Pending" => pending(job, observed),
         "Running" | "Completing" => match &observed.pod_group {
+            // The scheduler also calls a gang Unknown when a member failed and nothing waits
+            // to be placed (a generic job waiting for its rules): that job still runs.
+            Some(pg) if pg.phase == "Unknown" && !waiting_pods(observed) => {
+                let failed = observed
+                    .pods
+                    .values()
+                    .filter(|p| p.phase == "Failed")
+                    .count();
+                Derived::new(
+                    Phase::Running,
+                    (failed > 0).then(|| format!("{failed} pod(s) failed; the others run on")),
+                )
+            }
             Some(pg) if pg.phase == "Unknown" => Derived::new(
                 Phase::Unknown,
                 Some(format!(
@@ -214,6 +228,11 @@ fn derive_phase(desired: Phase, previous: Phase, observed: &Observed) -> Derived
             Some(format!("Volcano reports the unfamiliar phase {other:?}")),
         ),
     }
+}
+
+/// Some pod of the Job has not been placed or started yet.
+fn waiting_pods(observed: &Observed) -> bool {
+    observed.pods.values().any(|p| p.phase == "Pending")
 }
 
 /// A training that has finished stays finished once its Job is collected or being deleted: it
@@ -427,6 +446,42 @@ mod tests {
                 Derived::new(phase, Some("rule 1 holds".into()))
             );
         }
+    }
+
+    #[test]
+    fn a_gang_with_a_failed_member_and_nothing_to_place_still_runs() {
+        let pod = |name: &str, phase: &str| {
+            (
+                name.to_owned(),
+                PodInfo {
+                    name: name.into(),
+                    task: "worker".into(),
+                    node: Some("n".into()),
+                    phase: phase.into(),
+                    restarts: 0,
+                    created_at: None,
+                    gpus: 0,
+                },
+            )
+        };
+        let mut observed = Observed {
+            job: Some(job("Running")),
+            pod_group: Some(pod_group("Unknown")),
+            pods: [pod("a", "Failed"), pod("b", "Running")].into(),
+            ..Observed::default()
+        };
+        assert_eq!(
+            derive(Phase::Running, Phase::Running, &observed),
+            Derived::new(
+                Phase::Running,
+                Some("1 pod(s) failed; the others run on".into())
+            )
+        );
+        observed.pods.extend([pod("c", "Pending")]);
+        assert_eq!(
+            derive(Phase::Running, Phase::Running, &observed).phase,
+            Phase::Unknown
+        );
     }
 
     fn pod_group(phase: &str) -> PodGroupObservation {

@@ -114,6 +114,23 @@ func outsideCluster(env []string) []string {
 	return out
 }
 
+func logSize(dir, name string) int64 {
+	info, err := os.Stat(filepath.Join(dir, "logs", name+".log"))
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// logSince is a component's log from offset on.
+func logSince(dir, name string, offset int64) string {
+	data, _ := os.ReadFile(filepath.Join(dir, "logs", name+".log"))
+	if offset > int64(len(data)) {
+		return ""
+	}
+	return string(data[offset:])
+}
+
 func logTail(dir, name string) string {
 	data, _ := os.ReadFile(filepath.Join(dir, "logs", name+".log"))
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
@@ -312,6 +329,11 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 			return "", fmt.Errorf("%w\n%s", err, logTail(dir, "kwok"))
 		}
 	}
+	// Nodes kept from an earlier start of this testbed carry that start's handshake, which may
+	// have grown old since; the scheduler would patch it and panic (see vgpuHandshake).
+	if err := refreshHandshakes(k, time.Now()); err != nil {
+		return "", err
+	}
 	step("starting the Volcano controller-manager and scheduler")
 	if err := start(dir, s, o.bin, "vc-controller-manager", "vc-controller-manager",
 		"--kubeconfig="+kubeconfig, "--leader-elect=false",
@@ -320,6 +342,8 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	); err != nil {
 		return "", err
 	}
+	// Where this start of the scheduler begins its log (a restarted testbed appends to it).
+	schedulerLogStart := logSize(dir, "vc-scheduler")
 	confPath := filepath.Join(dir, "volcano-scheduler.conf")
 	if err := os.WriteFile(confPath, []byte(schedulerConf), 0o644); err != nil {
 		return "", err
@@ -331,7 +355,8 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	); err != nil {
 		return "", err
 	}
-	if o.nodes.count > 0 && o.nodes.gpus > 0 && o.nodes.vgpuSplit > 0 {
+	vgpus := o.nodes.count > 0 && o.nodes.gpus > 0 && o.nodes.vgpuSplit > 0
+	if vgpus {
 		// The launcher itself, run on as the nodes' vGPU device plugin (see vgpuPlugin).
 		exe, err := os.Executable()
 		if err != nil {
@@ -356,6 +381,37 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 			logTail(dir, "vc-controller-manager"), logTail(dir, "vc-scheduler"))
 	}
 
+	if vgpus {
+		// The scheduler sees the vGPUs only once a node changes after its first session (see
+		// vgpuPlugin), which opens as it logs that it starts to run: wait for the plugin's next
+		// refresh, or a vGPU pod sent at once would be placed on no card.
+		step("waiting for the scheduler to take the vGPUs")
+		if err := waitFor("the scheduler to start to run", 60*time.Second, func() (bool, error) {
+			return strings.Contains(logSince(dir, "vc-scheduler", schedulerLogStart), "start to run"), nil
+		}); err != nil {
+			return "", fmt.Errorf("%w\n%s", err, logTail(dir, "vc-scheduler"))
+		}
+		running := time.Now()
+		if err := waitFor("the vGPU plugin to refresh gpu-node-0", 35*time.Second, func() (bool, error) {
+			var node struct {
+				Metadata struct {
+					Annotations map[string]string `json:"annotations"`
+				} `json:"metadata"`
+			}
+			if err := k.get("/api/v1/nodes/gpu-node-0", &node); err != nil {
+				return false, err
+			}
+			if _, ok := node.Metadata.Annotations[vgpuRegisterAnnotation]; !ok {
+				// Kept from a start without vGPUs: the testbed keeps its first shape.
+				return true, nil
+			}
+			refreshed, err := vgpuRefreshed(node.Metadata.Annotations[vgpuHandshakeAnnotation])
+			// Half a second on, as its stamp is in whole seconds.
+			return err == nil && refreshed.After(running.Add(500*time.Millisecond)), err
+		}); err != nil {
+			return "", fmt.Errorf("%w\n%s", err, logTail(dir, "vgpu-plugin"))
+		}
+	}
 	step("ready")
 	return kubeconfig, nil
 }

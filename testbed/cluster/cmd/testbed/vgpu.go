@@ -43,15 +43,31 @@ func (s nodeShape) vgpuRegister(i int) string {
 // and v1.15.1 drop the handshake and want vgpu-number, vgpu-memory and vgpu-cores allocatable
 // instead, which the nodes have too.)
 func vgpuHandshake(now time.Time) string {
-	return "Requesting_" + now.UTC().Add(24*time.Hour).Format("2006.01.02 15:04:05")
+	return "Requesting_" + now.UTC().Add(vgpuHandshakeLead).Format(vgpuHandshakeLayout)
 }
 
-// vgpuPlugin refreshes the handshake of every node that registers vGPUs until it is stopped,
-// each second for the first minute and then every 30 s. Refreshing is what makes the scheduler
-// see the cards at all: it reads a node's devices when the node changes, but turns vGPU sharing
-// on only in its first session, after it has read the nodes; a node left alone would keep no
-// cards until KWOK's next heartbeat, ten to twenty minutes later, and pods sent there meanwhile
-// would run on no card. Hence the quick start: `testbed up` returns before that first session.
+const (
+	vgpuHandshakeLead   = 24 * time.Hour
+	vgpuHandshakeLayout = "2006.01.02 15:04:05"
+)
+
+// vgpuRefreshed is when the plugin wrote a handshake, to the second.
+func vgpuRefreshed(handshake string) (time.Time, error) {
+	stamp, ok := strings.CutPrefix(handshake, "Requesting_")
+	if !ok {
+		return time.Time{}, fmt.Errorf("handshake %q", handshake)
+	}
+	at, err := time.Parse(vgpuHandshakeLayout, stamp)
+	return at.Add(-vgpuHandshakeLead), err
+}
+
+// vgpuPlugin refreshes the handshake of every node that registers vGPUs until it is stopped:
+// each second for the first two minutes, then every 30 s. The refreshes are what make the
+// scheduler see the cards at all: it reads a node's devices when the node changes, but turns
+// vGPU sharing on only in its first session, racing the reading of the nodes; a node it read
+// before could keep no cards until KWOK's next heartbeat, ten to twenty minutes later, and vGPU
+// pods sent there meanwhile would run on no card. Hence the quick start, which `testbed up`
+// waits for (bringUp).
 func vgpuPlugin(dir string) error {
 	k, err := kubeFromConfig(filepath.Join(dir, "kubeconfig"))
 	if err != nil {
@@ -68,7 +84,7 @@ func vgpuPlugin(dir string) error {
 		if err := refreshHandshakes(k, time.Now()); err != nil {
 			fmt.Fprintf(os.Stderr, "vgpu-plugin: %v\n", err)
 		}
-		if quick && time.Since(began) > time.Minute {
+		if quick && time.Since(began) > 2*time.Minute {
 			ticker.Reset(30 * time.Second)
 			quick = false
 		}

@@ -169,6 +169,11 @@ fn other_style_fields(c: &RequestCompute, kind: GpuRequestType) -> Vec<&'static 
 /// and the MIG profile, each when set.
 type Fractions = (Option<GpuPortion>, Option<Quantity>, Option<MigProfile>);
 
+/// Why a GPU limit above its request is refused: Run:ai lets a fraction burst up to its limit,
+/// Volcano's vGPU device (like every extended resource) gives a pod exactly what it requests.
+const NO_BURST: &str = "cannot be above the request: Volcano's GPU sharing gives a pod exactly \
+                        the share it requests, with no burst up to a limit";
+
 fn gpu_fractions(errors: &mut Errors, c: &RequestCompute, path: &str) -> Option<Fractions> {
     let at = |field: &str| join(path, field);
     let portion = errors.take_some(
@@ -189,6 +194,13 @@ fn gpu_fractions(errors: &mut Errors, c: &RequestCompute, path: &str) -> Option<
                 at("gpuPortionLimit"),
                 format!("must be at least gpuPortionRequest ({request}) (got {limit})"),
             );
+        } else if let Some(request) = c.gpu_portion_request
+            && limit > request
+        {
+            errors.add(
+                at("gpuPortionLimit"),
+                format!("{NO_BURST}: set it to gpuPortionRequest ({request}) or leave it out"),
+            );
         }
     }
     let memory = memory_pair(
@@ -197,6 +209,17 @@ fn gpu_fractions(errors: &mut Errors, c: &RequestCompute, path: &str) -> Option<
         (c.gpu_memory_limit.as_deref(), &at("gpuMemoryLimit")),
         "gpuMemoryRequest",
     );
+    if let Some((Some(request), Some(limit))) = &memory
+        && limit.units() > request.units()
+    {
+        errors.add(
+            at("gpuMemoryLimit"),
+            format!(
+                "{NO_BURST}: set it to gpuMemoryRequest ({}) or leave it out",
+                request.as_str()
+            ),
+        );
+    }
     let mig = errors.take_some(at("migProfile"), c.mig_profile.as_deref(), MigProfile::new);
     Some((portion?, memory?.0, mig?))
 }
@@ -462,7 +485,12 @@ mod tests {
             )
         };
         accepts(limit(0.5));
-        accepts(limit(1.0));
+        refuses(
+            limit(1.0),
+            "spec.compute.gpuPortionLimit",
+            "cannot be above the request: Volcano's GPU sharing gives a pod exactly the share it \
+             requests, with no burst up to a limit: set it to gpuPortionRequest (0.5) or leave it out",
+        );
         for l in [0.0, 1.5] {
             refuses(
                 limit(l),
