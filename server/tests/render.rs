@@ -51,9 +51,12 @@ fn seed_003_with_its_contradictions_removed_is_accepted_with_warnings() {
     let container = &job["spec"]["tasks"][0]["template"]["spec"]["containers"][0];
     assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/string");
     let limits = &container["resources"]["limits"];
-    assert_eq!(limits["volcano.sh/vgpu-cores"], "50", "{limits}");
+    assert_eq!(
+        limits["volcano.sh/vgpu-memory"], "40960",
+        "half of the profile's 80 GiB card, not the ignored gpuMemoryRequest: {limits}"
+    );
     assert!(limits.get("nvidia.com/mig-1g.5gb").is_none(), "{limits}");
-    assert!(limits.get("volcano.sh/vgpu-memory").is_none(), "{limits}");
+    assert!(limits.get("volcano.sh/vgpu-cores").is_none(), "{limits}");
     assert!(
         container["securityContext"].get("runAsUser").is_none(),
         "{container}"

@@ -12,6 +12,7 @@ mod org;
 mod quota;
 mod reliability;
 mod runai;
+mod sharing;
 mod volcano;
 
 use libtest_mimic::{Arguments, Trial};
@@ -60,6 +61,7 @@ fn main() {
         runai::an_mpi_launcher_that_waits_is_created_once_its_workers_run,
         runai::exposed_urls_get_a_service_and_an_ingress_that_go_with_the_workload,
         runai::a_projects_default_pull_secret_reaches_the_pods,
+        sharing::gpu_portions_get_their_share_of_a_cards_memory,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         generic::a_generic_jobs_failure_rule_waits_for_every_replica_it_lists,
         generic::a_generic_jobs_success_rule_and_clean_up_none_and_all,

@@ -33,6 +33,11 @@ pub struct ClusterProfile {
     /// IngressClass that serves `exposedUrls` outside the cluster; without one, an exposed URL
     /// is a ClusterIP Service only.
     pub ingress_class: Option<String>,
+    /// The memory of one shared GPU in MiB (`volcano.sh/vgpu-memory` per card, as the nodes'
+    /// `volcano.sh/node-vgpu-register` annotation says): a `gpuPortionRequest` is that share of
+    /// it. 81920 is an 80 GB A100 or H100, and the testbed's cards.
+    #[serde(rename = "gpuMemoryMiB")]
+    pub gpu_memory_mib: u32,
     /// Host of the exposed URLs (`https://<host>/<namespace>/<job>/<port>/`); without one the
     /// Ingress rule matches any host.
     pub ingress_host: Option<String>,
@@ -59,6 +64,7 @@ impl Default for ClusterProfile {
             data_volumes: BTreeMap::new(),
             home_dir: "/home/tephra".into(),
             pytorch_port: 23456,
+            gpu_memory_mib: 81920,
             ingress_class: None,
             ingress_host: None,
         }

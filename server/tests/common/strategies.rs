@@ -137,7 +137,10 @@ pub fn generic() -> impl Strategy<Value = Value> {
             let specs: Vec<Value> = replicas
                 .into_iter()
                 .map(|(kind, (mut spec, n, limit))| {
-                    spec.as_object_mut().unwrap().remove("autoDeletionTimeAfterCompletionSeconds");
+                    let own = spec.as_object_mut().unwrap();
+                    own.remove("autoDeletionTimeAfterCompletionSeconds");
+                    // The replica type's restartPolicy says it in a generic job.
+                    own.remove("restartPolicy");
                     let mut replica = json!({ "type": kind, "replicas": n, "spec": spec });
                     if let Some(limit) = limit {
                         replica["restartPolicy"] = json!({ "policy": "OnFailure", "limit": limit });
@@ -147,8 +150,10 @@ pub fn generic() -> impl Strategy<Value = Value> {
                 .collect();
             let mut spec = json!({ "replicaSpecs": specs, "cleanUpPolicy": clean_up });
             if rules {
-                spec["successRules"] = json!([{ "replicaTypes": [types[0]] }]);
-                spec["failureRules"] = json!([{ "replicaTypes": types }]);
+                spec["successRules"] = json!([{ types[0].clone(): [0] }]);
+                let every: serde_json::Map<String, Value> =
+                    types.iter().map(|t| (t.clone(), json!([0]))).collect();
+                spec["failureRules"] = json!([every]);
             }
             match mode {
                 1 => spec["runMode"] = json!({ "debug": { "enabled": true, "replicaSpecs": [{ "type": types[0], "command": "sleep 60" }] } }),

@@ -514,7 +514,12 @@ mod tests {
             )
         };
         accepts(memory("4Gi", "4Gi"));
-        accepts(memory("4Gi", "8G"));
+        refuses(
+            memory("4Gi", "8G"),
+            "spec.compute.gpuMemoryLimit",
+            "cannot be above the request: Volcano's GPU sharing gives a pod exactly the share it \
+             requests, with no burst up to a limit: set it to gpuMemoryRequest (4Gi) or leave it out",
+        );
         refuses(
             memory("0", "4Gi"),
             "spec.compute.gpuMemoryRequest",

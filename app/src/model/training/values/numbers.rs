@@ -59,9 +59,9 @@ impl GpuPortion {
         self.0
     }
 
-    /// Percent of the GPU's cores, as Volcano's vGPU counts them: at least 1.
-    pub fn percent(self) -> i64 {
-        ((self.0 * 100.0).round() as i64).max(1)
+    /// This share of a GPU with `total` MiB of memory, in whole MiB: at least 1.
+    pub fn of_mebibytes(self, total: u32) -> u64 {
+        ((self.0 * f64::from(total)).floor() as u64).max(1)
     }
 }
 
@@ -129,10 +129,11 @@ mod tests {
 
     #[test]
     fn a_gpu_portion_is_above_0_and_at_most_1() {
-        assert_eq!(GpuPortion::new(0.5).unwrap().percent(), 50);
-        assert_eq!(GpuPortion::new(0.001).unwrap().percent(), 1);
-        assert_eq!(GpuPortion::new(0.25).unwrap().percent(), 25);
-        assert_eq!(GpuPortion::new(1.0).unwrap().percent(), 100);
+        let mib = |p: f64| GpuPortion::new(p).unwrap().of_mebibytes(81920);
+        assert_eq!(mib(0.5), 40960);
+        assert_eq!(mib(0.000001), 1);
+        assert_eq!(mib(0.3), 24576);
+        assert_eq!(mib(1.0), 81920);
         for bad in [0.0, 1.5, -0.5, 2.0] {
             assert!(
                 GpuPortion::new(bad).unwrap_err().starts_with(&format!(

@@ -32,7 +32,10 @@ pub(super) fn container(spec: &Spec, ctx: &PodContext<'_>) -> Container {
                 })
                 .collect(),
         ),
-        resources: spec.compute.as_ref().map(resources::resources),
+        resources: spec
+            .compute
+            .as_ref()
+            .map(|c| resources::resources(c, ctx.target.profile.gpu_memory_mib)),
         readiness_probe: spec.readiness.as_ref().map(probe),
         security_context: spec.security.as_ref().map(security::container),
         ..Container::default()

@@ -6,7 +6,8 @@ use k8s_openapi::api::core::v1::ResourceRequirements;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use std::collections::BTreeMap;
 
-pub(super) fn resources(c: &Compute) -> ResourceRequirements {
+/// `gpu_memory_mib` is the memory of one shared GPU: Run:ai's portion is a share of it.
+pub(super) fn resources(c: &Compute, gpu_memory_mib: u32) -> ResourceRequirements {
     let mut requests = BTreeMap::new();
     let mut limits = BTreeMap::new();
     // Extended resources (GPUs included) must have requests equal to limits.
@@ -17,9 +18,16 @@ pub(super) fn resources(c: &Compute) -> ResourceRequirements {
     match &c.gpu {
         Gpu::None => {}
         Gpu::Devices(n) => both(crate::domain::quota::GPU_RESOURCE, n.to_string()),
+        // Volcano's vGPU device (HAMi) caps each container at the memory it asks for and
+        // time-shares the compute, as Run:ai's fractions do; a portion without a memory amount
+        // would get the whole card. Its percentage resource is off in Volcano's default device
+        // config, so the portion is turned into MiB of the profile's card.
         Gpu::Portion { devices, portion } => {
             both("volcano.sh/vgpu-number", devices.max(&1).to_string());
-            both("volcano.sh/vgpu-cores", portion.percent().to_string());
+            both(
+                "volcano.sh/vgpu-memory",
+                portion.of_mebibytes(gpu_memory_mib).to_string(),
+            );
         }
         Gpu::Memory { devices, memory } => {
             both("volcano.sh/vgpu-number", devices.max(&1).to_string());

@@ -73,7 +73,7 @@ fn fractional_gpus_keep_their_device_count_until_the_style_changes() {
         "name": "halves", "projectId": "p",
         "spec": {"image": "busybox", "compute": {
             "gpuDevicesRequest": 2, "gpuRequestType": "portion",
-            "gpuPortionRequest": 0.5, "gpuPortionLimit": 0.75
+            "gpuPortionRequest": 0.5, "gpuPortionLimit": 0.5
         }}
     });
     let draft = Draft::from_stored(&original);
