@@ -53,27 +53,7 @@ const (
 // matches every pod owned by a "Job", Volcano's included, and would finish them at once.
 func outcomeStages() string {
 	stage := func(name, outcome, state, exitCode, restarting string) string {
-		return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: %s
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchAnnotations:
-      %s: %s
-    matchExpressions:
-    - key: .metadata.deletionTimestamp
-      operator: DoesNotExist
-    - key: .status.phase
-      operator: In
-      values: [Running]
-    - key: .spec.restartPolicy
-      operator: NotIn
-      values: [%s]
-  delay:
+		return stageHead(name, outcome, "NotIn", restarting) + fmt.Sprintf(`  delay:
     durationMilliseconds: 0
     durationFrom:
       jq:
@@ -97,7 +77,7 @@ spec:
             finishedAt: {{ $now | Quote }}
       {{ end }}
       phase: %s
-`, name, outcomeAnnotation, outcome, restarting, durationAnnotation, exitCodeAnnotation, exitCode, state, outcome)
+`, durationAnnotation, exitCodeAnnotation, exitCode, state, outcome)
 	}
 	// The kubelet restarts a failed container under OnFailure and Always, and a succeeded one
 	// under Always: those pods do not end (see restartStage for failures).
@@ -106,22 +86,21 @@ spec:
 		restartStage()
 }
 
-// restartStage makes a failing pod whose restartPolicy is OnFailure or Always crash-loop as a
-// kubelet would: every run-duration (at least a second) its container exits with the exit code
-// and starts again, restartCount going up by one, and the pod stays Running. Volcano counts
-// these restarts against the task's maxRetry (TaskFailed).
-func restartStage() string {
+// stageHead is a stage's name and selector: a Running pod, not being deleted, carrying the
+// outcome annotation with `outcome`, whose restartPolicy is (`op` In) or is not (NotIn) one of
+// `policies`.
+func stageHead(name, outcome, op, policies string) string {
 	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
-  name: testbed-pod-restart
+  name: %s
 spec:
   resourceRef:
     apiGroup: v1
     kind: Pod
   selector:
     matchAnnotations:
-      %s: Failed
+      %s: %s
     matchExpressions:
     - key: .metadata.deletionTimestamp
       operator: DoesNotExist
@@ -129,9 +108,17 @@ spec:
       operator: In
       values: [Running]
     - key: .spec.restartPolicy
-      operator: In
-      values: [OnFailure, Always]
-  delay:
+      operator: %s
+      values: [%s]
+`, name, outcomeAnnotation, outcome, op, policies)
+}
+
+// restartStage makes a failing pod whose restartPolicy is OnFailure or Always crash-loop as a
+// kubelet would: every run-duration (at least a second) its container exits with the exit code
+// and starts again, restartCount going up by one, and the pod stays Running. Volcano counts
+// these restarts against the task's maxRetry (TaskFailed).
+func restartStage() string {
+	return stageHead("testbed-pod-restart", "Failed", "In", "OnFailure, Always") + fmt.Sprintf(`  delay:
     durationMilliseconds: 1000
     durationFrom:
       jq:
@@ -160,7 +147,7 @@ spec:
             startedAt: {{ $now | Quote }}
       {{ end }}
       phase: Running
-`, outcomeAnnotation, durationAnnotation, exitCodeAnnotation)
+`, durationAnnotation, exitCodeAnnotation)
 }
 
 // kwokConfig joins KWOK's stock stages for nodes and pods (from its module) with the outcome
