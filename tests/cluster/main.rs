@@ -4,6 +4,7 @@
 //! first and stops it last); each test has its own namespace.
 
 mod api;
+mod compat;
 mod dashboard;
 mod drills;
 mod edits;
@@ -62,6 +63,7 @@ fn main() {
         runai::exposed_urls_get_a_service_and_an_ingress_that_go_with_the_workload,
         runai::a_projects_default_pull_secret_reaches_the_pods,
         sharing::gpu_portions_get_their_share_of_a_cards_memory,
+        compat::runai_requests_of_every_field_group_run_on_the_testbed,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         generic::a_generic_jobs_failure_rule_waits_for_every_replica_it_lists,
         generic::a_generic_jobs_success_rule_and_clean_up_none_and_all,
