@@ -7,9 +7,16 @@ use crate::db::users::User;
 use crate::db::workloads::StoredWorkload;
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::labels::Owner;
+use crate::domain::quota::demand;
 use crate::domain::render::Rendered;
 use crate::domain::request::Request;
 use app::model::validation::FieldError;
+
+/// GPUs of all the workload's pods together, as its request asks for them; none if the stored
+/// request no longer parses (a schema change), which the page reports elsewhere.
+pub fn requested_gpus(row: &StoredWorkload) -> f64 {
+    Request::parse(&row.spec, row.kind).map_or(0.0, |request| demand(&request).total.gpus)
+}
 
 pub fn render(
     row: &StoredWorkload,

@@ -105,7 +105,8 @@ async fn generic_jobs_are_their_own_collection_and_a_paused_one_waits() {
     let generic = |name: &str, extra: Value| {
         let mut spec = json!({ "replicaSpecs": [
             { "type": "ps", "spec": { "image": "ps-image" } },
-            { "type": "worker", "replicas": 2, "spec": { "image": "worker-image" } }] });
+            { "type": "worker", "replicas": 2,
+              "spec": { "image": "worker-image", "compute": { "gpuDevicesRequest": 2 } } }] });
         spec.as_object_mut()
             .unwrap()
             .extend(extra.as_object().unwrap().clone());
@@ -126,6 +127,7 @@ async fn generic_jobs_are_their_own_collection_and_a_paused_one_waits() {
         "{paused}"
     );
     let id = paused["workloadId"].as_str().unwrap();
+    assert_eq!(paused["gpus"], 4.0, "two workers of 2 GPUs each: {paused}");
 
     let (status, all) = get(&server, "/api/v1/workloads").await;
     assert_eq!(status, 200, "{all}");

@@ -37,6 +37,11 @@ pub struct Workload {
     /// The request's spec, as submitted.
     #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub spec: serde_json::Value,
+    /// GPUs of all pods together, as the request asks for them (whole devices and portions;
+    /// a share of memory or a MIG slice holds a device). Computed by the server from the typed
+    /// request, so every kind counts alike.
+    #[serde(default)]
+    pub gpus: f64,
     pub status: LiveStatus,
     /// Fields the request set that have no effect, on the answer to a submit (Run:ai accepts
     /// them too; Tephra says so instead of ignoring them silently).
@@ -201,7 +206,7 @@ impl From<&Workload> for WorkloadRow {
             phase_message: w.phase_message.clone(),
             running,
             pods,
-            gpus: w.gpus(),
+            gpus: w.gpus,
         }
     }
 }
@@ -240,28 +245,6 @@ impl Workload {
             "projectId": self.project_id,
             "spec": self.spec,
         })
-    }
-
-    /// GPUs of all pods together, as the request asks for them (whole devices and portions).
-    pub fn gpus(&self) -> f64 {
-        fn per_pod(spec: &serde_json::Value) -> f64 {
-            let compute = &spec["compute"];
-            compute["gpuDevicesRequest"]
-                .as_f64()
-                .or_else(|| compute["gpuPortionRequest"].as_f64())
-                .unwrap_or(0.0)
-        }
-        let spec = &self.spec;
-        match spec["numWorkers"].as_f64() {
-            Some(workers) => {
-                let master = match (&spec["master"], spec["masterSpecSameAsWorker"].as_bool()) {
-                    (m, Some(false) | None) if m.is_object() => per_pod(m),
-                    _ => per_pod(spec),
-                };
-                per_pod(spec) * workers + master
-            }
-            None => per_pod(spec) * spec["parallelism"].as_f64().unwrap_or(1.0),
-        }
     }
 }
 

@@ -26,6 +26,7 @@ pub fn workload_response(listing: &WorkloadListing) -> Workload {
             .get("spec")
             .cloned()
             .unwrap_or_else(|| serde_json::json!({})),
+        gpus: crate::stored::requested_gpus(w),
         status: w.status.clone(),
         warnings: Vec::new(),
     }

@@ -44,7 +44,7 @@ pub(super) fn Reason(
                     g.queue, g.min_member, g.name, g.phase
                 )
             });
-            let gpus = w.gpus();
+            let gpus = w.gpus;
             // Besides the scheduler's words: where the project and its department stand, while
             // it waits, and while it runs on lent GPUs (it may be preempted).
             let units = standing.filter(|_| waiting() || over_quota).map(|s| {
