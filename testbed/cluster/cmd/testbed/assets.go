@@ -1,7 +1,8 @@
 package main
 
 // What the testbed puts into the cluster besides the components: the scheduler's configuration,
-// KWOK's stages (including Tephra's own outcome stages), fake GPU nodes and priority classes.
+// KWOK's stages (including Tephra's own outcome stages), fake GPU nodes (and their CSINodes) and
+// priority classes.
 
 import (
 	"fmt"
@@ -228,6 +229,7 @@ status:
   allocatable:
 %s  capacity:
 %s`, name, annotations, strings.ReplaceAll(labels, "      ", "    "), taints, resources, resources))
+		out = append(out, csiNode(name))
 	}
 	return strings.Join(out, "---\n")
 }

@@ -281,14 +281,35 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	if err := k.create([]byte(priorityClasses)); err != nil {
 		return "", err
 	}
+	if err := k.create([]byte(storageObjects)); err != nil {
+		return "", err
+	}
 
-	step("starting kube-controller-manager")
+	step("starting kube-controller-manager and the storage provisioner")
+	// Besides the garbage collector and namespaces, the persistent-volume controllers: the
+	// binder binds claims to volumes (and asks external provisioners for new ones), the two
+	// protection controllers let a volume or claim in use be deleted only once it is not, and
+	// the ephemeral-volume controller makes the claims of pods' ephemeral volumes.
 	if err := start(dir, s, o.bin, "kube-controller-manager", "kube-controller-manager",
 		"--kubeconfig="+kubeconfig, "--leader-elect=false",
-		"--controllers=garbage-collector-controller,namespace-controller",
+		"--controllers=garbage-collector-controller,namespace-controller,"+
+			"persistentvolume-binder-controller,persistentvolume-protection-controller,"+
+			"persistentvolumeclaim-protection-controller,ephemeral-volume-controller",
+		// The binder finishes a binding that lost a race (a claim and its pre-bound volume
+		// created together, say) only at its next resync, 15 s by default.
+		"--pvclaimbinder-sync-period=1s",
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(kcmPort),
 		"--kube-api-qps=100", "--kube-api-burst=200", "--v=1",
 	); err != nil {
+		return "", err
+	}
+	// The launcher itself, run on as the provisioner of the default StorageClass (see
+	// storageProvisioner).
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if err := start(dir, s, filepath.Dir(exe), "storage-provisioner", filepath.Base(exe), "storage-provisioner", dir); err != nil {
 		return "", err
 	}
 
@@ -351,17 +372,19 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	if err := start(dir, s, o.bin, "vc-scheduler", "vc-scheduler",
 		"--kubeconfig="+kubeconfig, "--leader-elect=false", "--scheduler-name=volcano",
 		"--scheduler-conf="+confPath, "--schedule-period=200ms", "--default-queue=default",
+		// Volcano counts a claim not yet bound as a volume of the CSI driver its class names
+		// (attachable-volumes-csi-<provisioner>), which no node offers for ours, not being CSI:
+		// a pod whose claim it saw unbound (an ephemeral one, say) would fit no node
+		// (NotEnoughResources) however long it waited. Volcano ignores rancher.io/local-path
+		// and hostpath.csi.k8s.io so by default.
+		"--ignored-provisioners="+hostPathProvisioner,
 		"--v=2",
 	); err != nil {
 		return "", err
 	}
 	vgpus := o.nodes.count > 0 && o.nodes.gpus > 0 && o.nodes.vgpuSplit > 0
 	if vgpus {
-		// The launcher itself, run on as the nodes' vGPU device plugin (see vgpuPlugin).
-		exe, err := os.Executable()
-		if err != nil {
-			return "", err
-		}
+		// The launcher again, as the nodes' vGPU device plugin (see vgpuPlugin).
 		if err := start(dir, s, filepath.Dir(exe), "vgpu-plugin", filepath.Base(exe), "vgpu-plugin", dir); err != nil {
 			return "", err
 		}

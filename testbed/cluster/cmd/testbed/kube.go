@@ -75,6 +75,9 @@ func resourcePath(apiVersion, kind, namespace string) (string, error) {
 		"Namespace":                        "namespaces",
 		"Queue":                            "queues",
 		"PriorityClass":                    "priorityclasses",
+		"StorageClass":                     "storageclasses",
+		"CSIDriver":                        "csidrivers",
+		"CSINode":                          "csinodes",
 		"ValidatingAdmissionPolicy":        "validatingadmissionpolicies",
 		"ValidatingAdmissionPolicyBinding": "validatingadmissionpolicybindings",
 	}[kind]

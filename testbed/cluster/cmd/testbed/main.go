@@ -1,11 +1,16 @@
 // Command testbed runs a real Kubernetes control plane with Volcano and fake GPU nodes on one
 // machine, for Tephra's tests and demos: etcd, kube-apiserver, kube-controller-manager (garbage
-// collector and namespaces), Volcano's controller-manager and scheduler, and KWOK.
+// collector, namespaces, and the persistent-volume binder, protection and ephemeral-volume
+// controllers), Volcano's controller-manager and scheduler, KWOK, the fake vGPU device plugin,
+// and a provisioner for the default StorageClass "standard" (testbed.tephra.dev/hostpath:
+// directories under DIR/volumes). It also creates the CSIDriver ru.yandex.s3.csi, for static
+// S3 volumes.
 //
-//	testbed up DIR [flags]   start (or find running) a cluster with its state in DIR
-//	testbed down DIR         stop everything started for DIR
-//	testbed status DIR       say what runs
-//	testbed vgpu-plugin DIR  the fake vGPU device plugin (up starts it)
+//	testbed up DIR [flags]           start (or find running) a cluster with its state in DIR
+//	testbed down DIR                 stop everything started for DIR
+//	testbed status DIR               say what runs
+//	testbed vgpu-plugin DIR          the fake vGPU device plugin (up starts it)
+//	testbed storage-provisioner DIR  the default StorageClass's provisioner (up starts it)
 //
 // Normally called through testbed/run, which builds the binaries first.
 package main
@@ -94,6 +99,8 @@ func main() {
 		err = status(dir)
 	case "vgpu-plugin":
 		err = vgpuPlugin(dir)
+	case "storage-provisioner":
+		err = storageProvisioner(dir)
 	default:
 		usage()
 		os.Exit(2)
