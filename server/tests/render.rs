@@ -240,6 +240,40 @@ fn seed_002_torchrun_gang_is_reproduced() {
 }
 
 #[test]
+fn an_elastic_pytorch_training_creates_max_replicas_workers_and_starts_with_its_gang() {
+    let mut elastic = fixture("seed-002-torchrun.json");
+    let spec = elastic["spec"].as_object_mut().unwrap();
+    let workers = spec["numWorkers"].as_i64().unwrap();
+    spec.insert("minReplicas".into(), json!(1));
+    spec.insert("maxReplicas".into(), json!(workers + 3));
+    let job = job_json(&render(&elastic, Some("default")));
+    let tasks = job["spec"]["tasks"].as_array().unwrap();
+    assert_eq!(
+        tasks[1]["replicas"],
+        workers + 3,
+        "every worker it may grow to"
+    );
+    assert_eq!(tasks[1]["minAvailable"], 1);
+    assert_eq!(
+        job["spec"]["minAvailable"], 2,
+        "minReplicas workers and the master"
+    );
+    for task in tasks {
+        let env = &task["template"]["spec"]["containers"][0]["env"];
+        assert!(
+            env.as_array()
+                .unwrap()
+                .contains(&json!({ "name": "PET_NNODES", "value": format!("2:{}", workers + 4) })),
+            "{env}"
+        );
+    }
+    // Not elastic without maxReplicas: numWorkers workers and no range.
+    let plain = job_json(&render(&fixture("seed-002-torchrun.json"), Some("default")));
+    assert_eq!(plain["spec"]["tasks"][1]["replicas"], workers);
+    assert!(!plain.to_string().contains("PET_NNODES"));
+}
+
+#[test]
 fn seed_001_and_002_mpi_jobs_are_reproduced() {
     let ours = job_json(&render(&fixture("seed-001-mpi.json"), Some("default")));
     let spec = &ours["spec"];

@@ -23,11 +23,12 @@ fn storage_of_seed_003() -> anyhow::Result<Value> {
         tephra_tests::workspace::root().join("server/tests/fixtures/seed-003-consistent.json");
     let seed: Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
     let mut storage = seed["spec"]["storage"].clone();
-    // What needs a provisioner, a registered data volume, a git server or an S3 driver, and the
-    // host paths the built-in system policy refuses.
-    for key in ["dataVolume", "pvc", "git", "s3", "hostPath"] {
+    // The data volume the testbed's profile does not register, and the host paths the built-in
+    // system policy refuses; the new claim in the testbed's storage class.
+    for key in ["dataVolume", "hostPath"] {
         storage.as_object_mut().context("storage")?.remove(key);
     }
+    storage["pvc"][0]["claimInfo"]["storageClass"] = "standard".into();
     Ok(storage)
 }
 
@@ -37,6 +38,15 @@ pub async fn runai_requests_of_every_field_group_run_on_the_testbed(
 ) -> anyhow::Result<()> {
     let t = Tephra::start(&tb, &ns).await?;
     let result = async {
+        // The seed's S3 keys, under the seed's key names.
+        crate::storage::project_namespace(&t).await?;
+        let keys = crate::storage::secret(
+            "my-access-key-secret",
+            [("AccessKeyId", "AKIA-SEED"), ("SecretKey", "seed")],
+        );
+        let secrets: kube::Api<k8s_openapi::api::core::v1::Secret> =
+            kube::Api::namespaced(t.kube.clone(), &t.namespace());
+        secrets.create(&Default::default(), &keys).await?;
         let cases = [
             (TRAININGS, training("container", json!({
                 "imagePullPolicy": "IfNotPresent", "args": "--epochs 3", "workingDir": "/work",

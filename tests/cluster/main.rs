@@ -14,6 +14,7 @@ mod quota;
 mod reliability;
 mod runai;
 mod sharing;
+mod storage;
 mod volcano;
 
 use libtest_mimic::{Arguments, Trial};
@@ -64,6 +65,8 @@ fn main() {
         runai::a_projects_default_pull_secret_reaches_the_pods,
         sharing::gpu_portions_get_their_share_of_a_cards_memory,
         compat::runai_requests_of_every_field_group_run_on_the_testbed,
+        storage::every_kind_of_storage_is_created_bound_and_mounted,
+        storage::an_s3_volume_waits_for_its_secret_and_runs_once_it_exists,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         generic::a_generic_jobs_failure_rule_waits_for_every_replica_it_lists,
         generic::a_generic_jobs_success_rule_and_clean_up_none_and_all,

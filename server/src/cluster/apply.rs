@@ -10,7 +10,9 @@ use crate::domain::live_edit::Shape;
 use crate::domain::ownership::{OWNER, OwnerKey};
 use crate::domain::quota::queues::QueuePlan;
 use crate::domain::volcano::Job;
-use k8s_openapi::api::core::v1::{Namespace, PersistentVolumeClaim, Pod, Service};
+use k8s_openapi::api::core::v1::{
+    Namespace, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Service,
+};
 use k8s_openapi::api::networking::v1::Ingress;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions};
@@ -290,35 +292,6 @@ where
     Ok(count)
 }
 
-/// The workload's PVCs, Services and Ingresses that remain, deleting those that are not being
-/// deleted yet.
-pub async fn delete_objects_beside_job(
-    client: &Client,
-    namespace: &str,
-    id: Uuid,
-    key: &OwnerKey,
-) -> Result<usize> {
-    let pvcs = delete_owned(
-        Api::<PersistentVolumeClaim>::namespaced(client.clone(), namespace),
-        id,
-        key,
-    )
-    .await?;
-    let services = delete_owned(
-        Api::<Service>::namespaced(client.clone(), namespace),
-        id,
-        key,
-    )
-    .await?;
-    let ingresses = delete_owned(
-        Api::<Ingress>::namespaced(client.clone(), namespace),
-        id,
-        key,
-    )
-    .await?;
-    Ok(pvcs + services + ingresses)
-}
-
 /// Whether the object holding a taken name is still the one that held it (`uid`).
 pub async fn still_taken(
     client: &Client,
@@ -327,25 +300,22 @@ pub async fn still_taken(
     name: &str,
     uid: &str,
 ) -> Result<bool> {
+    async fn uid_of<K>(api: Api<K>, name: &str) -> Result<Option<String>>
+    where
+        K: Resource + Clone + DeserializeOwned + Debug,
+    {
+        Ok(api.get_opt(name).await?.and_then(|o| o.uid()))
+    }
+    let c = client.clone();
     let found = match kind {
-        "Job" => Api::<Job>::namespaced(client.clone(), namespace)
-            .get_opt(name)
-            .await?
-            .and_then(|o| o.uid()),
+        "Job" => uid_of(Api::<Job>::namespaced(c, namespace), name).await?,
         "PersistentVolumeClaim" => {
-            Api::<PersistentVolumeClaim>::namespaced(client.clone(), namespace)
-                .get_opt(name)
-                .await?
-                .and_then(|o| o.uid())
+            uid_of(Api::<PersistentVolumeClaim>::namespaced(c, namespace), name).await?
         }
-        "Ingress" => Api::<Ingress>::namespaced(client.clone(), namespace)
-            .get_opt(name)
-            .await?
-            .and_then(|o| o.uid()),
-        _ => Api::<Service>::namespaced(client.clone(), namespace)
-            .get_opt(name)
-            .await?
-            .and_then(|o| o.uid()),
+        "PersistentVolume" => uid_of(Api::<PersistentVolume>::all(c), name).await?,
+        "Secret" => uid_of(Api::<Secret>::namespaced(c, namespace), name).await?,
+        "Ingress" => uid_of(Api::<Ingress>::namespaced(c, namespace), name).await?,
+        _ => uid_of(Api::<Service>::namespaced(c, namespace), name).await?,
     };
     Ok(found.as_deref() == Some(uid))
 }

@@ -7,6 +7,7 @@
 
 mod apply;
 pub mod backoff;
+mod beside;
 pub mod index;
 pub mod nodes;
 pub mod objects;

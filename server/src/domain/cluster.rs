@@ -22,7 +22,9 @@ pub struct ClusterProfile {
     pub default_training_priority: Option<String>,
     /// Image of the init container that clones `storage.git` repositories; it needs `git` and `sh`.
     pub git_image: String,
-    /// CSI driver that mounts `storage.s3` buckets.
+    /// CSI driver that mounts `storage.s3` buckets: k8s-csi-s3 (`ru.yandex.s3.csi`) or a fork
+    /// with its volume and secret spec (static volumes, keys `accessKeyID`, `secretAccessKey`,
+    /// `endpoint`).
     pub s3_csi_driver: String,
     /// Data volumes an administrator registered: id to the PVC that holds the data.
     pub data_volumes: BTreeMap<String, String>,
@@ -60,7 +62,7 @@ impl Default for ClusterProfile {
             .collect(),
             default_training_priority: Some("train".into()),
             git_image: "alpine/git:2.47.2".into(),
-            s3_csi_driver: "s3.csi.aws.com".into(),
+            s3_csi_driver: "ru.yandex.s3.csi".into(),
             data_volumes: BTreeMap::new(),
             home_dir: "/home/tephra".into(),
             pytorch_port: 23456,

@@ -52,7 +52,8 @@ impl OwnerKey {
         let id_text = meta.labels.as_ref()?.get(WORKLOAD_ID)?;
         let id: Uuid = id_text.parse().ok()?;
         let signature = hex::decode(meta.annotations.as_ref()?.get(OWNER)?).ok()?;
-        let namespace = meta.namespace.as_deref()?;
+        // A cluster-wide object (an S3 volume) is signed with an empty namespace.
+        let namespace = meta.namespace.as_deref().unwrap_or_default();
         let name = meta.name.as_deref()?;
         // `verify_slice` compares in constant time.
         self.mac(id_text, namespace, name)
@@ -135,6 +136,32 @@ mod tests {
             Some(key.sign(&id, "tephra-a", "train")),
         );
         assert_eq!(key.owner(&signed), id.parse().ok());
+    }
+
+    #[test]
+    fn a_signed_cluster_wide_volume_belongs_to_its_workload_and_only_there() {
+        let key = key();
+        let id = Uuid::new_v4().to_string();
+        let volume = ObjectMeta {
+            namespace: None,
+            ..meta(
+                &id,
+                "",
+                "tephra-s3-0",
+                Some(key.sign(&id, "", "tephra-s3-0")),
+            )
+        };
+        assert_eq!(key.owner(&volume), id.parse().ok());
+        let namespaced = meta(
+            &id,
+            "tephra-a",
+            "tephra-s3-0",
+            volume
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(OWNER).cloned()),
+        );
+        assert_eq!(key.owner(&namespaced), None, "not in a namespace");
     }
 
     #[test]

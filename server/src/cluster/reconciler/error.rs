@@ -22,6 +22,16 @@ pub enum Error {
         name: String,
         uid: String,
     },
+    /// An S3 volume's secret, or a key the request names in it, is not in the namespace.
+    #[error(
+        "the secret {name} in {namespace} {}: the S3 volume's keys are copied from it; create it and Tephra creates the workload at once",
+        key.as_ref().map_or_else(|| "does not exist".to_owned(), |k| format!("has no key {k}"))
+    )]
+    MissingSecret {
+        namespace: String,
+        name: String,
+        key: Option<String>,
+    },
     #[error("the cluster did not answer within {} seconds", ACT_TIMEOUT.as_secs())]
     Timeout,
 }

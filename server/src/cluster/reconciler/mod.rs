@@ -31,9 +31,9 @@ pub use error::{Error, Result};
 pub(crate) use judge::{due_verdict, generic_request};
 use rules::{Facts, JobSeen, needs_action, ttl_due};
 
-use super::apply;
 use super::backoff::{Backoffs, Noted};
 use super::{Shared, event_of};
+use super::{apply, beside};
 use crate::db::workloads::{Change, Intent, StoredWorkload};
 use crate::db::{Database, DbError, projects::Project};
 use crate::domain::cluster::ClusterProfile;
@@ -42,8 +42,6 @@ use crate::domain::status::{Observed, derive, is_final, stopped_in_cluster};
 use crate::domain::volcano::Job;
 use app::model::phase::Phase;
 use chrono::Utc;
-use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
-use k8s_openapi::api::networking::v1::Ingress;
 use kube::api::PostParams;
 use kube::{Api, Client};
 use std::collections::HashSet;
@@ -328,29 +326,15 @@ impl Reconciler {
         Ok(())
     }
 
-    /// Renders the stored request and creates what is missing: PVCs, Services, Ingresses, then the Job,
-    /// each signed as the workload's.
+    /// Renders the stored request and creates what is missing: the objects beside the Job (see
+    /// `beside`), then the Job, each signed as the workload's.
     async fn create(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
         let creator = self.db.users().get(row.created_by).await?;
         let mut rendered =
             crate::stored::render(row, project, &creator, &self.profile).map_err(Error::render)?;
         let ns = &project.namespace;
         let key = &self.key;
-        for pvc in &mut rendered.persistent_volume_claims {
-            apply::sign(key, row.id, pvc);
-            let api = Api::<PersistentVolumeClaim>::namespaced(self.client.clone(), ns);
-            apply::create_owned(&api, key, row.id, pvc).await?;
-        }
-        for service in &mut rendered.services {
-            apply::sign(key, row.id, service);
-            let api = Api::<Service>::namespaced(self.client.clone(), ns);
-            apply::create_owned(&api, key, row.id, service).await?;
-        }
-        for ingress in &mut rendered.ingresses {
-            apply::sign(key, row.id, ingress);
-            let api = Api::<Ingress>::namespaced(self.client.clone(), ns);
-            apply::create_owned(&api, key, row.id, ingress).await?;
-        }
+        beside::create(&self.client, key, row.id, ns, &mut rendered).await?;
         apply::sign(key, row.id, &mut rendered.job);
         let jobs = Api::<Job>::namespaced(self.client.clone(), ns);
         match jobs.create(&PostParams::default(), &rendered.job).await {
@@ -375,7 +359,7 @@ impl Reconciler {
             // The next poke or pass looks again.
             return Ok(());
         }
-        if apply::delete_objects_beside_job(client, ns, row.id, &self.key).await? > 0 {
+        if beside::delete(client, ns, row.id, &self.key).await? > 0 {
             return Ok(());
         }
         let Some(deleted) = self.db.workloads().mark_deleted(row.id).await? else {

@@ -11,19 +11,21 @@ mod generic;
 mod plugins;
 mod pod;
 mod rendered;
+mod s3;
 mod service;
 mod storage;
 
 pub use binding::Binding;
 pub use generic::{RUN_MODE_ANNOTATION, generic};
-pub use rendered::{Rendered, with_warnings};
+pub use rendered::{Rendered, S3Secret, with_warnings};
+pub use s3::{ACCESS_KEY_ID, COPIED_FROM, ENDPOINT, SECRET_ACCESS_KEY};
 
 use super::cluster::ClusterProfile;
 use super::labels::Owner;
 use super::volcano::{DependsOn, Job, JobSpec, LifecyclePolicy, TaskSpec};
 use app::model::training::checked::{Distributed, Spec, Training};
 use app::model::training::distributed::Framework;
-use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
+use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::networking::v1::Ingress;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
@@ -122,6 +124,24 @@ pub fn distributed(req: &Distributed, target: Target<'_>) -> Rendered {
     let mut assembled = assemble(target, req.worker(), vec![master, worker], options);
     // The gang may be smaller than the pod count (Run:ai's minReplicas); the job-level gate wins.
     assembled.job.spec.min_available = Some(gang);
+    if let Some((least, most)) = req.elastic_nodes() {
+        // torchrun's `--nnodes` range, as PET_NNODES (torchrun reads its flags from PET_*), so
+        // the rendezvous admits the workers that join after the gang started.
+        let nnodes = pod::plain("PET_NNODES", &format!("{least}:{most}"));
+        for task in &mut assembled.job.spec.tasks {
+            let containers = task
+                .template
+                .spec
+                .iter_mut()
+                .flat_map(|s| &mut s.containers);
+            for container in containers {
+                container
+                    .env
+                    .get_or_insert_with(Vec::new)
+                    .push(nnodes.clone());
+            }
+        }
+    }
     if let Some(path) = req.ssh_key_path() {
         assembled
             .job
@@ -142,7 +162,7 @@ fn assemble(
     let Target {
         workload, profile, ..
     } = target;
-    let mut claims = Vec::new();
+    let mut storage = storage::StorageObjects::default();
     let mut services = Vec::new();
     let framework = options.framework;
     let mut plugins = framework
@@ -177,7 +197,7 @@ fn assemble(
                 name: vec![name.to_owned()],
                 iteration: None,
             }),
-            template: pod::template(task.spec, &ctx, &mut claims),
+            template: pod::template(task.spec, &ctx, &mut storage),
         });
         services.extend(service::for_ports(task.spec, task.name, workload));
     }
@@ -185,7 +205,9 @@ fn assemble(
         plugins.entry("svc".into()).or_default();
     }
     dedupe_by_name(&mut services, |s| s.metadata.name.clone());
-    dedupe_by_name(&mut claims, |c| c.metadata.name.clone());
+    dedupe_by_name(&mut storage.claims, |c| c.metadata.name.clone());
+    dedupe_by_name(&mut storage.volumes, |v| v.metadata.name.clone());
+    dedupe_by_name(&mut storage.secrets, |s| s.secret.metadata.name.clone());
     let gang = tasks
         .iter()
         .fold(0i32, |sum, t| sum.saturating_add(t.min_available));
@@ -221,7 +243,7 @@ fn assemble(
     };
     Assembled {
         job,
-        claims,
+        storage,
         services,
         ingresses,
     }
@@ -248,7 +270,7 @@ fn default_policies(job_spec: &Spec, max_retry: i32) -> Vec<LifecyclePolicy> {
 
 struct Assembled {
     job: Job,
-    claims: Vec<PersistentVolumeClaim>,
+    storage: storage::StorageObjects,
     services: Vec<Service>,
     ingresses: Vec<Ingress>,
 }
@@ -257,7 +279,9 @@ impl Assembled {
     fn into_rendered(self, starts_paused: bool) -> Rendered {
         Rendered {
             job: self.job,
-            persistent_volume_claims: self.claims,
+            s3_secrets: self.storage.secrets,
+            persistent_volumes: self.storage.volumes,
+            persistent_volume_claims: self.storage.claims,
             services: self.services,
             ingresses: self.ingresses,
             starts_paused,

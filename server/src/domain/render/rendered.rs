@@ -1,15 +1,21 @@
 //! What rendering gives: the Job and the objects that live beside it.
 
 use super::super::volcano::Job;
-use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Service};
+use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim, Secret, Service};
 use k8s_openapi::api::networking::v1::Ingress;
 use serde::Serialize;
 
-/// A Job and what must exist beside it. PVCs, Services and Ingresses belong to the workload, not
-/// the Job, so they outlive a suspend (which deletes the Job).
+/// A Job and what must exist beside it. Secrets, volumes, PVCs, Services and Ingresses belong to
+/// the workload, not the Job, so they outlive a suspend (which deletes the Job).
 #[derive(Debug, Clone, Serialize)]
 pub struct Rendered {
     pub job: Job,
+    /// The S3 driver's Secrets, written before the volumes that name them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub s3_secrets: Vec<S3Secret>,
+    /// Static volumes (S3 buckets); cluster-wide objects, unlike everything else here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub persistent_volumes: Vec<PersistentVolume>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub persistent_volume_claims: Vec<PersistentVolumeClaim>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -21,10 +27,33 @@ pub struct Rendered {
     pub starts_paused: bool,
 }
 
+/// The Secret an S3 volume's driver reads. Its keys cannot be rendered: they are copied from the
+/// request's secret when the Job is created, as `copy` says (the secret, and its keys holding the
+/// access key id and the secret key).
+#[derive(Debug, Clone, PartialEq)]
+pub struct S3Secret {
+    pub secret: Secret,
+    pub copy: Option<(String, [String; 2])>,
+}
+
+/// As the Secret alone: the copy is an instruction to the reconciler, not part of an object.
+impl Serialize for S3Secret {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.secret.serialize(serializer)
+    }
+}
+
 impl Rendered {
-    /// Every object as the cluster gets it: the Job first, then PVCs, Services and Ingresses.
+    /// Every object as the cluster gets it: the Job first, then Secrets, volumes, PVCs, Services
+    /// and Ingresses.
     pub fn objects(&self) -> Result<Vec<serde_json::Value>, serde_json::Error> {
         let mut objects = vec![serde_json::to_value(&self.job)?];
+        for secret in &self.s3_secrets {
+            objects.push(serde_json::to_value(&secret.secret)?);
+        }
+        for volume in &self.persistent_volumes {
+            objects.push(serde_json::to_value(volume)?);
+        }
         for claim in &self.persistent_volume_claims {
             objects.push(serde_json::to_value(claim)?);
         }

@@ -3,12 +3,20 @@
 
 use super::pod::{PodContext, plain};
 use crate::domain::labels::Owner;
-use app::model::training::checked::{Claim, Git, HostPath, NewClaim, Pvc, S3, Spec};
+use app::model::training::checked::{Claim, Git, HostPath, NewClaim, Pvc, Spec};
 use app::model::training::request::{MountPropagation, VolumeMode};
 use k8s_openapi::api::core::v1::*;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
+
+/// What the pods' storage needs created beside the Job, gathered over every task.
+#[derive(Default)]
+pub(super) struct StorageObjects {
+    pub claims: Vec<PersistentVolumeClaim>,
+    pub volumes: Vec<PersistentVolume>,
+    pub secrets: Vec<super::rendered::S3Secret>,
+}
 
 #[derive(Default)]
 pub(super) struct PodStorage {
@@ -36,11 +44,7 @@ impl PodStorage {
     }
 }
 
-pub(super) fn render(
-    spec: &Spec,
-    ctx: &PodContext<'_>,
-    claims: &mut Vec<PersistentVolumeClaim>,
-) -> PodStorage {
+pub(super) fn render(spec: &Spec, ctx: &PodContext<'_>, beside: &mut StorageObjects) -> PodStorage {
     let mut out = PodStorage::default();
     if spec.compute.as_ref().is_some_and(|c| c.large_shm) {
         let shm = EmptyDirVolumeSource {
@@ -67,7 +71,7 @@ pub(super) fn render(
         }
     }
     for (i, p) in storage.pvcs.iter().enumerate() {
-        let volume = pvc(format!("pvc-{i}"), p, ctx, claims);
+        let volume = pvc(format!("pvc-{i}"), p, ctx, &mut beside.claims);
         out.add(volume, p.mount.as_str(), p.read_only, None);
     }
     for (i, g) in storage.git.iter().enumerate() {
@@ -131,7 +135,8 @@ pub(super) fn render(
         out.add(volume, n.mount.as_str(), n.read_only == Some(true), None);
     }
     for (i, b) in storage.s3.iter().enumerate() {
-        out.add(s3(format!("s3-{i}"), b, ctx), b.mount.as_str(), false, None);
+        let volume = super::s3::volume(i, b, ctx, beside);
+        out.add(volume, b.mount.as_str(), false, None);
     }
     out
 }
@@ -203,25 +208,6 @@ fn host_paths(paths: &[HostPath], out: &mut PodStorage) {
             MountPropagation::Bidirectional => "Bidirectional",
         });
         out.add(volume, h.mount.as_str(), h.read_only, propagation);
-    }
-}
-
-fn s3(name: String, b: &S3, ctx: &PodContext<'_>) -> Volume {
-    let mut attributes = BTreeMap::from([("bucketName".to_owned(), b.bucket.clone())]);
-    if let Some(url) = &b.url {
-        attributes.insert("endpoint".into(), url.clone());
-    }
-    Volume {
-        name,
-        csi: Some(CSIVolumeSource {
-            driver: ctx.target.profile.s3_csi_driver.clone(),
-            volume_attributes: Some(attributes),
-            node_publish_secret_ref: b.credentials.as_ref().map(|c| LocalObjectReference {
-                name: c.secret.to_string(),
-            }),
-            ..CSIVolumeSource::default()
-        }),
-        ..Volume::default()
     }
 }
 

@@ -13,9 +13,7 @@ use crate::domain::labels::{CATEGORY, PREEMPTABLE};
 use app::model::training::checked::Spec;
 use app::model::training::distributed::Framework;
 use app::model::training::request::{Preemptibility, RestartPolicy};
-use k8s_openapi::api::core::v1::{
-    LocalObjectReference, PersistentVolumeClaim, PodSpec, PodTemplateSpec,
-};
+use k8s_openapi::api::core::v1::{LocalObjectReference, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
 
@@ -31,9 +29,9 @@ pub(super) struct PodContext<'a> {
 pub(super) fn template(
     spec: &Spec,
     ctx: &PodContext<'_>,
-    claims: &mut Vec<PersistentVolumeClaim>,
+    beside: &mut storage::StorageObjects,
 ) -> PodTemplateSpec {
-    let storage = storage::render(spec, ctx, claims);
+    let storage = storage::render(spec, ctx, beside);
     let mut container = container::container(spec, ctx);
     container.volume_mounts = non_empty(storage.mounts);
     let security = spec.security.clone().unwrap_or_default();
