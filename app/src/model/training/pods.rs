@@ -38,12 +38,14 @@ impl TrainingRequest {
 }
 
 impl DistributedRequest {
-    /// The workers and the master; an elastic `maxReplicas` above that is what it may grow to.
+    /// The workers and the master; an elastic `maxReplicas` above numWorkers is what it may grow
+    /// to (every one of them is created).
     pub fn pod_count(&self) -> PodCount {
-        let pods = count(self.spec.num_workers).saturating_add(1);
+        let workers = count(self.spec.num_workers);
+        let pods = workers.saturating_add(1);
         match self.spec.max_replicas.map(count) {
-            Some(max) if max > pods => PodCount {
-                pods: max,
+            Some(max) if max > workers => PodCount {
+                pods: max.saturating_add(1),
                 field: "spec.maxReplicas".into(),
             },
             _ => PodCount {
@@ -120,12 +122,17 @@ mod tests {
         };
         assert_eq!(request(json!({})), (5, "spec.numWorkers".into()));
         assert_eq!(
-            request(json!({ "minReplicas": 2, "maxReplicas": 5 })),
+            request(json!({ "minReplicas": 2, "maxReplicas": 4 })),
             (5, "spec.numWorkers".into())
         );
         assert_eq!(
+            request(json!({ "minReplicas": 2, "maxReplicas": 5 })),
+            (6, "spec.maxReplicas".into()),
+            "five workers and the master"
+        );
+        assert_eq!(
             request(json!({ "maxReplicas": 4000 })),
-            (4000, "spec.maxReplicas".into())
+            (4001, "spec.maxReplicas".into())
         );
     }
 

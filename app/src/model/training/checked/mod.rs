@@ -157,6 +157,14 @@ impl Distributed {
         self.gang
     }
 
+    /// An elastic PyTorch training's bounds in pods (the master counts, as torchrun's nodes do):
+    /// the gang, and every worker created with `maxReplicas` and the master.
+    pub fn elastic_nodes(&self) -> Option<(i32, i32)> {
+        let elastic = self.framework() == Framework::PyTorch;
+        (elastic && self.request.spec.max_replicas.is_some())
+            .then(|| (self.gang, self.workers.saturating_add(1)))
+    }
+
     /// Run:ai's `mpiLauncherCreationPolicy: WaitForWorkersReady`: the MPI launcher is created
     /// once every worker of the gang is running and ready.
     pub fn launcher_waits_for_workers(&self) -> bool {

@@ -55,8 +55,10 @@ pub fn distributed(req: DistributedRequest) -> Result<Distributed, Vec<FieldErro
         .map(|(distributed, warnings)| distributed.warned(warnings))
 }
 
-/// How many workers run, and how many pods are scheduled as one gang: the workers and the gang.
-/// `minReplicas` and `maxReplicas` count workers, as in Run:ai, and only PyTorch has them.
+/// How many workers are created, and how many pods are scheduled as one gang. `minReplicas` and
+/// `maxReplicas` count workers, as in Run:ai; only PyTorch is elastic: with `maxReplicas` above
+/// `numWorkers`, that many workers are created and the training starts once the gang (minReplicas,
+/// or numWorkers, and the master) is placed; the others join when there is room.
 fn replicas(errors: &mut Errors, d: &DistributedSpec) -> Option<(i32, i32)> {
     let before = errors.count();
     errors.check("spec.numWorkers", v::at_least(d.num_workers, 1));
@@ -92,13 +94,22 @@ fn replicas(errors: &mut Errors, d: &DistributedSpec) -> Option<(i32, i32)> {
     }
     if let Some(max) = d.max_replicas
         && elastic
+        && max > 9999
+    {
+        errors.add(
+            "spec.maxReplicas",
+            format!("must be at most 9999 (got {max})"),
+        );
+    }
+    if let Some(max) = d.max_replicas
+        && elastic
         && max < d.num_workers.max(d.min_replicas.unwrap_or(0))
     {
         errors.add(
             "spec.maxReplicas",
             format!(
-                "must be at least numWorkers ({}) and minReplicas: Tephra runs numWorkers \
-                 workers and does not scale them (got {max})",
+                "must be at least numWorkers ({}) and minReplicas: the most workers the elastic \
+                 training may grow to (got {max})",
                 d.num_workers
             ),
         );
@@ -107,7 +118,8 @@ fn replicas(errors: &mut Errors, d: &DistributedSpec) -> Option<(i32, i32)> {
         return None;
     }
     // At most 9999 workers, so both fit.
-    let workers = i32::try_from(d.num_workers).ok()?;
+    let most = d.max_replicas.filter(|_| elastic).unwrap_or(0);
+    let workers = i32::try_from(d.num_workers.max(most)).ok()?;
     let gang = i32::try_from(d.min_replicas.unwrap_or(d.num_workers).saturating_add(1)).ok()?;
     Some((workers, gang))
 }
@@ -296,12 +308,17 @@ mod tests {
     #[test]
     fn max_replicas_are_at_least_the_workers() {
         accepts(json!({ "maxReplicas": 2 }));
+        refuses(
+            json!({ "maxReplicas": 10000 }),
+            "spec.maxReplicas",
+            "must be at most 9999 (got 10000)",
+        );
         accepts(json!({ "maxReplicas": 10, "minReplicas": 1 }));
         refuses(
             json!({ "maxReplicas": 1 }),
             "spec.maxReplicas",
-            "must be at least numWorkers (2) and minReplicas: Tephra runs numWorkers workers and \
-             does not scale them (got 1)",
+            "must be at least numWorkers (2) and minReplicas: the most workers the elastic \
+             training may grow to (got 1)",
         );
     }
 
