@@ -81,7 +81,7 @@ pub async fn runai_requests_of_every_field_group_run_on_the_testbed(
                 "completions": 2, "parallelism": 1 }))),
             (DISTRIBUTED, json!({ "name": "pytorch", "projectId": "default", "spec": {
                 "image": "pytorch/pytorch:2.4.0", "command": "torchrun train.py",
-                "distributedFramework": "PyTorch", "numWorkers": 2, "minReplicas": 2,
+                "distributedFramework": "PyTorch", "numWorkers": 2, "minReplicas": 2, "maxReplicas": 3,
                 "masterSpecSameAsWorker": true, "compute": { "gpuDevicesRequest": 1 } } })),
             (DISTRIBUTED, json!({ "name": "mpi", "projectId": "default", "spec": {
                 "image": "mpioperator/tensorflow-benchmarks", "command": "mpirun python bench.py",
@@ -102,6 +102,17 @@ pub async fn runai_requests_of_every_field_group_run_on_the_testbed(
             t.wait_phase(kind, &id, "Running")
                 .await
                 .with_context(|| format!("{group} runs"))?;
+            if group == "pytorch" {
+                // Elastic: maxReplicas workers and the master, the one beyond the gang too.
+                tephra_tests::wait_for("four bound pods", crate::api::WAIT, || async {
+                    let pods = t.pods_of(&id).await.ok()?;
+                    let bound = pods.iter().filter(|p| {
+                        p.spec.as_ref().is_some_and(|s| s.node_name.is_some())
+                    });
+                    (bound.count() == 4).then_some(())
+                })
+                .await?;
+            }
             let pods = t.pods_of(&id).await?;
             ensure!(
                 !pods.is_empty()
