@@ -59,6 +59,24 @@ impl Tephra {
         })
     }
 
+    /// A server whose cluster profile is `profile` (YAML). The file is returned so the test keeps
+    /// it as long as the server runs.
+    pub(crate) async fn start_with_profile(
+        tb: &Testbed,
+        ns: &str,
+        profile: &str,
+    ) -> anyhow::Result<(Self, tempfile::NamedTempFile)> {
+        let file = tempfile::Builder::new()
+            .prefix("profile-")
+            .suffix(".yaml")
+            .tempfile()?;
+        std::fs::write(file.path(), profile)?;
+        let prefix = prefix_for(ns);
+        let launch = launch(&tb.kubeconfig, &prefix)
+            .arg(format!("--cluster-profile={}", file.path().display()));
+        Ok((Self::start_with(tb, launch, prefix).await?, file))
+    }
+
     pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.server.base_url())
     }

@@ -1,6 +1,6 @@
 //! Run:ai's meaning of a request's fields, on the real scheduler.
 
-use crate::api::{DISTRIBUTED, TRAININGS, Tephra, WAIT, id_of, launch, prefix_for, pytorch};
+use crate::api::{DISTRIBUTED, TRAININGS, Tephra, WAIT, id_of, pytorch};
 use anyhow::Context;
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::networking::v1::Ingress;
@@ -114,18 +114,12 @@ pub async fn exposed_urls_get_a_service_and_an_ingress_that_go_with_the_workload
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
-    let profile = tempfile::Builder::new()
-        .prefix("profile-")
-        .suffix(".yaml")
-        .tempfile()?;
-    std::fs::write(
-        profile.path(),
+    let (t, _profile) = Tephra::start_with_profile(
+        &tb,
+        &ns,
         "ingressClass: nginx\ningressHost: ml.example.com\n",
-    )?;
-    let prefix = prefix_for(&ns);
-    let launch = launch(&tb.kubeconfig, &prefix)
-        .arg(format!("--cluster-profile={}", profile.path().display()));
-    let t = Tephra::start_with(&tb, launch, prefix).await?;
+    )
+    .await?;
     let result = async {
         let restricted = json!({ "name": "closed", "projectId": "default",
             "spec": { "image": "jupyter/base-notebook",

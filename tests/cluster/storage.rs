@@ -4,7 +4,7 @@
 //! static volume for the k8s-csi-s3 driver with the keys the driver reads, and the workload's
 //! objects go with it while the user's own claims stay.
 
-use crate::api::{TRAININGS, Tephra, id_of, launch, prefix_for, training};
+use crate::api::{TRAININGS, Tephra, id_of, training};
 use anyhow::{Context, ensure};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{
@@ -23,18 +23,8 @@ pub async fn every_kind_of_storage_is_created_bound_and_mounted(
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
-    let profile = tempfile::Builder::new()
-        .prefix("profile-")
-        .suffix(".yaml")
-        .tempfile()?;
-    std::fs::write(
-        profile.path(),
-        format!("dataVolumes:\n  {DATA_VOLUME}: imagenet\n"),
-    )?;
-    let prefix = prefix_for(&ns);
-    let launch = launch(&tb.kubeconfig, &prefix)
-        .arg(format!("--cluster-profile={}", profile.path().display()));
-    let t = Tephra::start_with(&tb, launch, prefix).await?;
+    let profile = format!("dataVolumes:\n  {DATA_VOLUME}: imagenet\n");
+    let (t, _profile) = Tephra::start_with_profile(&tb, &ns, &profile).await?;
     let result = async {
         let ns = t.namespace();
         users_objects(&t, &ns).await?;
