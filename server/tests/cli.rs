@@ -241,10 +241,19 @@ fn render_prints_the_job_and_its_side_objects_as_yaml() {
         .map(|d| serde_yaml::from_str(d).unwrap())
         .collect();
     let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
-    // The second Service is the exposed URL's (the profile names no ingress class).
+    // The S3 bucket's Secret, volume and claim come before the new PVC's claim; the second
+    // Service is the exposed URL's (the profile names no ingress class).
     assert_eq!(
         kinds,
-        ["Job", "PersistentVolumeClaim", "Service", "Service"]
+        [
+            "Job",
+            "Secret",
+            "PersistentVolume",
+            "PersistentVolumeClaim",
+            "PersistentVolumeClaim",
+            "Service",
+            "Service"
+        ]
     );
     assert!(
         docs.iter().any(|d| d["metadata"]["name"]
