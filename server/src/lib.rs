@@ -13,6 +13,7 @@ pub mod db;
 pub mod domain;
 pub mod governance;
 pub mod http;
+pub mod metrics;
 pub mod render_cli;
 pub mod stored;
 pub mod supervise;
@@ -37,6 +38,8 @@ pub struct Application {
     listener: TcpListener,
     router: axum::Router,
     db: Database,
+    /// To let the leader Lease go on shutdown.
+    cluster: cluster::ClusterHandle,
     grace: Duration,
 }
 
@@ -63,21 +66,38 @@ async fn start_cluster(
     args: &ServeArgs,
     db: &Database,
     profile: &domain::cluster::ClusterProfile,
+    metrics: &Arc<metrics::Metrics>,
 ) -> anyhow::Result<cluster::ClusterHandle> {
     let id = cluster::cluster_id(db, args.cluster_id.as_deref()).await?;
     Ok(match cluster::connect(args.kubeconfig.as_deref()).await? {
-        Some(client) => cluster::start(
-            &id,
-            db.clone(),
-            client,
-            profile.clone(),
-            Duration::from_secs(args.resync_seconds),
-            cluster::owner_key(db).await?,
-        ),
+        Some(client) => {
+            let settings = cluster::Settings {
+                profile: profile.clone(),
+                resync: Duration::from_secs(args.resync_seconds),
+                key: cluster::owner_key(db).await?,
+                metrics: Arc::clone(metrics),
+                leadership: leadership(args, db),
+            };
+            cluster::start(&id, db.clone(), client, settings)
+        }
         None => {
             tracing::warn!("{}", cluster::NO_CLUSTER);
             cluster::ClusterHandle::detached(&id)
         }
+    })
+}
+
+/// With a shared database several replicas may run, and the holder of a Lease reconciles; with
+/// SQLite there is one.
+fn leadership(args: &ServeArgs, db: &Database) -> Option<cluster::Leadership> {
+    if db.engine() != db::Engine::Postgres {
+        return None;
+    }
+    Some(cluster::Leadership {
+        namespace: args.lease_namespace.clone(),
+        name: format!("{}reconciler", args.namespace_prefix),
+        identity: config::replica_identity(),
+        duration: Duration::from_secs(args.lease_seconds),
     })
 }
 
@@ -100,7 +120,8 @@ impl Application {
             Some(path) => render_cli::load_profile(path).map_err(anyhow::Error::msg)?,
             None => domain::cluster::ClusterProfile::default(),
         };
-        let cluster = start_cluster(args, &db, &profile).await?;
+        let metrics = metrics::Metrics::new();
+        let cluster = start_cluster(args, &db, &profile, &metrics).await?;
         let dev_login = args.dev_login_enabled()?;
         let (auth, sessions) = auth::start(args, &db, &cluster.shared.health).await?;
 
@@ -116,12 +137,14 @@ impl Application {
 
         let leptos_options = leptos_options(args, local_addr);
         let cluster_configured = cluster.is_configured();
+        let release = cluster.clone();
         let control = control::Control {
             db: db.clone(),
             cluster,
             profile: Arc::new(profile),
             max_pods: args.max_pods_per_workload,
             namespace_prefix: args.namespace_prefix.clone(),
+            metrics,
         };
         let measured = control
             .measure_unmeasured()
@@ -160,6 +183,7 @@ impl Application {
             listener,
             router,
             db,
+            cluster: release,
             grace: Duration::from_secs(args.shutdown_grace_seconds),
         })
     }
@@ -209,6 +233,7 @@ impl Application {
                 Ok(())
             }
         };
+        self.cluster.release().await;
         self.db.close().await;
         tracing::info!("stopped");
         served

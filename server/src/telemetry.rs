@@ -21,7 +21,9 @@ pub fn init(filter: &str, format: LogFormat) {
         builder
             .json()
             .flatten_event(true)
-            .with_current_span(false)
+            // The request's id and path, or the workload being reconciled, on every line.
+            .with_current_span(true)
+            .with_span_list(false)
             .try_init()
     } else {
         builder.try_init()

@@ -12,6 +12,7 @@ mod generic;
 mod org;
 mod quota;
 mod reliability;
+mod replicas;
 mod runai;
 mod sharing;
 mod storage;
@@ -79,6 +80,7 @@ fn main() {
         reliability::a_job_volcano_stopped_is_suspended_and_can_be_resumed,
         reliability::a_taken_name_backs_off_and_is_retried_once_freed,
         reliability::a_job_changed_by_hand_is_drift_and_one_deleted_by_hand_comes_back,
+        replicas::two_replicas_serve_alike_and_the_follower_takes_over_when_the_leader_is_killed,
         drills::crash_drill_short,
         drills::api_server_outage_drill_short,
         // Ignored unless asked for (`scripts/drill` runs them with --ignored).

@@ -792,6 +792,7 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
         profile: Arc::new(ClusterProfile::default()),
         max_pods: 1000,
         namespace_prefix: "tephra-".into(),
+        metrics: server::metrics::Metrics::new(),
     };
     let principal = Principal {
         user_id: user_id.to_string(),

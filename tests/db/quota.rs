@@ -20,6 +20,7 @@ pub(crate) fn control(db: &Database) -> Control {
         profile: Arc::new(ClusterProfile::default()),
         max_pods: 1000,
         namespace_prefix: "tephra-".into(),
+        metrics: server::metrics::Metrics::new(),
     }
 }
 

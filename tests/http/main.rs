@@ -9,6 +9,7 @@ use tokio::sync::oneshot;
 
 mod clusters;
 mod cross_site;
+mod metrics;
 mod quota;
 mod workloads;
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 pub struct Browser {
     pub client: Client,
     _driver: Guarded,
-    _profile: tempfile::TempDir,
+    profile: tempfile::TempDir,
 }
 
 impl Browser {
@@ -76,14 +76,22 @@ impl Browser {
         Ok(Browser {
             client,
             _driver: driver,
-            _profile: profile,
+            profile,
         })
     }
 
     /// Ends the browser session; the driver stops when the guard drops.
     pub async fn close(self) -> anyhow::Result<()> {
-        self.client.close().await?;
+        self.client.clone().close().await?;
         Ok(())
+    }
+}
+
+impl Drop for Browser {
+    /// A test that failed before `close` leaves the session open, and chromedriver, stopped,
+    /// leaves its Chromium running: find that Chromium by its own profile directory and end it.
+    fn drop(&mut self) {
+        crate::process::kill_all_with(&self.profile.path().display().to_string());
     }
 }
 

@@ -65,6 +65,29 @@ pub fn signal_term(pid: u32) {
         .status();
 }
 
+/// Kills (SIGKILL) every process whose command line contains `needle`, e.g. a unique directory
+/// it was started with: for processes that outlive the parent the test started.
+pub fn kill_all_with(needle: &str) {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(needle) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
 /// A process's resident memory in MiB (0 when it cannot be read).
 pub fn rss_mib(pid: u32) -> f64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))

@@ -9,10 +9,12 @@ mod apply;
 pub mod backoff;
 mod beside;
 pub mod index;
+pub mod lease;
 pub mod nodes;
 pub mod objects;
 mod observe;
 mod pacer;
+mod pokes;
 pub mod reconciler;
 
 pub mod tracker;
@@ -187,8 +189,15 @@ pub struct ClusterHandle {
     pub id: String,
     /// Wakes the reconciler for one workload; `None` when no cluster is configured.
     trigger: Option<mpsc::UnboundedSender<Uuid>>,
+    /// Wakes the reconciler of the replica that leads, when this one does not (PostgreSQL).
+    remote: Option<mpsc::UnboundedSender<Uuid>>,
     pub events: Events,
     pub shared: Shared,
+    /// Whether this replica reconciles now.
+    pub leading: watch::Receiver<bool>,
+    /// Kept so `leading` stays open; the election owns its own.
+    _leading: Arc<watch::Sender<bool>>,
+    election: Option<Arc<lease::Election>>,
 }
 
 /// The reason a workload shows while Tephra has no cluster to run it on.
@@ -198,11 +207,23 @@ pub const NO_CLUSTER: &str =
 impl ClusterHandle {
     /// A handle for a server without a cluster: workloads are stored and wait.
     pub fn detached(id: &str) -> Self {
+        let (leading_tx, leading) = watch::channel(false);
         ClusterHandle {
             id: id.to_owned(),
             trigger: None,
+            remote: None,
             events: broadcast::channel(EVENT_BUFFER).0,
             shared: Shared::default(),
+            leading,
+            _leading: Arc::new(leading_tx),
+            election: None,
+        }
+    }
+
+    /// Lets the leader Lease go on shutdown, so another replica reconciles at once.
+    pub async fn release(&self) {
+        if let Some(election) = &self.election {
+            election.release().await;
         }
     }
 
@@ -225,10 +246,16 @@ impl ClusterHandle {
             .largest()
     }
 
-    /// Asks the reconciler to look at a workload now (it also looks at all of them periodically).
+    /// Asks the reconciler to look at a workload now (it also looks at all of them periodically):
+    /// this replica's, or the one of the replica that leads.
     pub fn poke(&self, id: Uuid) {
-        if let Some(trigger) = &self.trigger {
-            let _ = trigger.send(id);
+        let target = if *self.leading.borrow() {
+            &self.trigger
+        } else {
+            &self.remote
+        };
+        if let Some(target) = target {
+            let _ = target.send(id);
         }
     }
 }
@@ -261,16 +288,36 @@ pub async fn connect(kubeconfig: Option<&Path>) -> anyhow::Result<Option<kube::C
     ))
 }
 
+/// How this replica takes part in choosing the one that reconciles (`lease`).
+pub struct Leadership {
+    pub namespace: String,
+    pub name: String,
+    pub identity: String,
+    pub duration: std::time::Duration,
+}
+
+/// What the cluster side runs with.
+pub struct Settings {
+    pub profile: ClusterProfile,
+    pub resync: std::time::Duration,
+    pub key: OwnerKey,
+    pub metrics: Arc<crate::metrics::Metrics>,
+    /// `None`: the only replica (SQLite), which always reconciles.
+    pub leadership: Option<Leadership>,
+}
+
 /// Starts the tracker and the reconciler on `client`, each supervised (restarted when it panics
-/// or ends); they run until the process ends.
-pub fn start(
-    id: &str,
-    db: Database,
-    client: kube::Client,
-    profile: ClusterProfile,
-    resync: std::time::Duration,
-    key: OwnerKey,
-) -> ClusterHandle {
+/// or ends); they run until the process ends. Every replica runs the tracker (its watches feed
+/// its own event streams); only the Lease's holder runs the reconciler.
+pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -> ClusterHandle {
+    let Settings {
+        profile,
+        resync,
+        key,
+        metrics,
+        leadership,
+    } = settings;
+    let db_for_pokes = db.clone();
     let (trigger_tx, trigger_rx) = mpsc::unbounded_channel();
     let (refresh_tx, refresh_rx) = mpsc::unbounded_channel();
     let (synced_tx, synced_rx) = watch::channel(false);
@@ -280,6 +327,24 @@ pub fn start(
         ..Shared::default()
     };
     let backoffs = Arc::default();
+    let (leading_tx, leading_rx) = watch::channel(leadership.is_none());
+    let leading_tx = Arc::new(leading_tx);
+    let election = leadership.map(|l| {
+        Arc::new(lease::Election::new(
+            client.clone(),
+            &l.namespace,
+            &l.name,
+            &l.identity,
+            l.duration,
+        ))
+    });
+    if let Some(election) = &election {
+        let (election, leading) = (Arc::clone(election), Arc::clone(&leading_tx));
+        supervise::supervise("leader election", shared.health.clone(), move || {
+            let (election, leading) = (Arc::clone(&election), Arc::clone(&leading));
+            async move { election.run(&leading).await }
+        });
+    }
     let tracker = Arc::new(tracker::Tracker {
         db: db.clone(),
         shared: shared.clone(),
@@ -311,6 +376,8 @@ pub fn start(
         resync,
         trigger: Arc::new(tokio::sync::Mutex::new(trigger_rx)),
         synced: synced_rx,
+        metrics,
+        leading: leading_rx.clone(),
     });
     let (probe_client, probe_shared) = (reconciler.client.clone(), shared.clone());
     supervise::supervise("cluster probe", shared.health.clone(), move || {
@@ -320,11 +387,24 @@ pub fn start(
         let reconciler = Arc::clone(&reconciler);
         async move { reconciler.run().await }
     });
+    let remote = match (&db_for_pokes, &election) {
+        (Database::Postgres(pool), Some(_)) => Some(pokes::start(
+            pool.clone(),
+            trigger_tx.clone(),
+            leading_rx.clone(),
+            shared.health.clone(),
+        )),
+        _ => None,
+    };
     ClusterHandle {
         id: id.to_owned(),
         trigger: Some(trigger_tx),
+        remote,
         events,
         shared,
+        leading: leading_rx,
+        _leading: leading_tx,
+        election,
     }
 }
 

@@ -197,6 +197,26 @@ pub struct ServeArgs {
     )]
     pub resync_seconds: u64,
 
+    /// With PostgreSQL, several replicas may serve the same users; the one holding a Lease
+    /// (`<namespace-prefix>reconciler`, coordination.k8s.io) in this namespace reconciles. Another
+    /// takes over this long after the holder stops renewing (at once when it shuts down).
+    #[arg(
+        long,
+        env = "TEPHRA_LEASE_SECONDS",
+        default_value_t = 15,
+        value_name = "SECONDS"
+    )]
+    pub lease_seconds: u64,
+
+    /// The namespace of the leader Lease: in a cluster, Tephra's own (`POD_NAMESPACE`).
+    #[arg(
+        long,
+        env = "POD_NAMESPACE",
+        default_value = "default",
+        value_name = "NAMESPACE"
+    )]
+    pub lease_namespace: String,
+
     /// Cluster profile (JSON or YAML): node-pool and node-type labels, priority classes, git image,
     /// S3 driver, data volumes. Defaults suit the testbed.
     #[arg(long, env = "TEPHRA_CLUSTER_PROFILE", value_name = "FILE")]
@@ -303,6 +323,16 @@ impl ServeArgs {
                 ),
             });
         }
+        if !(3..=300).contains(&self.lease_seconds) {
+            return Err(ConfigError {
+                option: "--lease-seconds (TEPHRA_LEASE_SECONDS)",
+                message: format!(
+                    "must be from 3 to 300 (got {}): how long a replica that stopped renewing \
+                     keeps the reconciler",
+                    self.lease_seconds
+                ),
+            });
+        }
         if self.resync_seconds == 0 {
             return Err(ConfigError {
                 option: "--resync-seconds (TEPHRA_RESYNC_SECONDS)",
@@ -336,6 +366,21 @@ fn uuid_text(text: &str) -> Result<String, String> {
         .map_err(|_| {
             format!("must be a UUID, e.g. 71f69d83-ba66-4822-adf5-55ce55efd210 (got {text:?})")
         })
+}
+
+/// This replica's name in the leader election: the pod's (`POD_NAME`, stable over a container
+/// restart, so a restarted leader takes its Lease back at once), or the host's with a random
+/// suffix, so two processes on one machine differ.
+pub fn replica_identity() -> String {
+    if let Ok(pod) = std::env::var("POD_NAME")
+        && !pod.is_empty()
+    {
+        return pod;
+    }
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "tephra".into());
+    format!("{host}-{}", &uuid::Uuid::new_v4().simple().to_string()[..8])
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ mod admission;
 mod clusters;
 mod edit;
 mod fit;
+mod metrics;
 mod org;
 mod org_page;
 mod org_projects;
@@ -44,6 +45,8 @@ pub struct Control {
     pub max_pods: u64,
     /// What new projects' namespaces and queues start with (`--namespace-prefix`).
     pub namespace_prefix: String,
+    /// What `/metrics` serves; the HTTP layer and the reconciler count into it.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// A page of a list.

@@ -241,6 +241,15 @@ impl Database {
         Ok(())
     }
 
+    /// Open connections, idle ones among them, and the most the pool opens.
+    pub fn pool_use(&self) -> (u32, u32, u32) {
+        on_pool!(self, pool => (
+            pool.size(),
+            u32::try_from(pool.num_idle()).unwrap_or(u32::MAX),
+            pool.options().get_max_connections(),
+        ))
+    }
+
     pub async fn close(&self) {
         on_pool!(self, pool => pool.close().await)
     }

@@ -39,6 +39,23 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) 
     }
 }
 
+/// Prometheus metrics (`crate::metrics`). Like the probes, open to the scraper without signing
+/// in: it carries counts and project names, nothing of a workload's request.
+pub async fn metrics(State(state): State<AppState>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match state.control.metrics_text().await {
+        Ok(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                crate::metrics::CONTENT_TYPE,
+            )],
+            text,
+        )
+            .into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
 fn unavailable(reason: &str) -> (StatusCode, Json<Value>) {
     (
         StatusCode::SERVICE_UNAVAILABLE,

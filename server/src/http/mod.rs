@@ -21,6 +21,9 @@ use leptos_axum::{AxumRouteListing, LeptosRoutes, generate_route_list};
 use std::sync::LazyLock;
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::request_id::{
+    MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
 use tower_http::trace::TraceLayer;
 
 /// The largest request body any route reads (axum's default for the REST API's extractors).
@@ -65,10 +68,12 @@ pub fn build_router(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     let site = state.site.clone();
     let sessions = state.sessions.layer();
+    let metrics = state.control.metrics.clone();
 
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
         .route(STYLESHEET_PATH, get(stylesheet::serve))
         .merge(api::router())
         .merge(sign_in::router())
@@ -80,6 +85,11 @@ pub fn build_router(state: AppState) -> Router {
             _,
         >(context, shell))
         .layer(axum::middleware::from_fn(server_fn_status::restore))
+        // Inside the router, so each request is counted under its route's pattern.
+        .layer(axum::middleware::from_fn_with_state(
+            metrics,
+            crate::metrics::track,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             sign_in::require_sign_in,
@@ -92,6 +102,25 @@ pub fn build_router(state: AppState) -> Router {
             cross_site::guard,
         ))
         .layer(CompressionLayer::new())
-        .layer(TraceLayer::new_for_http())
+        // Every request's log lines carry its id, which the answer also names (`x-request-id`;
+        // one the client sent is kept), so a user's report can be found in the logs.
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
+}
+
+/// The span of one request: method, path and the request's id.
+fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    let id = request
+        .extensions()
+        .get::<RequestId>()
+        .and_then(|id| id.header_value().to_str().ok())
+        .unwrap_or_default();
+    tracing::info_span!(
+        "request",
+        method = %request.method(),
+        path = %request.uri().path(),
+        request_id = %id,
+    )
 }

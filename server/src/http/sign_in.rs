@@ -195,7 +195,7 @@ fn is_page_request(request: &Request) -> bool {
         && !["/api/", "/auth/", "/pkg/"]
             .iter()
             .any(|prefix| path.starts_with(prefix))
-        && !matches!(path, "/healthz" | "/readyz")
+        && !matches!(path, "/healthz" | "/readyz" | "/metrics")
         && !path.rsplit('/').next().unwrap_or("").contains('.')
 }
 

@@ -40,6 +40,7 @@ use crate::domain::cluster::ClusterProfile;
 use crate::domain::ownership::OwnerKey;
 use crate::domain::status::{Observed, derive, is_final, stopped_in_cluster};
 use crate::domain::volcano::Job;
+use crate::metrics::Reconciled;
 use app::model::phase::Phase;
 use chrono::Utc;
 use kube::api::PostParams;
@@ -75,10 +76,29 @@ pub struct Reconciler {
     /// Pokes: workloads to look at now. Behind a lock so a restarted reconciler takes it over.
     pub(super) trigger: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Uuid>>>,
     pub(super) synced: watch::Receiver<bool>,
+    pub(super) metrics: Arc<crate::metrics::Metrics>,
+    /// Whether this replica holds the leader Lease; only then does it act.
+    pub(super) leading: watch::Receiver<bool>,
 }
 
 impl Reconciler {
+    /// Reconciles while this replica leads; another replica's turn pauses it.
     pub async fn run(&self) {
+        let mut leading = self.leading.clone();
+        loop {
+            if leading.wait_for(|l| *l).await.is_err() {
+                return;
+            }
+            tokio::select! {
+                () = self.reconcile_while_leading() => {}
+                _ = leading.wait_for(|l| !*l) => {
+                    tracing::warn!("paused: this replica no longer holds the leader Lease");
+                }
+            }
+        }
+    }
+
+    async fn reconcile_while_leading(&self) {
         let mut trigger = self.trigger.lock().await;
         // Acting before the watches have listed the cluster would try to create Jobs that exist;
         // harmless (AlreadyExists) but wasteful with many workloads.
@@ -208,10 +228,21 @@ impl Reconciler {
 
     /// Acts on one workload and records the outcome for its status.
     async fn reconcile(&self, id: Uuid, org_synced: &mut Option<Instant>) {
-        let outcome = match tokio::time::timeout(ACT_TIMEOUT, self.act(id, org_synced)).await {
+        let started = Instant::now();
+        let span = tracing::info_span!("reconcile", workload = %id);
+        let act = tracing::Instrument::instrument(self.act(id, org_synced), span);
+        let outcome = match tokio::time::timeout(ACT_TIMEOUT, act).await {
             Ok(outcome) => outcome,
             Err(_) => Err(Error::Timeout),
         };
+        self.metrics.reconciled(
+            match &outcome {
+                Ok(()) => Reconciled::Ok,
+                Err(e) if e.is_permanent() => Reconciled::Permanent,
+                Err(_) => Reconciled::Retried,
+            },
+            started,
+        );
         match &outcome {
             Ok(()) => {
                 self.lock_backoffs().succeeded(id);

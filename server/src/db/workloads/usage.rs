@@ -33,7 +33,22 @@ const BY_USER_SQL: &str = "SELECT u.id, u.display_name,
 
 type ByUserRow = (Uuid, String, i64, i64, f64, i64, i64);
 
+const BY_PROJECT_AND_PHASE_SQL: &str = "SELECT p.name, w.actual_phase, CAST(COUNT(*) AS BIGINT)
+   FROM workloads w JOIN projects p ON p.id = w.project_id
+  WHERE w.deleted_at IS NULL
+  GROUP BY p.name, w.actual_phase
+  ORDER BY p.name, w.actual_phase";
+
 impl Workloads<'_> {
+    /// How many live workloads each project has in each actual phase (for `/metrics`).
+    pub async fn count_by_project_and_phase(&self) -> DbResult<Vec<(String, String, i64)>> {
+        Ok(
+            on_pool!(self.0, pool => sqlx::query_as(BY_PROJECT_AND_PHASE_SQL)
+            .fetch_all(pool)
+            .await)?,
+        )
+    }
+
     /// Each user's use of a project, by name; users with nothing that may run are left out.
     pub async fn usage_by_user(&self, project_id: Uuid) -> DbResult<Vec<UserUsage>> {
         let rows: Vec<ByUserRow> = on_pool!(self.0, pool => sqlx::query_as(BY_USER_SQL)

@@ -131,6 +131,12 @@ pub async fn stream_events(
                 .data(format!("{{\"missed\":{missed}}}")),
         })
     });
+    // Counted as an open stream until the client goes away and the stream is dropped.
+    let open = state.control.metrics.stream_opened();
+    let changes = changes.map(move |event| {
+        let _counted = &open;
+        event
+    });
     let stream = futures::stream::once(std::future::ready(Ok(first))).chain(changes);
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
 }
