@@ -74,6 +74,9 @@ pub struct Tracker {
     pub(super) refresh: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Uuid>>>,
     /// Pokes the reconciler (when Volcano stopped a Job Tephra wants running).
     pub(super) trigger: mpsc::UnboundedSender<Uuid>,
+    /// Whether this replica reconciles: the leader's own tracker sees the same cluster and pokes
+    /// its reconciler, so a follower's would only pile up.
+    pub(super) leading: tokio::sync::watch::Receiver<bool>,
 }
 
 /// At most this many changes are applied to the index before the touched workloads are derived.
@@ -274,6 +277,7 @@ impl Tracker {
             return Ok(Attempt::Unchanged);
         }
         if row.desired_phase == Phase::Running
+            && *self.leading.borrow()
             && (stopped_in_cluster(&entry.observed).is_some()
                 || self.rule_holds(&row, &entry.observed))
         {
@@ -288,12 +292,17 @@ impl Tracker {
         );
         let newly_preempted = status.preemption.as_ref().map(|p| &p.episode)
             != row.status.preemption.as_ref().map(|p| &p.episode);
-        status.reconcile_error = self
-            .backoffs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .error(id)
-            .cloned();
+        // Only the replica that reconciles knows its errors; another keeps what it recorded, or
+        // the two would undo each other's status.
+        status.reconcile_error = if *self.leading.borrow() {
+            self.backoffs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .error(id)
+                .cloned()
+        } else {
+            row.status.reconcile_error.clone()
+        };
         let reason = match (derived.phase, &status.reconcile_error) {
             // The reconciler's trouble explains why nothing happens yet.
             (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(e)) => {
