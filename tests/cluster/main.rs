@@ -81,6 +81,7 @@ fn main() {
         reliability::a_taken_name_backs_off_and_is_retried_once_freed,
         reliability::a_job_changed_by_hand_is_drift_and_one_deleted_by_hand_comes_back,
         replicas::two_replicas_serve_alike_and_the_follower_takes_over_when_the_leader_is_killed,
+        replicas::a_leader_that_shuts_down_hands_over_at_once,
         drills::crash_drill_short,
         drills::api_server_outage_drill_short,
         // Ignored unless asked for (`scripts/drill` runs them with --ignored).

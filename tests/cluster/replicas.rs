@@ -126,6 +126,53 @@ pub async fn two_replicas_serve_alike_and_the_follower_takes_over_when_the_leade
     result
 }
 
+/// A leader that shuts down lets the Lease go: the other replica leads long before the Lease
+/// would have run out.
+pub async fn a_leader_that_shuts_down_hands_over_at_once(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    const LONG_LEASE: u64 = 60;
+    let pg = TempPostgres::start()?;
+    let url = pg.create_database("handover").await?;
+    let prefix = prefix_for(&ns);
+    let replica = || {
+        launch(&tb.kubeconfig, &prefix)
+            .arg(format!("--database-url={url}"))
+            .arg(format!("--lease-seconds={LONG_LEASE}"))
+            .api_only()
+    };
+    let first = Tephra::start_with(&tb, replica(), prefix.clone()).await?;
+    let second = Tephra::start_with(&tb, replica(), prefix.clone()).await?;
+    let result = async {
+        let leader = wait_for_one_leader([&first, &second]).await?;
+        let (leader, follower) = if leader == 0 {
+            (&first, &second)
+        } else {
+            (&second, &first)
+        };
+        let stopped = Instant::now();
+        tephra_tests::process::signal_term(leader.server.process.id());
+        tephra_tests::wait_for("the follower to lead", WAIT, || async {
+            (leads(follower).await == Some(true)).then_some(())
+        })
+        .await?;
+        let took = stopped.elapsed();
+        ensure!(
+            took < Duration::from_secs(LONG_LEASE / 2),
+            "the follower led {took:?} after the leader stopped, as if the Lease had run out"
+        );
+        Ok(())
+    }
+    .await;
+    first.cleanup().await;
+    second.cleanup().await;
+    let _ = leases(&second)
+        .delete(&format!("{prefix}reconciler"), &Default::default())
+        .await;
+    result
+}
+
 /// Which replica reports itself as the reconciler, once exactly one does.
 async fn wait_for_one_leader(replicas: [&Tephra; 2]) -> anyhow::Result<usize> {
     let deadline = Instant::now() + WAIT;
