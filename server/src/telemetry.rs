@@ -21,9 +21,10 @@ pub fn init(filter: &str, format: LogFormat) {
         builder
             .json()
             .flatten_event(true)
-            // The request's id and path, or the workload being reconciled, on every line.
-            .with_current_span(true)
-            .with_span_list(false)
+            // Every span the line is in, outermost first: the request's id and path, or the
+            // workload being reconciled, on every line (the innermost alone may be a library's).
+            .with_current_span(false)
+            .with_span_list(true)
             .try_init()
     } else {
         builder.try_init()
