@@ -24,7 +24,7 @@ pub enum Error {
     },
     /// An S3 volume's secret, or a key the request names in it, is not in the namespace.
     #[error(
-        "the secret {name} in {namespace} {}: the S3 volume's keys are copied from it; create it and Tephra creates the workload at once",
+        "the secret {name} in {namespace} {}: the S3 volume's keys are copied from it; create it, and Tephra tries again within 30 seconds",
         key.as_ref().map_or_else(|| "does not exist".to_owned(), |k| format!("has no key {k}"))
     )]
     MissingSecret {
