@@ -22,24 +22,9 @@ pub async fn two_replicas_serve_alike_and_the_follower_takes_over_when_the_leade
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
-    let pg = TempPostgres::start()?;
-    let url = pg.create_database("replicas").await?;
-    let prefix = prefix_for(&ns);
-    let replica = || {
-        launch(&tb.kubeconfig, &prefix)
-            .arg(format!("--database-url={url}"))
-            .arg(format!("--lease-seconds={LEASE_SECONDS}"))
-            .api_only()
-    };
-    let first = Tephra::start_with(&tb, replica(), prefix.clone()).await?;
-    let second = Tephra::start_with(&tb, replica(), prefix.clone()).await?;
+    let (_pg, prefix, first, second) = two_replicas(&tb, &ns, LEASE_SECONDS).await?;
     let result = async {
-        let leader = wait_for_one_leader([&first, &second]).await?;
-        let (leader, follower) = if leader == 0 {
-            (&first, &second)
-        } else {
-            (&second, &first)
-        };
+        let (leader, follower) = leader_and_follower([&first, &second]).await?;
         // A client of the follower, following every workload.
         let mut events = SseStream::open(&follower.url("/api/v1/workloads/events")).await?;
 
@@ -133,24 +118,9 @@ pub async fn a_leader_that_shuts_down_hands_over_at_once(
     ns: String,
 ) -> anyhow::Result<()> {
     const LONG_LEASE: u64 = 60;
-    let pg = TempPostgres::start()?;
-    let url = pg.create_database("handover").await?;
-    let prefix = prefix_for(&ns);
-    let replica = || {
-        launch(&tb.kubeconfig, &prefix)
-            .arg(format!("--database-url={url}"))
-            .arg(format!("--lease-seconds={LONG_LEASE}"))
-            .api_only()
-    };
-    let first = Tephra::start_with(&tb, replica(), prefix.clone()).await?;
-    let second = Tephra::start_with(&tb, replica(), prefix.clone()).await?;
+    let (_pg, prefix, first, second) = two_replicas(&tb, &ns, LONG_LEASE).await?;
     let result = async {
-        let leader = wait_for_one_leader([&first, &second]).await?;
-        let (leader, follower) = if leader == 0 {
-            (&first, &second)
-        } else {
-            (&second, &first)
-        };
+        let (leader, follower) = leader_and_follower([&first, &second]).await?;
         let stopped = Instant::now();
         tephra_tests::process::signal_term(leader.server.process.id());
         tephra_tests::wait_for("the follower to lead", WAIT, || async {
@@ -171,6 +141,32 @@ pub async fn a_leader_that_shuts_down_hands_over_at_once(
         .delete(&format!("{prefix}reconciler"), &Default::default())
         .await;
     result
+}
+
+/// A PostgreSQL database and two replicas on it with a Lease of `lease` seconds, and their prefix.
+async fn two_replicas(
+    tb: &Testbed,
+    ns: &str,
+    lease: u64,
+) -> anyhow::Result<(TempPostgres, String, Tephra, Tephra)> {
+    let pg = TempPostgres::start()?;
+    let url = pg.create_database("replicas").await?;
+    let prefix = prefix_for(ns);
+    let replica = || {
+        launch(&tb.kubeconfig, &prefix)
+            .arg(format!("--database-url={url}"))
+            .arg(format!("--lease-seconds={lease}"))
+            .api_only()
+    };
+    let first = Tephra::start_with(tb, replica(), prefix.clone()).await?;
+    let second = Tephra::start_with(tb, replica(), prefix.clone()).await?;
+    Ok((pg, prefix, first, second))
+}
+
+/// The replica that leads and the other, once exactly one leads.
+async fn leader_and_follower(replicas: [&Tephra; 2]) -> anyhow::Result<(&Tephra, &Tephra)> {
+    let leader = wait_for_one_leader(replicas).await?;
+    Ok((replicas[leader], replicas[1 - leader]))
 }
 
 /// Which replica reports itself as the reconciler, once exactly one does.

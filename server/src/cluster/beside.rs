@@ -27,25 +27,37 @@ pub async fn create(
         sign(key, id, &mut s3.secret);
         create_owned(&secrets, key, id, &s3.secret).await?;
     }
-    let volumes = Api::<PersistentVolume>::all(client.clone());
-    for volume in &mut rendered.persistent_volumes {
-        sign(key, id, volume);
-        create_owned(&volumes, key, id, volume).await?;
-    }
-    let claims = Api::<PersistentVolumeClaim>::namespaced(client.clone(), namespace);
-    for claim in &mut rendered.persistent_volume_claims {
-        sign(key, id, claim);
-        create_owned(&claims, key, id, claim).await?;
-    }
-    let services = Api::<Service>::namespaced(client.clone(), namespace);
-    for service in &mut rendered.services {
-        sign(key, id, service);
-        create_owned(&services, key, id, service).await?;
-    }
-    let ingresses = Api::<Ingress>::namespaced(client.clone(), namespace);
-    for ingress in &mut rendered.ingresses {
-        sign(key, id, ingress);
-        create_owned(&ingresses, key, id, ingress).await?;
+    let c = || client.clone();
+    let volumes = &mut rendered.persistent_volumes;
+    create_all(Api::<PersistentVolume>::all(c()), key, id, volumes).await?;
+    let claims = &mut rendered.persistent_volume_claims;
+    create_all(Api::namespaced(c(), namespace), key, id, claims).await?;
+    create_all(
+        Api::namespaced(c(), namespace),
+        key,
+        id,
+        &mut rendered.services,
+    )
+    .await?;
+    create_all(
+        Api::namespaced(c(), namespace),
+        key,
+        id,
+        &mut rendered.ingresses,
+    )
+    .await?;
+    Ok(())
+}
+
+/// Signs and creates each of `objects` that the workload does not have yet.
+async fn create_all<K>(api: Api<K>, key: &OwnerKey, id: Uuid, objects: &mut [K]) -> Result<()>
+where
+    K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+    K::DynamicType: Default,
+{
+    for object in objects {
+        sign(key, id, object);
+        create_owned(&api, key, id, object).await?;
     }
     Ok(())
 }

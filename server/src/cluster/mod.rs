@@ -8,7 +8,9 @@
 mod apply;
 pub mod backoff;
 mod beside;
+mod connect;
 pub mod index;
+mod installation;
 pub mod lease;
 pub mod nodes;
 pub mod objects;
@@ -19,16 +21,17 @@ pub mod reconciler;
 
 pub mod tracker;
 
+pub use connect::connect;
+pub use installation::{CLUSTER_CREATED_AT_SETTING, cluster_id, owner_key};
+
 use crate::db::{Database, workloads::StoredWorkload};
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::ownership::OwnerKey;
 use crate::supervise;
-use anyhow::Context;
 use app::model::workload::WorkloadEvent;
 use chrono::SecondsFormat;
 use index::Index;
 use serde::Serialize;
-use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use tokio::sync::{broadcast, mpsc, watch};
 use uuid::Uuid;
@@ -134,54 +137,6 @@ impl Shared {
     }
 }
 
-/// The settings key of the key that signs Tephra's Jobs.
-const OWNER_KEY_SETTING: &str = "owner-key";
-
-/// The installation's owner key, created at the first start and read from the database after.
-pub async fn owner_key(db: &Database) -> anyhow::Result<OwnerKey> {
-    let stored = db
-        .settings()
-        .get_or_create(OWNER_KEY_SETTING, || {
-            let bytes: [u8; 32] = rand::random();
-            bytes.iter().map(|b| format!("{b:02x}")).collect()
-        })
-        .await
-        .context("cannot read or create the key that signs Tephra's Jobs")?;
-    OwnerKey::from_hex(&stored).context("the stored owner key is not a key; it was changed by hand")
-}
-
-/// The settings key of the cluster's id.
-const CLUSTER_ID_SETTING: &str = "cluster-id";
-/// The settings key of when the cluster was first seen (RFC 3339).
-pub const CLUSTER_CREATED_AT_SETTING: &str = "cluster-created-at";
-/// The `clusterId` workloads recorded before the id became a stored UUID.
-const LEGACY_CLUSTER_ID: &str = "default";
-
-/// The cluster's id: `flag` (`--cluster-id`, already checked to be a UUID) or a UUID created at
-/// the first start and stored, so Run:ai scripts that send it back keep working across restarts.
-/// Workloads recorded under the old placeholder id take it.
-pub async fn cluster_id(db: &Database, flag: Option<&str>) -> anyhow::Result<String> {
-    let id = match flag {
-        Some(id) => id.to_owned(),
-        None => db
-            .settings()
-            .get_or_create(CLUSTER_ID_SETTING, || Uuid::new_v4().to_string())
-            .await
-            .context("cannot read or create the cluster's id")?,
-    };
-    db.settings()
-        .get_or_create(CLUSTER_CREATED_AT_SETTING, || {
-            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-        })
-        .await
-        .context("cannot record when the cluster was first seen")?;
-    db.workloads()
-        .move_to_cluster(LEGACY_CLUSTER_ID, &id)
-        .await
-        .context("cannot give older workloads the cluster's id")?;
-    Ok(id)
-}
-
 /// What HTTP handlers hold of the cluster side.
 #[derive(Clone)]
 pub struct ClusterHandle {
@@ -258,34 +213,6 @@ impl ClusterHandle {
             let _ = target.send(id);
         }
     }
-}
-
-/// The Kubernetes client for the configured cluster, found the standard way: `kubeconfig` when
-/// given, else `KUBECONFIG`, `~/.kube/config`, or the in-cluster service account. `None` when
-/// none of those exists; an existing but broken configuration is an error.
-pub async fn connect(kubeconfig: Option<&Path>) -> anyhow::Result<Option<kube::Client>> {
-    use kube::config::{KubeConfigOptions, Kubeconfig};
-    let config = if let Some(path) = kubeconfig {
-        let file = Kubeconfig::read_from(path)
-            .with_context(|| format!("cannot read the kubeconfig {}", path.display()))?;
-        kube::Config::from_custom_kubeconfig(file, &KubeConfigOptions::default())
-            .await
-            .with_context(|| format!("the kubeconfig {} is not usable", path.display()))?
-    } else {
-        let home_config = std::env::var_os("HOME")
-            .map(|home| Path::new(&home).join(".kube/config"))
-            .is_some_and(|p| p.exists());
-        let in_cluster = std::env::var_os("KUBERNETES_SERVICE_HOST").is_some();
-        if std::env::var_os("KUBECONFIG").is_none() && !home_config && !in_cluster {
-            return Ok(None);
-        }
-        kube::Config::infer().await.context(
-            "cannot load the Kubernetes configuration (KUBECONFIG, ~/.kube/config or in-cluster)",
-        )?
-    };
-    Ok(Some(
-        kube::Client::try_from(config).context("cannot build a Kubernetes client")?,
-    ))
 }
 
 /// How this replica takes part in choosing the one that reconciles (`lease`).

@@ -23,6 +23,7 @@
 mod edits;
 mod error;
 mod judge;
+mod lifecycle;
 mod org;
 mod rules;
 mod tidy;
@@ -31,20 +32,18 @@ pub use error::{Error, Result};
 pub(crate) use judge::{due_verdict, generic_request};
 use rules::{Facts, JobSeen, needs_action, ttl_due};
 
+use super::Shared;
+use super::apply;
 use super::backoff::{Backoffs, Noted};
-use super::{Shared, event_of};
-use super::{apply, beside};
-use crate::db::workloads::{Change, Intent, StoredWorkload};
-use crate::db::{Database, DbError, projects::Project};
+use crate::db::workloads::Intent;
+use crate::db::{Database, DbError};
 use crate::domain::cluster::ClusterProfile;
 use crate::domain::ownership::OwnerKey;
 use crate::domain::status::{Observed, derive, is_final, stopped_in_cluster};
-use crate::domain::volcano::Job;
 use crate::metrics::Reconciled;
 use app::model::phase::Phase;
 use chrono::Utc;
-use kube::api::PostParams;
-use kube::{Api, Client};
+use kube::Client;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -333,72 +332,5 @@ impl Reconciler {
             Phase::Deleting => self.delete(&row, &project).await,
             _ => Ok(()),
         }
-    }
-
-    /// Volcano stopped the Job: record the workload as suspended (if no action came first) and
-    /// remove the stopped Job, so a resume creates it again like any other.
-    async fn adopt_stop(&self, row: &StoredWorkload, why: Option<String>) -> Result<()> {
-        let change = Change {
-            actor: None,
-            action: "workload.suspend",
-            detail: serde_json::json!({ "from": Phase::Running, "to": Phase::Stopped, "by": "cluster", "reason": why }),
-        };
-        if let Some(updated) = self
-            .db
-            .workloads()
-            .transition(row.id, Phase::Running, Phase::Stopped, change)
-            .await?
-        {
-            tracing::info!(workload = %row.id, "Volcano stopped the Job; the workload is now suspended");
-            super::publish(&self.events, &event_of(&updated, false));
-            let ns = self.db.projects().get(row.project_id).await?.namespace;
-            apply::delete_job(&self.client, &ns, &row.name, row.id, &self.key).await?;
-        }
-        Ok(())
-    }
-
-    /// Renders the stored request and creates what is missing: the objects beside the Job (see
-    /// `beside`), then the Job, each signed as the workload's.
-    async fn create(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
-        let creator = self.db.users().get(row.created_by).await?;
-        let mut rendered =
-            crate::stored::render(row, project, &creator, &self.profile).map_err(Error::render)?;
-        let ns = &project.namespace;
-        let key = &self.key;
-        beside::create(&self.client, key, row.id, ns, &mut rendered).await?;
-        apply::sign(key, row.id, &mut rendered.job);
-        let jobs = Api::<Job>::namespaced(self.client.clone(), ns);
-        match jobs.create(&PostParams::default(), &rendered.job).await {
-            Ok(_) => {
-                tracing::info!(workload = %row.id, job = %row.name, namespace = %ns, "created the Volcano Job");
-                Ok(())
-            }
-            Err(kube::Error::Api(status)) if status.is_already_exists() => {
-                apply::create_owned(&jobs, key, row.id, &rendered.job).await
-            }
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// Deletes the Job first, then (once the API server reports no Job or pod of the workload)
-    /// its PVCs and Services; marks the row deleted when nothing is left.
-    async fn delete(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
-        let ns = &project.namespace;
-        let client = &self.client;
-        apply::delete_job(client, ns, &row.name, row.id, &self.key).await?;
-        if apply::remaining(client, ns, &row.name, row.id, &self.key).await? > 0 {
-            // The next poke or pass looks again.
-            return Ok(());
-        }
-        if beside::delete(client, ns, row.id, &self.key).await? > 0 {
-            return Ok(());
-        }
-        let Some(deleted) = self.db.workloads().mark_deleted(row.id).await? else {
-            return Ok(());
-        };
-        self.shared.index_mut().remove(row.id);
-        tracing::info!(workload = %row.id, "workload deleted; nothing of it is left in the cluster");
-        super::publish(&self.events, &event_of(&deleted, true));
-        Ok(())
     }
 }

@@ -1,0 +1,80 @@
+//! What the reconciler does to a workload's objects: creates them, adopts a stop Volcano made,
+//! and deletes them in order before the row is marked deleted.
+
+use super::{Error, Reconciler, Result};
+use crate::cluster::{apply, beside, event_of};
+use crate::db::projects::Project;
+use crate::db::workloads::{Change, StoredWorkload};
+use crate::domain::volcano::Job;
+use app::model::phase::Phase;
+use kube::Api;
+use kube::api::PostParams;
+
+impl Reconciler {
+    /// Volcano stopped the Job: record the workload as suspended (if no action came first) and
+    /// remove the stopped Job, so a resume creates it again like any other.
+    pub(super) async fn adopt_stop(&self, row: &StoredWorkload, why: Option<String>) -> Result<()> {
+        let change = Change {
+            actor: None,
+            action: "workload.suspend",
+            detail: serde_json::json!({ "from": Phase::Running, "to": Phase::Stopped, "by": "cluster", "reason": why }),
+        };
+        if let Some(updated) = self
+            .db
+            .workloads()
+            .transition(row.id, Phase::Running, Phase::Stopped, change)
+            .await?
+        {
+            tracing::info!(workload = %row.id, "Volcano stopped the Job; the workload is now suspended");
+            crate::cluster::publish(&self.events, &event_of(&updated, false));
+            let ns = self.db.projects().get(row.project_id).await?.namespace;
+            apply::delete_job(&self.client, &ns, &row.name, row.id, &self.key).await?;
+        }
+        Ok(())
+    }
+
+    /// Renders the stored request and creates what is missing: the objects beside the Job (see
+    /// `beside`), then the Job, each signed as the workload's.
+    pub(super) async fn create(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
+        let creator = self.db.users().get(row.created_by).await?;
+        let mut rendered =
+            crate::stored::render(row, project, &creator, &self.profile).map_err(Error::render)?;
+        let ns = &project.namespace;
+        let key = &self.key;
+        beside::create(&self.client, key, row.id, ns, &mut rendered).await?;
+        apply::sign(key, row.id, &mut rendered.job);
+        let jobs = Api::<Job>::namespaced(self.client.clone(), ns);
+        match jobs.create(&PostParams::default(), &rendered.job).await {
+            Ok(_) => {
+                tracing::info!(workload = %row.id, job = %row.name, namespace = %ns, "created the Volcano Job");
+                Ok(())
+            }
+            Err(kube::Error::Api(status)) if status.is_already_exists() => {
+                apply::create_owned(&jobs, key, row.id, &rendered.job).await
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Deletes the Job first, then (once the API server reports no Job or pod of the workload)
+    /// its PVCs and Services; marks the row deleted when nothing is left.
+    pub(super) async fn delete(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
+        let ns = &project.namespace;
+        let client = &self.client;
+        apply::delete_job(client, ns, &row.name, row.id, &self.key).await?;
+        if apply::remaining(client, ns, &row.name, row.id, &self.key).await? > 0 {
+            // The next poke or pass looks again.
+            return Ok(());
+        }
+        if beside::delete(client, ns, row.id, &self.key).await? > 0 {
+            return Ok(());
+        }
+        let Some(deleted) = self.db.workloads().mark_deleted(row.id).await? else {
+            return Ok(());
+        };
+        self.shared.index_mut().remove(row.id);
+        tracing::info!(workload = %row.id, "workload deleted; nothing of it is left in the cluster");
+        crate::cluster::publish(&self.events, &event_of(&deleted, true));
+        Ok(())
+    }
+}
