@@ -176,13 +176,15 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var ports [4]int
+	var ports [6]int
 	for i := range ports {
 		if ports[i], err = freePort(); err != nil {
 			return "", err
 		}
 	}
 	etcdPort, peerPort, apiPort, kcmPort := ports[0], ports[1], ports[2], ports[3]
+	// KWOK's server, and the fake nodes' kubelet endpoint in front of it (see podlogs.go).
+	kwokAddress, kubeletPort := fmt.Sprintf("127.0.0.1:%d", ports[4]), ports[5]
 
 	step("starting etcd")
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPort)
@@ -219,6 +221,10 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 		"--service-account-signing-key-file="+filepath.Join(pki, "sa.key"),
 		"--service-account-key-file="+filepath.Join(pki, "sa.key"),
 		"--service-cluster-ip-range=10.96.0.0/16",
+		// Pod logs come from the nodes' kubelet endpoint, which every fake node puts at its
+		// InternalIP, 127.0.0.1 (KWOK adds no Hostname, which would be tried first).
+		"--kubelet-preferred-address-types=InternalIP",
+		"--kubelet-certificate-authority="+filepath.Join(pki, "ca.crt"),
 		// Without a node-lifecycle controller, TaintNodesByCondition would leave every node
 		// tainted not-ready; ServiceAccount admission would need the token controllers.
 		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
@@ -246,12 +252,14 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 		return "", err
 	}
 
-	step("installing the Volcano CRDs")
+	step("installing the Volcano CRDs and KWOK's Logs")
 	crdDir := filepath.Join(o.volcanoDir, "config/crd/volcano/bases")
 	files, err := filepath.Glob(filepath.Join(crdDir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		return "", fmt.Errorf("no CRDs in %s", crdDir)
 	}
+	// The objects that tell KWOK where each container's log is (see podlogs.go).
+	files = append(files, filepath.Join(o.kwokDir, "kustomize/crd/bases/kwok.x-k8s.io_logs.yaml"))
 	var crdNames []string
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -315,7 +323,7 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 
 	// The nodes come before Volcano: the scheduler sizes the root queue (the capacity plugin's
 	// hierarchy) from the nodes it sees first, and a root sized to one node caps the whole cluster.
-	step("starting KWOK and creating the nodes")
+	step("starting KWOK and the pod logs, and creating the nodes")
 	config, err := kwokConfig(o.kwokDir)
 	if err != nil {
 		return "", err
@@ -324,10 +332,19 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	if err := os.WriteFile(kwokConf, []byte(config), 0o644); err != nil {
 		return "", err
 	}
+	// The nodes KWOK initializes name 127.0.0.1 and the pod-logs port as their kubelet; its
+	// server, which answers for them, reads the Logs objects from the API.
 	if err := start(dir, s, o.bin, "kwok", "kwok",
 		"--kubeconfig="+kubeconfig, "--config="+kwokConf,
 		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-		"--cidr=10.0.0.0/16", "--node-ip=10.0.0.1", "--node-lease-duration-seconds=40",
+		"--cidr=10.0.0.0/16", "--node-ip=127.0.0.1", "--node-lease-duration-seconds=40",
+		"--node-port="+strconv.Itoa(kubeletPort), "--server-address="+kwokAddress, "--enable-crds=Logs",
+	); err != nil {
+		return "", err
+	}
+	// The launcher again, writing the pods' logs and serving them (see podLogsServer).
+	if err := start(dir, s, filepath.Dir(exe), "pod-logs", filepath.Base(exe), "pod-logs", dir,
+		"--listen="+fmt.Sprintf("127.0.0.1:%d", kubeletPort), "--kwok="+kwokAddress,
 	); err != nil {
 		return "", err
 	}
@@ -349,6 +366,11 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 		}); err != nil {
 			return "", fmt.Errorf("%w\n%s", err, logTail(dir, "kwok"))
 		}
+	}
+	// Nodes kept from an earlier start of this testbed name that start's kubelet port, which is
+	// another now.
+	if err := pointNodesAtKubelet(k, kubeletPort); err != nil {
+		return "", err
 	}
 	// Nodes kept from an earlier start of this testbed carry that start's handshake, which may
 	// have grown old since; the scheduler would patch it and panic (see vgpuHandshake).

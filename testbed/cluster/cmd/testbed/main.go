@@ -2,15 +2,18 @@
 // machine, for Tephra's tests and demos: etcd, kube-apiserver, kube-controller-manager (garbage
 // collector, namespaces, and the persistent-volume binder, protection and ephemeral-volume
 // controllers), Volcano's controller-manager and scheduler, KWOK, the fake vGPU device plugin,
-// and a provisioner for the default StorageClass "standard" (testbed.tephra.dev/hostpath:
-// directories under DIR/volumes). It also creates the CSIDriver ru.yandex.s3.csi, for static
-// S3 volumes.
+// a provisioner for the default StorageClass "standard" (testbed.tephra.dev/hostpath:
+// directories under DIR/volumes), and the pods' logs (DIR/logs/pods/NS/POD/CONTAINER.log, served
+// through the logs API; see podlogs.go). It also creates the CSIDriver ru.yandex.s3.csi, for
+// static S3 volumes.
 //
 //	testbed up DIR [flags]           start (or find running) a cluster with its state in DIR
 //	testbed down DIR                 stop everything started for DIR
 //	testbed status DIR               say what runs
 //	testbed vgpu-plugin DIR          the fake vGPU device plugin (up starts it)
 //	testbed storage-provisioner DIR  the default StorageClass's provisioner (up starts it)
+//	testbed pod-logs DIR --listen A --kwok B
+//	                                 the pods' logs and the nodes' kubelet endpoint (up starts it)
 //
 // Normally called through testbed/run, which builds the binaries first.
 package main
@@ -101,6 +104,8 @@ func main() {
 		err = vgpuPlugin(dir)
 	case "storage-provisioner":
 		err = storageProvisioner(dir)
+	case "pod-logs":
+		err = podLogsServer(dir, os.Args[3:])
 	default:
 		usage()
 		os.Exit(2)
