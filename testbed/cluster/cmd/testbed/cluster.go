@@ -27,9 +27,12 @@ type component struct {
 }
 
 type state struct {
-	APIServer  string      `json:"apiServer"`
-	Kubeconfig string      `json:"kubeconfig"`
-	Components []component `json:"components"`
+	APIServer  string `json:"apiServer"`
+	Kubeconfig string `json:"kubeconfig"`
+	// Set while the metrics (up --metrics) run.
+	Prometheus   string      `json:"prometheus,omitempty"`
+	DCGMExporter string      `json:"dcgmExporter,omitempty"`
+	Components   []component `json:"components"`
 }
 
 func statePath(dir string) string { return filepath.Join(dir, "testbed.json") }
@@ -152,6 +155,13 @@ func up(dir string, o upOptions) (string, error) {
 		}
 		if running {
 			fmt.Fprintf(os.Stderr, "testbed already running in %s\n", dir)
+			// Asked for now, the metrics join the running testbed, and go with it at down.
+			if o.metrics && !hasComponent(s, "prometheus") {
+				fmt.Fprintln(os.Stderr, "starting the GPU metrics (dcgm-exporter, Prometheus)")
+				if err := startMetrics(dir, s, o.bin); err != nil {
+					return "", err
+				}
+			}
 			return s.Kubeconfig, nil
 		}
 		// A partial or dead testbed: clear it and start over.
@@ -457,6 +467,12 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 			return "", fmt.Errorf("%w\n%s", err, logTail(dir, "vgpu-plugin"))
 		}
 	}
+	if o.metrics {
+		step("starting the GPU metrics (dcgm-exporter, Prometheus)")
+		if err := startMetrics(dir, s, o.bin); err != nil {
+			return "", err
+		}
+	}
 	step("ready")
 	return kubeconfig, nil
 }
@@ -492,6 +508,10 @@ func down(dir string) error {
 	if err != nil {
 		return err
 	}
+	// First, so no test takes a Prometheus about to stop for a live one.
+	if err := os.Remove(prometheusURLPath(dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
 	for i := len(s.Components) - 1; i >= 0; i-- {
 		c := s.Components[i]
 		if !alive(c) {
@@ -506,7 +526,7 @@ func down(dir string) error {
 			_ = syscall.Kill(c.Pid, syscall.SIGKILL)
 		}
 	}
-	s.Components = nil
+	s.Components, s.Prometheus, s.DCGMExporter = nil, "", ""
 	return s.save(dir)
 }
 
@@ -524,6 +544,9 @@ func status(dir string) error {
 		return nil
 	}
 	fmt.Printf("api server %s\nkubeconfig %s\n", s.APIServer, s.Kubeconfig)
+	if s.Prometheus != "" {
+		fmt.Printf("prometheus %s\ndcgm-exporter %s\n", s.Prometheus, s.DCGMExporter)
+	}
 	for _, c := range s.Components {
 		state := "running"
 		if !alive(c) {

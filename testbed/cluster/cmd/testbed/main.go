@@ -5,7 +5,9 @@
 // a provisioner for the default StorageClass "standard" (testbed.tephra.dev/hostpath:
 // directories under DIR/volumes), and the pods' logs (DIR/logs/pods/NS/POD/CONTAINER.log, served
 // through the logs API; see podlogs.go). It also creates the CSIDriver ru.yandex.s3.csi, for
-// static S3 volumes.
+// static S3 volumes. With --metrics, it also runs a fake dcgm-exporter serving GPU metrics for
+// the pods that hold GPUs, and a Prometheus scraping it each second, whose URL it writes to
+// DIR/prometheus-url.
 //
 //	testbed up DIR [flags]           start (or find running) a cluster with its state in DIR
 //	testbed down DIR                 stop everything started for DIR
@@ -14,11 +16,14 @@
 //	testbed storage-provisioner DIR  the default StorageClass's provisioner (up starts it)
 //	testbed pod-logs DIR --listen A --kwok B
 //	                                 the pods' logs and the nodes' kubelet endpoint (up starts it)
+//	testbed dcgm-exporter --kubeconfig K [--addr HOST:PORT]
+//	                                 the fake dcgm-exporter (up --metrics starts it)
 //
 // Normally called through testbed/run, which builds the binaries first.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -39,6 +44,7 @@ type upOptions struct {
 	nodes      nodeShape
 	pools      string
 	taints     string
+	metrics    bool
 }
 
 func upFlags(o *upOptions) *flag.FlagSet {
@@ -56,6 +62,7 @@ func upFlags(o *upOptions) *flag.FlagSet {
 	fs.StringVar(&o.nodes.poolLabel, "pool-label", "tephra.dev/node-pool", "node label that names a node's pool")
 	fs.StringVar(&o.pools, "pools", "", "comma-separated pool names, assigned to the nodes in turn")
 	fs.StringVar(&o.taints, "taints", "", "comma-separated taints for every node, key=value:Effect")
+	fs.BoolVar(&o.metrics, "metrics", false, "also run the fake dcgm-exporter and a Prometheus scraping it (URL in DIR/prometheus-url)")
 	return fs
 }
 
@@ -106,6 +113,11 @@ func main() {
 		err = storageProvisioner(dir)
 	case "pod-logs":
 		err = podLogsServer(dir, os.Args[3:])
+	case "dcgm-exporter":
+		// Flags only, no DIR: it can serve any cluster's kubeconfig.
+		if err = dcgmExporter(os.Args[2:]); errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
 	default:
 		usage()
 		os.Exit(2)
