@@ -57,6 +57,11 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
         // Run:ai's list of every kind: each caller sees what its projects hold.
         ("GET /api/v1/workloads", anyone),
         ("GET /api/v1/workloads/{id}", read_a),
+        // Allowed callers pass the checks and learn that this server has no cluster to ask.
+        (
+            "GET /api/v1/workloads/{id}/pods/{pod}/logs",
+            [503, 503, 503, 503, 404, 503, 401],
+        ),
         // A member of B cannot tell a workload of A from one that does not exist.
         (
             "GET /api/v1/workloads/events",
@@ -249,6 +254,9 @@ impl World {
             }
             ("GET", r) if r.starts_with("/api/v1/workloads/generic/") => {
                 (fill(&self.generic), None)
+            }
+            ("GET", "/api/v1/workloads/{id}/pods/{pod}/logs") => {
+                (fill(&self.training).replace("{pod}", "alpha-train-0"), None)
             }
             ("GET", r) if r.starts_with("/api/v1/workloads/") => (fill(&self.training), None),
             ("POST", "/api/v1/authorization/access-rules") => (

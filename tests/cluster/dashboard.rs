@@ -211,6 +211,27 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
     );
     browser.screenshot("dashboard-5-detail-running").await?;
 
+    // Logs: the first pod's, followed live (the testbed writes a training step every second);
+    // a pod's "Logs" link switches to that pod.
+    let lines = browser
+        .wait_text("[data-testid=log-lines]", "step 2 ", WAIT)
+        .await?;
+    ensure!(
+        lines.starts_with("tephra-testbed: pod ") && lines.contains("step 1 "),
+        "the first pod's log from its start:\n{lines}"
+    );
+    browser
+        .click("[data-testid=pods-table] tr[data-pod=pt-dashboard-worker-1] a[href='#logs']")
+        .await?;
+    browser
+        .wait_text(
+            "[data-testid=log-lines]",
+            "pt-dashboard-worker-1 container",
+            WAIT,
+        )
+        .await?;
+    browser.screenshot("dashboard-5a-logs").await?;
+
     // Edit: one more worker; the panel shows only what Volcano can change on a running Job.
     browser.click("[data-action=edit]").await?;
     browser.wait_for("[data-testid=edit-panel]", WAIT).await?;

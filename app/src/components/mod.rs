@@ -6,6 +6,7 @@ pub mod hydrated;
 pub mod layout;
 pub mod live;
 pub mod loaded;
+pub mod log_stream;
 pub mod navigate;
 pub mod phase_badge;
 pub mod relative_time;

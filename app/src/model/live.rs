@@ -40,6 +40,9 @@ pub struct PodInfo {
     /// The GPUs its containers ask for (`nvidia.com/gpu`).
     #[serde(default)]
     pub gpus: u32,
+    /// Its containers, whose logs can be read: its own in order, then its init containers.
+    #[serde(default)]
+    pub containers: Vec<String>,
 }
 
 /// The gang's PodGroup, which Volcano's scheduler admits and places as a whole.

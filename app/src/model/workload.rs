@@ -317,6 +317,7 @@ mod tests {
             restarts: 0,
             created_at: None,
             gpus: 0,
+            containers: vec!["train".into()],
         };
         let status = LiveStatus {
             job_phase: Some("Pending".into()),

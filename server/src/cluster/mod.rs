@@ -12,6 +12,7 @@ mod connect;
 pub mod index;
 mod installation;
 pub mod lease;
+pub mod logs;
 pub mod nodes;
 pub mod objects;
 mod observe;
@@ -153,6 +154,8 @@ pub struct ClusterHandle {
     /// Kept so `leading` stays open; the election owns its own.
     _leading: Arc<watch::Sender<bool>>,
     election: Option<Arc<lease::Election>>,
+    /// The API server, for what is read on demand (pod logs); `None` without a cluster.
+    pub client: Option<kube::Client>,
 }
 
 /// The reason a workload shows while Tephra has no cluster to run it on.
@@ -172,6 +175,7 @@ impl ClusterHandle {
             leading,
             _leading: Arc::new(leading_tx),
             election: None,
+            client: None,
         }
     }
 
@@ -294,7 +298,7 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
     });
     let reconciler = Arc::new(reconciler::Reconciler {
         db,
-        client,
+        client: client.clone(),
         profile,
         shared: shared.clone(),
         key,
@@ -333,6 +337,7 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         leading: leading_rx,
         _leading: leading_tx,
         election,
+        client: Some(client),
     }
 }
 

@@ -87,6 +87,16 @@ pub fn pod(pod: &Pod, name: String) -> PodInfo {
             .as_ref()
             .map(|t| t.0.to_string()),
         gpus: gpus(pod),
+        containers: pod
+            .spec
+            .iter()
+            .flat_map(|s| {
+                s.containers
+                    .iter()
+                    .chain(s.init_containers.iter().flatten())
+            })
+            .map(|c| c.name.clone())
+            .collect(),
     }
 }
 

@@ -7,6 +7,7 @@ mod admission;
 mod clusters;
 mod edit;
 mod fit;
+mod logs;
 mod metrics;
 mod org;
 mod org_page;

@@ -191,6 +191,7 @@ mod tests {
                     restarts,
                     created_at: None,
                     gpus: 0,
+                    containers: Vec::new(),
                 };
                 (name, pod)
             })

@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod finish;
 pub mod labels;
 pub mod live_edit;
+pub mod logs;
 pub mod ownership;
 pub mod policy;
 pub mod preemption;

@@ -6,6 +6,7 @@ mod confirm;
 mod edit;
 mod events;
 mod header;
+mod logs;
 mod pods;
 mod reason;
 mod submitted;
@@ -15,6 +16,7 @@ mod timeline;
 use self::{
     events::Events,
     header::Header,
+    logs::Logs,
     pods::Pods,
     reason::{Reason, Trouble},
     submitted::Submitted,
@@ -107,6 +109,7 @@ fn LiveDetail(
         },
     );
     let phase = Memo::new(move |_| workload.with(|w| w.actual_phase));
+    let log_pod = RwSignal::new(None::<String>);
     view! {
         <div class="flex flex-col gap-6" data-testid="training-detail" data-phase=move || phase.get().as_str()>
             <Header workload deleted />
@@ -130,7 +133,11 @@ fn LiveDetail(
             </div>
             <section aria-labelledby="pods-heading" class=CARD_CLASS>
                 <h2 id="pods-heading" class="mb-3 text-lg font-semibold">"Pods"</h2>
-                <Pods workload />
+                <Pods workload log_pod />
+            </section>
+            <section aria-labelledby="logs-heading" id="logs" class=CARD_CLASS>
+                <h2 id="logs-heading" class="mb-3 text-lg font-semibold">"Logs"</h2>
+                <Logs workload selected=log_pod />
             </section>
             <section aria-labelledby="events-heading" class=CARD_CLASS>
                 <h2 id="events-heading" class="mb-3 text-lg font-semibold">"Recent events"</h2>

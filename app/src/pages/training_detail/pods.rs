@@ -1,12 +1,16 @@
-//! The pods that exist right now: where they run, their phase and restarts.
+//! The pods that exist right now: where they run, their phase and restarts, and their logs.
 
 use super::Headings;
 use crate::components::relative_time::Age;
+use crate::components::style::LINK_CLASS;
 use crate::model::workload::Workload;
 use leptos::prelude::*;
 
 #[component]
-pub(super) fn Pods(workload: RwSignal<Workload>) -> impl IntoView {
+pub(super) fn Pods(
+    workload: RwSignal<Workload>,
+    log_pod: RwSignal<Option<String>>,
+) -> impl IntoView {
     view! {
         {move || {
             let pods = workload.with(|w| w.status.pods.clone());
@@ -19,12 +23,13 @@ pub(super) fn Pods(workload: RwSignal<Workload>) -> impl IntoView {
             view! {
                 <div class="overflow-x-auto">
                     <table class="w-full text-left text-sm" data-testid="pods-table">
-                        <Headings labels=&["Pod", "Task", "Node", "Phase", "Restarts", "Age"] />
+                        <Headings labels=&["Pod", "Task", "Node", "Phase", "Restarts", "Age", ""] />
                         <tbody>
                             {pods
                                 .into_iter()
                                 .map(|p| {
                                     let (pod, phase) = (p.name.clone(), p.phase.clone());
+                                    let for_logs = p.name.clone();
                                     view! {
                                     <tr data-pod=pod data-phase=phase>
                                         <td class="py-1 pr-4 font-mono text-xs">{p.name}</td>
@@ -33,6 +38,10 @@ pub(super) fn Pods(workload: RwSignal<Workload>) -> impl IntoView {
                                         <td class="py-1 pr-4">{p.phase}</td>
                                         <td class="py-1 pr-4 tabular-nums">{p.restarts}</td>
                                         <td class="py-1 pr-4">{p.created_at.map(|at| view! { <Age rfc3339=at /> })}</td>
+                                        <td class="py-1 pr-4">
+                                            <a href="#logs" class=LINK_CLASS
+                                                on:click=move |_| log_pod.set(Some(for_logs.clone()))>"Logs"</a>
+                                        </td>
                                     </tr>
                                 }})
                                 .collect_view()}

@@ -366,6 +366,7 @@ mod tests {
                     restarts: 0,
                     created_at: None,
                     gpus: 0,
+                    containers: Vec::new(),
                 },
             )
         };
@@ -410,6 +411,7 @@ mod tests {
                 restarts: 0,
                 created_at: None,
                 gpus: 0,
+                containers: Vec::new(),
             },
         )
     }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod events;
 pub mod generic;
 pub mod listing;
+pub mod logs;
 pub mod openapi;
 pub mod org_units;
 pub mod policies;
@@ -37,6 +38,7 @@ pub fn router() -> Router<AppState> {
         .merge(generic::router())
         .merge(workloads::router())
         .merge(events::router())
+        .merge(logs::router())
         .merge(projects::router())
         .merge(org_units::router())
         .merge(clusters::router())

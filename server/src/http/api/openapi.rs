@@ -3,7 +3,7 @@
 
 use super::{
     Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, clusters, events,
-    generic, org_units, policies, projects, trainings, workloads,
+    generic, logs, org_units, policies, projects, trainings, workloads,
 };
 use crate::http::AppState;
 use axum::Json;
@@ -43,6 +43,7 @@ use utoipa::OpenApi;
         workloads::list_workloads,
         workloads::get_workload,
         events::stream_events,
+        logs::pod_logs,
         org_units::list_departments,
         org_units::create_department,
         org_units::get_department,

@@ -43,8 +43,9 @@ import (
 const (
 	// On a pod or its task template: the lines each container prints after the first line,
 	// instead of training steps, newline-separated ("" prints nothing more). A test that writes
-	// the log itself sets it so its lines are the only ones.
-	logLinesAnnotation = "testbed.tephra.dev/log-lines"
+	// the log itself sets it so its lines are the only ones. Not under tephra.dev/: Tephra
+	// refuses requests that set keys under its own domain.
+	logLinesAnnotation = "testbed/log-lines"
 
 	logStepInterval = time.Second
 	// How long a follow stream goes on after its container ended: KWOK sends what was written
