@@ -33,7 +33,22 @@ step() { printf '\n==> %s\n' "$*" >&2; }
 # it (a lazy island does not link without the splitter).
 # The front end and the server are built one after the other: built together, cargo-leptos 0.3.10
 # once exited 0 with the server done and the front end's wasm-opt and minify steps cut short.
+# The server is built once, static (musl): the binary the tests run is the one the container image
+# ships (scripts/image), and CI does not build a second release server.
+RELEASE_TRIPLE=x86_64-unknown-linux-musl
 build_release() {
   cargo leptos build --release --split --frontend-only "$@"
-  cargo leptos build --release --split --server-only "$@"
+  build_release_server "$@"
+}
+# Through cargo-leptos, not plain cargo: it sets LEPTOS_OUTPUT_NAME and the other compile-time
+# variables the server reads (without them the pages ask for `tephra_bg.wasm`, which the site does
+# not have).
+build_release_server() {
+  LEPTOS_BIN_TARGET_TRIPLE="$RELEASE_TRIPLE" cargo leptos build --release --split --server-only "$@"
+}
+# Where build_release puts the server.
+release_bin() {
+  local target_dir="${CARGO_TARGET_DIR:-$TEPHRA_ROOT/target}"
+  [[ "$target_dir" = /* ]] || target_dir="$TEPHRA_ROOT/$target_dir"
+  echo "$target_dir/$RELEASE_TRIPLE/release/tephra"
 }

@@ -31,6 +31,13 @@ pub trait Backend: Send + Sync + 'static {
         query: &WorkloadQuery,
     ) -> Result<WorkloadPage, AppError>;
 
+    /// One workload's GPU use per pod over the last half hour, from Prometheus.
+    async fn gpu_use(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<crate::model::gpu_use::GpuUse, AppError>;
+
     /// One workload with its history and rendered Job.
     async fn workload_detail(
         &self,
@@ -110,13 +117,15 @@ pub trait Backend: Send + Sync + 'static {
         quota: QuotaFields,
     ) -> Result<Department, AppError>;
 
-    /// Creates project `name` in `department`, or sets its GPU share in the pool `quota` names.
+    /// Creates project `name` in `department`, or sets its GPU share in the pool `quota` names;
+    /// either way sets its idle-GPU timeout to `idle_minutes` (empty: none).
     async fn save_project(
         &self,
         principal: &Principal,
         name: &str,
         department: &str,
         quota: QuotaFields,
+        idle_minutes: &str,
     ) -> Result<Project, AppError>;
 
     async fn delete_project(&self, principal: &Principal, name: &str) -> Result<(), AppError>;

@@ -129,6 +129,7 @@ mod tests {
             description: String::new(),
             resources: sqlx::types::Json(Vec::new()),
             default_node_pools: None,
+            scheduling_rules: None,
             created_at: at,
             updated_at: at,
         }

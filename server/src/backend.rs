@@ -10,6 +10,7 @@ use app::model::access::{
     ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewApplication,
 };
 use app::model::action::Action;
+use app::model::gpu_use::GpuUse;
 use app::model::org::{self, Organisation};
 use app::model::org_form::QuotaFields;
 use app::model::policy::PolicyField;
@@ -63,7 +64,8 @@ impl Backend for Services {
         principal: &Principal,
         query: &WorkloadQuery,
     ) -> Result<WorkloadPage, AppError> {
-        let page = self.control.list(None, principal, query).await?;
+        let mut page = self.control.list(None, principal, query).await?;
+        self.control.fill_gpu_use(&mut page.workloads).await;
         Ok(WorkloadPage {
             workloads: page.workloads.iter().map(WorkloadRow::from).collect(),
             total: page.total,
@@ -71,6 +73,10 @@ impl Backend for Services {
             offset: page.offset,
             limit: page.limit,
         })
+    }
+
+    async fn gpu_use(&self, principal: &Principal, id: &str) -> Result<GpuUse, AppError> {
+        self.control.gpu_use(principal, id).await
     }
 
     async fn workload_detail(
@@ -209,9 +215,10 @@ impl Backend for Services {
         name: &str,
         department: &str,
         quota: QuotaFields,
+        idle_minutes: &str,
     ) -> Result<org::Project, AppError> {
         self.control
-            .save_project(principal, name, department, quota)
+            .save_project(principal, name, department, quota, idle_minutes)
             .await
     }
 

@@ -12,6 +12,7 @@ pub mod control;
 pub mod db;
 pub mod domain;
 pub mod governance;
+pub mod gpu_use;
 pub mod http;
 pub mod metrics;
 pub mod render_cli;
@@ -145,7 +146,21 @@ impl Application {
             max_pods: args.max_pods_per_workload,
             namespace_prefix: args.namespace_prefix.clone(),
             metrics,
+            prometheus: args
+                .prometheus_url
+                .as_deref()
+                .map(gpu_use::Prometheus::new)
+                .transpose()
+                .map_err(anyhow::Error::msg)?,
         };
+        if control.prometheus.is_some() && cluster_configured {
+            let idle = control.clone();
+            supervise::supervise(
+                "idle GPU rule",
+                control.cluster.shared.health.clone(),
+                move || idle.clone().watch_idle_gpus(),
+            );
+        }
         let measured = control
             .measure_unmeasured()
             .await

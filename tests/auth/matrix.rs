@@ -62,6 +62,11 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
             "GET /api/v1/workloads/{id}/pods/{pod}/logs",
             [503, 503, 503, 503, 404, 503, 401],
         ),
+        // The same, without a Prometheus to ask.
+        (
+            "GET /api/v1/workloads/{id}/metrics",
+            [503, 503, 503, 503, 404, 503, 401],
+        ),
         // A member of B cannot tell a workload of A from one that does not exist.
         (
             "GET /api/v1/workloads/events",
@@ -255,6 +260,10 @@ impl World {
             ("GET", r) if r.starts_with("/api/v1/workloads/generic/") => {
                 (fill(&self.generic), None)
             }
+            ("GET", "/api/v1/workloads/{id}/metrics") => (
+                format!("{}?metricType=GPU_UTILIZATION", fill(&self.training)),
+                None,
+            ),
             ("GET", "/api/v1/workloads/{id}/pods/{pod}/logs") => {
                 (fill(&self.training).replace("{pod}", "alpha-train-0"), None)
             }

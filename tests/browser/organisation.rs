@@ -1,5 +1,5 @@
-//! The organisation page: an administrator creates a department and a project with GPU quotas,
-//! sees them in the tables and in the org-unit API, tries a project policy (a widening one is
+//! The organisation page: an administrator creates a department and a project with GPU quotas
+//! and an idle GPU timeout, sees them in the tables and in the org-unit API, tries a project policy (a widening one is
 //! refused, naming the rule), saves a narrowing one after its preview, gives a user a role in the
 //! project and takes it back, and deletes the project.
 
@@ -60,6 +60,7 @@ async fn an_administrator_sets_up_a_department_a_project_and_its_policy() -> any
     assert!(refusal.contains("resources"), "{refusal}");
     browser.fill("project-gpu-quota", "4").await?;
     browser.fill("project-gpu-limit", "8").await?;
+    browser.fill("project-idle-minutes", "30").await?;
     browser
         .click("[data-testid=project-form] button[type=submit]")
         .await?;
@@ -67,12 +68,17 @@ async fn an_administrator_sets_up_a_department_a_project_and_its_policy() -> any
         .wait_text("[data-testid=projects-admin-table]", "vision", WAIT)
         .await?;
     assert!(projects.contains("default: 4 (limit 8)"), "{projects}");
+    assert!(projects.contains("30 min"), "{projects}");
     let api: Value = reqwest::get(format!("{base}/api/v1/org-unit/projects/vision"))
         .await?
         .json()
         .await?;
     assert_eq!(api["parentName"], "research", "{api}");
     assert_eq!(api["resources"][0]["gpu"]["deserved"], 4.0, "{api}");
+    assert_eq!(
+        api["schedulingRules"]["trainingJobMaxIdleDurationSeconds"], 1800,
+        "{api}"
+    );
 
     // The project's policy: widening the system's is refused; a narrowing one is previewed,
     // then saved.

@@ -21,7 +21,7 @@ const OUTCOME: &str = "testbed.tephra.dev/outcome";
 /// A running Tephra server for one test, and the cluster it drives.
 pub(crate) struct Tephra {
     pub(crate) server: TephraServer,
-    http: reqwest::Client,
+    pub(crate) http: reqwest::Client,
     pub(crate) kube: kube::Client,
     /// Namespace and queue prefix of this server's projects.
     pub(crate) prefix: String,
@@ -32,9 +32,13 @@ pub(crate) fn prefix_for(ns: &str) -> String {
     format!("t{}-", ns.rsplit('-').next().unwrap_or("x"))
 }
 
+/// Tephra as the Helm chart installs it: as the chart's service account (`kubeconfig` is its,
+/// from [`crate::tephra_kubeconfig`]), with its leader Lease in the release namespace. So every
+/// test here also proves the chart's RBAC is enough; the test's own client stays the admin's.
 pub(crate) fn launch(kubeconfig: &std::path::Path, prefix: &str) -> Launch {
     Launch::default()
         .arg(format!("--kubeconfig={}", kubeconfig.display()))
+        .arg(format!("--lease-namespace={}", crate::account().namespace))
         .arg(format!("--namespace-prefix={prefix}"))
         .arg("--resync-seconds=2")
 }
@@ -42,7 +46,7 @@ pub(crate) fn launch(kubeconfig: &std::path::Path, prefix: &str) -> Launch {
 impl Tephra {
     pub(crate) async fn start(tb: &Testbed, ns: &str) -> anyhow::Result<Self> {
         let prefix = prefix_for(ns);
-        Self::start_with(tb, launch(&tb.kubeconfig, &prefix), prefix).await
+        Self::start_with(tb, launch(crate::tephra_kubeconfig(), &prefix), prefix).await
     }
 
     pub(crate) async fn start_with(
@@ -72,7 +76,7 @@ impl Tephra {
             .tempfile()?;
         std::fs::write(file.path(), profile)?;
         let prefix = prefix_for(ns);
-        let launch = launch(&tb.kubeconfig, &prefix)
+        let launch = launch(crate::tephra_kubeconfig(), &prefix)
             .arg(format!("--cluster-profile={}", file.path().display()));
         Ok((Self::start_with(tb, launch, prefix).await?, file))
     }
@@ -789,7 +793,7 @@ pub async fn killed_between_accepting_and_creating_no_request_gets_two_jobs(
     let data = tempfile::Builder::new()
         .prefix("tephra-restart-")
         .tempdir()?;
-    let launch = launch(&tb.kubeconfig, &prefix).data_dir(data.path());
+    let launch = launch(crate::tephra_kubeconfig(), &prefix).data_dir(data.path());
     let mut accepted = Vec::new();
     for round in 0..20 {
         let mut t = Tephra::start_with(&tb, launch.clone(), prefix.clone()).await?;
@@ -884,7 +888,7 @@ pub async fn requests_are_accepted_while_the_cluster_is_unreachable(
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
-    let original = std::fs::read_to_string(&tb.kubeconfig)?;
+    let original = std::fs::read_to_string(crate::tephra_kubeconfig())?;
     let server = regex::Regex::new(r"https://127\.0\.0\.1:(\d+)")?;
     let port = server
         .captures(&original)

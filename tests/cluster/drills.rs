@@ -236,7 +236,7 @@ fn check_row(id: &str, row: &Value, jobs: usize) -> anyhow::Result<()> {
 async fn crash(tb: &Testbed, ns: &str, submissions: usize) -> anyhow::Result<()> {
     let prefix = prefix_for(ns);
     let data = tempfile::Builder::new().prefix("tephra-crash-").tempdir()?;
-    let launch = launch(&tb.kubeconfig, &prefix).data_dir(data.path());
+    let launch = launch(crate::tephra_kubeconfig(), &prefix).data_dir(data.path());
     let mut dice = Dice::seeded();
     let mut ledger = Ledger::default();
     let mut n = 0;

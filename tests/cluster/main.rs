@@ -9,6 +9,8 @@ mod dashboard;
 mod drills;
 mod edits;
 mod generic;
+mod gpu_use;
+mod logs;
 mod org;
 mod quota;
 mod reliability;
@@ -19,8 +21,32 @@ mod storage;
 mod volcano;
 
 use libtest_mimic::{Arguments, Trial};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use tephra_tests::service_account::ChartAccount;
 use tephra_tests::testbed::Testbed;
+
+/// The Helm chart's service account on this run's testbed: Tephra runs as it (`api::launch`).
+static ACCOUNT: OnceLock<ChartAccount> = OnceLock::new();
+
+pub(crate) fn account() -> &'static ChartAccount {
+    ACCOUNT
+        .get()
+        .expect("the chart's account is installed before any test runs")
+}
+
+/// The kubeconfig the tephra binary gets: the chart's service account's.
+pub(crate) fn tephra_kubeconfig() -> &'static std::path::Path {
+    &account().kubeconfig
+}
+
+/// Installs the chart's ServiceAccount and RBAC objects on the testbed and mints the account's
+/// kubeconfig.
+fn install_account(tb: &Testbed) -> anyhow::Result<ChartAccount> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(ChartAccount::install(tb))
+}
 
 type TestFn = fn(
     Arc<Testbed>,
@@ -68,6 +94,10 @@ fn main() {
         compat::runai_requests_of_every_field_group_run_on_the_testbed,
         storage::every_kind_of_storage_is_created_bound_and_mounted,
         storage::an_s3_volume_waits_for_its_secret_and_runs_once_it_exists,
+        logs::a_pods_log_is_read_tailed_with_timestamps_and_downloaded,
+        logs::a_followed_log_streams_new_lines_and_ends_with_the_container,
+        gpu_use::gpu_use_shows_per_pod_and_in_the_list,
+        gpu_use::a_project_rule_suspends_a_training_whose_gpus_stay_idle,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         generic::a_generic_jobs_failure_rule_waits_for_every_replica_it_lists,
         generic::a_generic_jobs_success_rule_and_clean_up_none_and_all,
@@ -104,8 +134,21 @@ fn main() {
     let testbed = if wanted.is_empty() || args.list {
         None
     } else {
-        match Testbed::start() {
-            Ok(tb) => Some(Arc::new(tb)),
+        // With the GPU metrics (a DCGM-shaped exporter and Prometheus) for `gpu_use`.
+        match Testbed::start_with(&["--metrics"]) {
+            Ok(tb) => {
+                match install_account(&tb) {
+                    Ok(account) => {
+                        let _ = ACCOUNT.set(account);
+                    }
+                    Err(e) => {
+                        eprintln!("cannot install the chart's service account: {e:#}");
+                        drop(tb);
+                        std::process::exit(101);
+                    }
+                }
+                Some(Arc::new(tb))
+            }
             Err(e) => {
                 eprintln!("cannot start the testbed: {e:#}");
                 std::process::exit(101);

@@ -11,6 +11,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tephra_tests::browser::Browser;
 use tephra_tests::postgres::TempPostgres;
 use tephra_tests::sse::SseStream;
 use tephra_tests::testbed::Testbed;
@@ -25,8 +26,10 @@ pub async fn two_replicas_serve_alike_and_the_follower_takes_over_when_the_leade
     let (_pg, prefix, first, second) = two_replicas(&tb, &ns, LEASE_SECONDS).await?;
     let result = async {
         let (leader, follower) = leader_and_follower([&first, &second]).await?;
-        // A client of the follower, following every workload.
+        // A client of the follower, following every workload, and a browser on the follower.
         let mut events = SseStream::open(&follower.url("/api/v1/workloads/events")).await?;
+        let browser = Browser::start().await?;
+        let mut watched = None;
 
         let mut accepted: BTreeSet<String> = BTreeSet::new();
         let mut killed_at = None;
@@ -47,7 +50,16 @@ pub async fn two_replicas_serve_alike_and_the_follower_takes_over_when_the_leade
                 _ => follower.post(TRAININGS, &body).await?,
             };
             ensure!(status == 202, "submission {i}: {status} {answer}");
-            accepted.insert(crate::api::id_of(&answer)?);
+            let id = crate::api::id_of(&answer)?;
+            if watched.is_none() && killed_at.is_some() {
+                // Submitted while nobody leads: the browser on the follower shows its page.
+                browser
+                    .open(&follower.url(&format!("/trainings/{id}")))
+                    .await?;
+                browser.hydrated().await?;
+                watched = Some(id.clone());
+            }
+            accepted.insert(id);
         }
         let killed_at = killed_at.context("the leader was killed")?;
 
@@ -100,6 +112,25 @@ pub async fn two_replicas_serve_alike_and_the_follower_takes_over_when_the_leade
             running_after > 0,
             "no live update reached the follower's client"
         );
+
+        // The page opened on the follower follows the training without a reload: it runs, and
+        // once suspended (by the new leader) it shows Stopped.
+        let watched = watched.context("a training was watched in the browser")?;
+        browser
+            .wait_for("[data-testid=training-detail][data-phase=Running]", WAIT)
+            .await?;
+        let (status, answer) = follower
+            .post(
+                &format!("{TRAININGS}/{watched}/suspend"),
+                &serde_json::json!({}),
+            )
+            .await?;
+        ensure!(status == 202, "suspend: {status} {answer}");
+        browser
+            .wait_for("[data-testid=training-detail][data-phase=Stopped]", WAIT)
+            .await?;
+        browser.screenshot("replicas-follower-live").await?;
+        browser.close().await?;
         Ok(())
     }
     .await;
@@ -153,7 +184,7 @@ async fn two_replicas(
     let url = pg.create_database("replicas").await?;
     let prefix = prefix_for(ns);
     let replica = || {
-        launch(&tb.kubeconfig, &prefix)
+        launch(crate::tephra_kubeconfig(), &prefix)
             .arg(format!("--database-url={url}"))
             .arg(format!("--lease-seconds={lease}"))
             .api_only()
@@ -201,9 +232,10 @@ async fn leads(replica: &Tephra) -> Option<bool> {
         .map(|v| v.trim() == "1")
 }
 
-/// The leader Leases, in the namespace Tephra runs in (`--lease-namespace`, default here).
+/// The leader Leases, in the namespace Tephra runs in (`--lease-namespace`: the chart's release
+/// namespace, where its Role lets it keep them).
 fn leases(t: &Tephra) -> Api<Lease> {
-    Api::namespaced(t.kube.clone(), "default")
+    Api::namespaced(t.kube.clone(), &crate::account().namespace)
 }
 
 /// How many Jobs each workload has in the project's namespace.

@@ -3,6 +3,7 @@
 mod access;
 mod policy;
 mod quota;
+mod rules;
 
 use access::{
     access_rules_are_unique_and_their_changes_audited,
@@ -19,16 +20,13 @@ use quota::{
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
 };
+use rules::scheduling_rules_are_stored_checked_cleared_and_listed;
 use serde_json::json;
-use server::cluster::ClusterHandle;
-use server::control::Control;
 use server::db::projects::{DEFAULT_PROJECT, NewProject};
 use server::db::users::Identity;
 use server::db::workloads::{Change, NewWorkload, SortKey, StoredWorkload, WorkloadFilter};
 use server::db::{Database, DbError};
-use server::domain::cluster::ClusterProfile;
 use server::domain::request::WorkloadKind;
-use std::sync::Arc;
 use tephra_tests::postgres::TempPostgres;
 use uuid::Uuid;
 
@@ -103,6 +101,7 @@ on_both_engines!(
     policies_protect_nodes_narrow_inward_and_fill_defaults,
     a_projects_usage_splits_placed_and_waiting_work_by_user,
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
+    scheduling_rules_are_stored_checked_cleared_and_listed,
 );
 
 async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {
@@ -786,14 +785,7 @@ async fn the_audit_trail_keeps_order(db: &Database, _: &str) {
 async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Database, _: &str) {
     db.projects().ensure_default().await.unwrap();
     let user_id = user(db, "mallory").await;
-    let control = Control {
-        db: db.clone(),
-        cluster: ClusterHandle::detached("default"),
-        profile: Arc::new(ClusterProfile::default()),
-        max_pods: 1000,
-        namespace_prefix: "tephra-".into(),
-        metrics: server::metrics::Metrics::new(),
-    };
+    let control = quota::control(db);
     let principal = Principal {
         user_id: user_id.to_string(),
         subject: "mallory".into(),

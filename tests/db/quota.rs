@@ -21,6 +21,7 @@ pub(crate) fn control(db: &Database) -> Control {
         max_pods: 1000,
         namespace_prefix: "tephra-".into(),
         metrics: server::metrics::Metrics::new(),
+        prometheus: None,
     }
 }
 
@@ -70,6 +71,7 @@ fn project(name: &str, parent: &str, resources: Vec<PoolResources>) -> ProjectRe
         parent_id: Some(parent.into()),
         resources,
         default_node_pools: None,
+        scheduling_rules: None,
         requested_namespace: None,
     }
 }

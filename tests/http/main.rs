@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 mod clusters;
 mod cross_site;
 mod metrics;
+mod projects;
 mod quota;
 mod workloads;
 

@@ -5,11 +5,13 @@
 pub mod axe;
 pub mod bench;
 pub mod browser;
+pub mod chart;
 pub mod crd_schema;
 pub mod in_process;
 pub mod oidc;
 pub mod postgres;
 pub mod process;
+pub mod service_account;
 pub mod sse;
 pub mod sse_load;
 pub mod tephra;

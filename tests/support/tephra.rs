@@ -25,11 +25,13 @@ impl TephraServer {
     }
 }
 
-/// The release server: `TEPHRA_BIN` when set, else `<target dir>/release/tephra`.
+/// The release server: `TEPHRA_BIN` when set, else the static (musl) build's
+/// `<target dir>/x86_64-unknown-linux-musl/release/tephra` (scripts/env.sh `build_release`): the
+/// binary the container image ships.
 pub fn release_binary() -> anyhow::Result<PathBuf> {
     let bin = match std::env::var_os("TEPHRA_BIN") {
         Some(bin) => PathBuf::from(bin),
-        None => workspace::target_dir().join("release/tephra"),
+        None => workspace::target_dir().join("x86_64-unknown-linux-musl/release/tephra"),
     };
     if !bin.exists() {
         bail!(

@@ -43,6 +43,13 @@ pub async fn get_workload(id: String) -> Result<WorkloadDetail, AppError> {
     backend.workload_detail(&principal, &id).await
 }
 
+/// One workload's GPU use per pod over the last half hour.
+#[server(prefix = "/api/fn", endpoint = "get_gpu_use", input = Json)]
+pub async fn get_gpu_use(id: String) -> Result<crate::model::gpu_use::GpuUse, AppError> {
+    let (backend, principal) = crate::backend::acting().await?;
+    backend.gpu_use(&principal, &id).await
+}
+
 /// The stored request of a workload, as a draft for the form ("Clone").
 #[server(prefix = "/api/fn", endpoint = "clone_workload", input = Json)]
 pub async fn clone_workload(id: String) -> Result<Draft, AppError> {

@@ -20,16 +20,18 @@ pub async fn save_department(name: String, quota: QuotaFields) -> Result<Departm
     backend.save_department(&principal, &name, quota).await
 }
 
-/// Creates the project `name` in `department`, or sets its GPU share in `pool` if it exists.
+/// Creates the project `name` in `department`, or sets its GPU share in `pool` if it exists;
+/// either way sets its idle-GPU timeout to `idle_minutes` (empty: none).
 #[server(prefix = "/api/fn", endpoint = "save_project")]
 pub async fn save_project(
     name: String,
     department: String,
     quota: QuotaFields,
+    idle_minutes: String,
 ) -> Result<Project, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
-        .save_project(&principal, &name, &department, quota)
+        .save_project(&principal, &name, &department, quota, &idle_minutes)
         .await
 }
 

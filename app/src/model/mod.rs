@@ -5,6 +5,7 @@ pub mod action;
 pub mod cluster;
 pub mod edit;
 pub mod fit;
+pub mod gpu_use;
 pub mod live;
 pub mod org;
 pub mod org_form;

@@ -1,8 +1,8 @@
 //! The organisation page's quota fields, as a browser posts them (text), turned into the
-//! org-unit API's resources for one node pool. An empty quota or limit is `null`: none, as in
-//! Run:ai.
+//! org-unit API's resources for one node pool, and a project's idle-GPU timeout in minutes into
+//! its scheduling rules. An empty quota, limit or timeout is `null`: none, as in Run:ai.
 
-use super::org::{PoolRef, PoolResources, Share};
+use super::org::{IDLE_SECONDS, PoolRef, PoolResources, SchedulingRules, Share};
 use super::validation::FieldError;
 use serde::{Deserialize, Serialize};
 
@@ -80,6 +80,27 @@ impl QuotaFields {
     }
 }
 
+/// The project's idle-GPU rule from the minutes typed (`idle_minutes`); empty is no rule.
+pub fn idle_rule(minutes: &str) -> Result<Option<SchedulingRules>, FieldError> {
+    let text = minutes.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let (least, most) = (IDLE_SECONDS.start() / 60, IDLE_SECONDS.end() / 60);
+    match text.parse::<u64>() {
+        Ok(m) if (least..=most).contains(&m) => Ok(Some(SchedulingRules {
+            training_job_max_idle_duration_seconds: Some(m * 60),
+        })),
+        _ => Err(FieldError {
+            path: "idle_minutes".into(),
+            message: format!(
+                "must be a whole number of minutes from {least} to {most} (30 days), or empty \
+                 for no timeout (got {text:?})"
+            ),
+        }),
+    }
+}
+
 /// `resources` with `pool`'s entry replaced by (or joined with) `entry`; other pools keep theirs.
 pub fn with_pool(mut resources: Vec<PoolResources>, entry: PoolResources) -> Vec<PoolResources> {
     match resources
@@ -128,6 +149,23 @@ mod tests {
             below[0].message,
             "must be at least the quota (4), or empty for no limit"
         );
+    }
+
+    #[test]
+    fn idle_minutes_become_seconds_and_empty_is_no_rule() {
+        assert_eq!(idle_rule(" "), Ok(None));
+        let rule = idle_rule("30").unwrap().unwrap();
+        assert_eq!(rule.training_job_max_idle_duration_seconds, Some(1800));
+        assert!(idle_rule("43200").is_ok());
+        for bad in ["0", "43201", "1.5", "-5", "soon"] {
+            let error = idle_rule(bad).unwrap_err();
+            assert_eq!(error.path, "idle_minutes", "{bad}");
+            assert!(
+                error.message.contains("from 1 to 43200"),
+                "{}",
+                error.message
+            );
+        }
     }
 
     #[test]

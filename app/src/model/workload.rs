@@ -42,6 +42,10 @@ pub struct Workload {
     /// request, so every kind counts alike.
     #[serde(default)]
     pub gpus: f64,
+    /// Its GPUs' mean utilisation now, percent, when Prometheus has it (the dashboard's list
+    /// fills it in; other answers leave it out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_use: Option<f64>,
     pub status: LiveStatus,
     /// Fields the request set that have no effect, on the answer to a submit (Run:ai accepts
     /// them too; Tephra says so instead of ignoring them silently).
@@ -149,6 +153,8 @@ pub struct WorkloadRow {
     pub running: u32,
     pub pods: u32,
     pub gpus: f64,
+    /// Mean GPU utilisation when the page was loaded, percent.
+    pub gpu_use: Option<f64>,
 }
 
 impl WorkloadRow {
@@ -207,6 +213,7 @@ impl From<&Workload> for WorkloadRow {
             running,
             pods,
             gpus: w.gpus,
+            gpu_use: w.gpu_use,
         }
     }
 }
@@ -300,6 +307,7 @@ mod tests {
             running: 0,
             pods: 0,
             gpus: 0.0,
+            gpu_use: None,
         };
         row.apply(&change);
         assert_eq!((row.running, row.pods), (2, 4));

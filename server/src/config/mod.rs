@@ -217,6 +217,12 @@ pub struct ServeArgs {
     )]
     pub lease_namespace: String,
 
+    /// Prometheus with NVIDIA DCGM exporter metrics (e.g. http://prometheus-server.monitoring:9090):
+    /// GPU use on the pages, and the projects' idle GPU rule. Without it neither is shown or
+    /// applied.
+    #[arg(long, env = "TEPHRA_PROMETHEUS_URL", value_name = "URL")]
+    pub prometheus_url: Option<String>,
+
     /// Cluster profile (JSON or YAML): node-pool and node-type labels, priority classes, git image,
     /// S3 driver, data volumes. Defaults suit the testbed.
     #[arg(long, env = "TEPHRA_CLUSTER_PROFILE", value_name = "FILE")]
@@ -332,6 +338,12 @@ impl ServeArgs {
                     self.lease_seconds
                 ),
             });
+        }
+        if let Some(url) = &self.prometheus_url {
+            crate::gpu_use::Prometheus::new(url).map_err(|message| ConfigError {
+                option: "--prometheus-url (TEPHRA_PROMETHEUS_URL)",
+                message,
+            })?;
         }
         if self.resync_seconds == 0 {
             return Err(ConfigError {

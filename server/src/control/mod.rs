@@ -7,6 +7,8 @@ mod admission;
 mod clusters;
 mod edit;
 mod fit;
+mod gpu_use;
+mod idle;
 mod logs;
 mod metrics;
 mod org;
@@ -19,6 +21,7 @@ mod submit;
 mod view;
 
 pub use clusters::{ClusterInfo, ClusterState};
+pub use gpu_use::Span;
 pub use policy::{POLICY_KINDS, ScopePolicy};
 pub use view::workload_response;
 
@@ -48,6 +51,8 @@ pub struct Control {
     pub namespace_prefix: String,
     /// What `/metrics` serves; the HTTP layer and the reconciler count into it.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Where GPU use is read (`--prometheus-url`); `None` shows none and applies no idle rule.
+    pub prometheus: Option<crate::gpu_use::Prometheus>,
 }
 
 /// A page of a list.

@@ -7,7 +7,7 @@ use crate::db::DbError;
 use app::error::AppError;
 use app::model::cluster::{ClusterView, NodeView};
 use app::model::org::{self, DepartmentRequest, Organisation, ProjectRequest};
-use app::model::org_form::{QuotaFields, with_pool};
+use app::model::org_form::{QuotaFields, idle_rule, with_pool};
 use app::model::policy::{PolicyField, preview};
 use app::model::principal::Principal;
 use serde_json::Value;
@@ -114,14 +114,26 @@ impl Control {
         }
     }
 
+    /// Creates the project or sets its share in one pool, and its idle-GPU timeout to the
+    /// minutes typed: an empty field removes the timeout, as the form sets all it shows.
     pub async fn save_project(
         &self,
         principal: &Principal,
         name: &str,
         department: &str,
         quota: QuotaFields,
+        idle_minutes: &str,
     ) -> Result<org::Project, AppError> {
-        let entry = quota.resources().map_err(AppError::Rejected)?;
+        let entry = quota.resources();
+        let rules = idle_rule(idle_minutes);
+        let (entry, scheduling_rules) = match (entry, rules) {
+            (Ok(entry), Ok(rules)) => (entry, rules),
+            (entry, rules) => {
+                let mut errors = entry.err().unwrap_or_default();
+                errors.extend(rules.err());
+                return Err(AppError::Rejected(errors));
+            }
+        };
         let parent_id = (!department.is_empty()).then(|| department.to_owned());
         match self.db.projects().by_key(name).await {
             Ok(existing) => {
@@ -132,6 +144,7 @@ impl Control {
                     parent_id,
                     resources: with_pool(existing.resources.0.clone(), entry),
                     default_node_pools: existing.default_node_pools.map(|p| p.0),
+                    scheduling_rules,
                     requested_namespace: None,
                 };
                 self.update_project(principal, name, request).await
@@ -144,6 +157,7 @@ impl Control {
                     parent_id,
                     resources: vec![entry],
                     default_node_pools: None,
+                    scheduling_rules,
                     requested_namespace: None,
                 };
                 self.create_project(principal, request).await

@@ -10,7 +10,7 @@ use crate::db::projects::{NewProject, Project, ProjectFields};
 use crate::domain::authz::Permission;
 use crate::domain::quota::{self, Allowance};
 use app::error::AppError;
-use app::model::org::{self, ProjectRequest};
+use app::model::org::{self, ProjectRequest, SchedulingRules};
 use app::model::principal::Principal;
 use app::model::project::ProjectSummary;
 use app::model::validation::dns1123_label;
@@ -48,6 +48,7 @@ impl Control {
             parent_name: department.to_owned(),
             resources: p.resources.0.clone(),
             default_node_pools: p.default_node_pools.as_ref().map(|j| j.0.clone()),
+            scheduling_rules: p.scheduling_rules.as_ref().map(|j| j.0),
             requested_namespace: p.namespace.clone(),
             queue: p.queue.clone(),
             workloads,
@@ -241,7 +242,8 @@ impl Control {
         Ok(())
     }
 
-    /// Checks a project's fields, its shares on their own and against its department's.
+    /// Checks a project's fields: its shares on their own and against its department's, and
+    /// its scheduling rules.
     async fn project_fields(
         &self,
         request: &ProjectRequest,
@@ -250,6 +252,10 @@ impl Control {
     ) -> Result<ProjectFields, AppError> {
         let mut errors = self.common_checks(&request.name, request.cluster_id.as_deref());
         errors.extend(quota::check_resources(&request.resources));
+        let scheduling_rules = SchedulingRules::parse(request.scheduling_rules)
+            .map_err(|e| errors.extend(e))
+            .ok()
+            .flatten();
         if errors.is_empty() {
             let siblings = self.db.projects().list().await?;
             let others = others_deserved(&siblings, department.id, existing.map(|p| p.id));
@@ -267,6 +273,7 @@ impl Control {
             description: request.description.clone().unwrap_or_default(),
             resources: request.resources.clone(),
             default_node_pools: request.default_node_pools.clone(),
+            scheduling_rules,
         })
     }
 }

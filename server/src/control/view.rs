@@ -27,6 +27,7 @@ pub fn workload_response(listing: &WorkloadListing) -> Workload {
             .cloned()
             .unwrap_or_else(|| serde_json::json!({})),
         gpus: crate::stored::requested_gpus(w),
+        gpu_use: None,
         status: w.status.clone(),
         warnings: Vec::new(),
     }

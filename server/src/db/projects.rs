@@ -1,7 +1,7 @@
 //! Projects: each owns one namespace and one Volcano queue, within a department.
 
 use super::{DbError, DbResult, conflict_as, now, on_pool};
-use app::model::org::PoolResources;
+use app::model::org::{PoolResources, SchedulingRules};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
@@ -22,6 +22,7 @@ pub struct Project {
     pub description: String,
     pub resources: Json<Vec<PoolResources>>,
     pub default_node_pools: Option<Json<Vec<String>>>,
+    pub scheduling_rules: Option<Json<SchedulingRules>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -40,6 +41,7 @@ pub struct ProjectFields {
     pub description: String,
     pub resources: Vec<PoolResources>,
     pub default_node_pools: Option<Vec<String>>,
+    pub scheduling_rules: Option<SchedulingRules>,
 }
 
 #[derive(Debug, Clone)]
@@ -78,7 +80,7 @@ impl NewProject {
 pub struct Projects<'a>(pub(super) &'a super::Database);
 
 const COLUMNS: &str = "id, number, name, namespace, queue, department_id, description, \
-                       resources, default_node_pools, created_at, updated_at";
+                       resources, default_node_pools, scheduling_rules, created_at, updated_at";
 
 /// How often a create retries when another took the same number at the same moment.
 const NUMBER_RETRIES: usize = 3;
@@ -103,10 +105,10 @@ impl Projects<'_> {
         let sql = format!(
             "INSERT INTO projects (id, number, name, namespace, queue, department_id,
                                         description, resources, default_node_pools,
-                                        created_at, updated_at)
+                                        scheduling_rules, created_at, updated_at)
              VALUES ($1, (SELECT COALESCE(MAX(number), 0) + 1 FROM projects), $2, $3, $4,
                      COALESCE($5, (SELECT id FROM departments WHERE name = 'default')),
-                     $6, $7, $8, $9, $9)
+                     $6, $7, $8, $9, $10, $10)
              RETURNING {COLUMNS}"
         );
         let result = on_pool!(self.0, pool => sqlx::query_as(&sql)
@@ -118,6 +120,7 @@ impl Projects<'_> {
             .bind(&new.fields.description)
             .bind(Json(&new.fields.resources))
             .bind(new.fields.default_node_pools.as_ref().map(Json))
+            .bind(new.fields.scheduling_rules.as_ref().map(Json))
             .bind(at)
             .fetch_one(pool)
             .await);
@@ -199,6 +202,24 @@ impl Projects<'_> {
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).fetch_all(pool).await)?)
     }
 
+    /// The projects with an idle-GPU timeout for trainings, by name. Filtered here rather than
+    /// in SQL: the two engines spell a JSON lookup differently, and projects are few.
+    pub async fn with_idle_rule(&self) -> DbResult<Vec<Project>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM projects WHERE scheduling_rules IS NOT NULL ORDER BY name"
+        );
+        let projects: Vec<Project> =
+            on_pool!(self.0, pool => sqlx::query_as(&sql).fetch_all(pool).await)?;
+        Ok(projects
+            .into_iter()
+            .filter(|p| {
+                p.scheduling_rules
+                    .as_ref()
+                    .is_some_and(|r| r.0.training_job_max_idle_duration_seconds.is_some())
+            })
+            .collect())
+    }
+
     /// How many workloads of the project are not deleted.
     pub async fn workload_count(&self, id: Uuid) -> DbResult<i64> {
         let sql = "SELECT COUNT(*) FROM workloads WHERE project_id = $1 AND deleted_at IS NULL";
@@ -214,7 +235,7 @@ impl Projects<'_> {
     pub async fn update(&self, id: Uuid, fields: &ProjectFields) -> DbResult<Project> {
         let sql = format!(
             "UPDATE projects SET description = $2, resources = $3, default_node_pools = $4,
-                                 updated_at = $5
+                                 scheduling_rules = $5, updated_at = $6
               WHERE id = $1 RETURNING {COLUMNS}"
         );
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
@@ -222,6 +243,7 @@ impl Projects<'_> {
             .bind(&fields.description)
             .bind(Json(&fields.resources))
             .bind(fields.default_node_pools.as_ref().map(Json))
+            .bind(fields.scheduling_rules.as_ref().map(Json))
             .bind(now())
             .fetch_one(pool)
             .await)?)

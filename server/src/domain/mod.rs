@@ -5,6 +5,7 @@
 pub mod authz;
 pub mod cluster;
 pub mod finish;
+pub mod gpu_use;
 pub mod labels;
 pub mod live_edit;
 pub mod logs;

@@ -11,7 +11,7 @@ use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTT
 use crate::components::table::{Column, Table};
 use crate::components::usage::Usage;
 use crate::error::AppError;
-use crate::model::org::{DEFAULT_PROJECT, Organisation, gpu_totals};
+use crate::model::org::{DEFAULT_PROJECT, Organisation, SchedulingRules, gpu_totals};
 use leptos::prelude::*;
 
 pub(super) const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
@@ -26,10 +26,11 @@ const DEPARTMENT_COLUMNS: [Column; 4] = [
     Column::text("Queue"),
 ];
 
-const PROJECT_COLUMNS: [Column; 5] = [
+const PROJECT_COLUMNS: [Column; 6] = [
     Column::text("Name"),
     Column::text("Department"),
     Column::text("GPUs per pool: quota (limit)"),
+    Column::text("Idle GPU timeout"),
     Column::number("Workloads"),
     Column::text(""),
 ];
@@ -118,7 +119,7 @@ pub fn Units(org: Organisation) -> impl IntoView {
             }}
             {outcome(move || delete.value().get(), "Deleted.")}
             <h3 class="mt-4 text-sm font-semibold">"Create a project or set its quota"</h3>
-            <ActionForm action=save_project attr:class="mt-2 grid gap-3 sm:grid-cols-7 sm:items-end" attr:data-testid="project-form">
+            <ActionForm action=save_project attr:class="mt-2 grid gap-3 sm:grid-cols-4 sm:items-start" attr:data-testid="project-form">
                 <label class=LABEL>
                     "Name"
                     <input id="project-name" name="name" required class=FIELD />
@@ -141,7 +142,16 @@ pub fn Units(org: Organisation) -> impl IntoView {
                     </select>
                 </label>
                 <QuotaInputs prefix="project" />
-                <button type="submit" class=PRIMARY_BUTTON_CLASS>"Save project"</button>
+                <div>
+                    <label class=format!("block {LABEL}")>
+                        "Idle GPU timeout (minutes)"
+                        <input id="project-idle-minutes" name="idle_minutes" inputmode="numeric" placeholder="none" aria-describedby="project-idle-hint" class=FIELD />
+                    </label>
+                    <p id="project-idle-hint" class="mt-1 text-xs text-slate-600 dark:text-slate-400">
+                        "Trainings whose GPUs stay idle this long are suspended"
+                    </p>
+                </div>
+                <button type="submit" class=format!("sm:mt-6 {PRIMARY_BUTTON_CLASS}")>"Save project"</button>
             </ActionForm>
             {outcome(move || save_project.value().get(), "Saved.")}
         </section>
@@ -184,6 +194,7 @@ fn ProjectTable(org: Organisation, delete: ServerAction<DeleteProject>) -> impl 
                         <td class=format!("{CELL} font-medium")>{p.name}</td>
                         <td class=CELL>{p.parent_name}</td>
                         <td class=CELL>{shares(&p.resources)}</td>
+                        <td class=CELL>{idle_timeout(p.scheduling_rules)}</td>
                         <td class=format!("{CELL} text-right tabular-nums")>{p.workloads}</td>
                         <td class=CELL>
                             {deletable.then(|| view! {
@@ -199,5 +210,15 @@ fn ProjectTable(org: Organisation, delete: ServerAction<DeleteProject>) -> impl 
                 }
             }).collect_view()}
         </Table>
+    }
+}
+
+/// "30 min" (or "90 s"), or "none" when trainings are never suspended for idling.
+fn idle_timeout(rules: Option<SchedulingRules>) -> String {
+    // The API takes seconds; the form, minutes.
+    match rules.and_then(|r| r.training_job_max_idle_duration_seconds) {
+        Some(seconds) if seconds % 60 == 0 => format!("{} min", seconds / 60),
+        Some(seconds) => format!("{seconds} s"),
+        None => "none".to_owned(),
     }
 }

@@ -103,22 +103,20 @@ pub(super) fn Logs(
                     <span class="font-medium">"Pod"</span>
                     <select class=SELECT_CLASS data-testid="logs-pod"
                         on:change=move |e| selected.set(Some(event_target_value(&e)))>
-                        {move || pods.get().into_iter().map(|(name, _)| {
-                            let chosen = pod.get().as_deref() == Some(name.as_str());
-                            let label = name.clone();
-                            view! { <option value=name selected=chosen>{label}</option> }
-                        }).collect_view()}
+                        {move || options(
+                            pods.get().into_iter().map(|(name, _)| name),
+                            pod.get(),
+                        )}
                     </select>
                 </label>
                 <label class="flex flex-col gap-1">
                     <span class="font-medium">"Container"</span>
                     <select class=SELECT_CLASS data-testid="logs-container"
                         on:change=move |e| container.set(Some(event_target_value(&e)))>
-                        {move || containers.get().into_iter().map(|name| {
-                            let chosen = choice.with(|c| c.as_ref().is_some_and(|c| c.container == name));
-                            let label = name.clone();
-                            view! { <option value=name selected=chosen>{label}</option> }
-                        }).collect_view()}
+                        {move || options(
+                            containers.get(),
+                            choice.with(|c| c.as_ref().map(|c| c.container.clone())),
+                        )}
                     </select>
                 </label>
                 <label class="flex flex-col gap-1">
@@ -150,7 +148,7 @@ pub(super) fn Logs(
             {move || {
                 again.track();
                 match choice.get() {
-                    Some(c) => view! { <Reader url=c.url(&id, false) /> }.into_any(),
+                    Some(c) => view! { <Reader url=c.url(&id, false) follow=c.follow /> }.into_any(),
                     None => view! {
                         <p class="text-sm text-slate-600 dark:text-slate-300">"No pod to read: logs appear once a pod has started."</p>
                     }.into_any(),
@@ -158,6 +156,18 @@ pub(super) fn Logs(
             }}
         </div>
     }
+}
+
+/// A select's options, `chosen` selected.
+fn options(names: impl IntoIterator<Item = String>, chosen: Option<String>) -> impl IntoView {
+    names
+        .into_iter()
+        .map(|name| {
+            let selected = chosen.as_ref() == Some(&name);
+            let label = name.clone();
+            view! { <option value=name selected=selected>{label}</option> }
+        })
+        .collect_view()
 }
 
 /// Where the reader stands.
@@ -170,7 +180,7 @@ enum State {
 
 /// The lines at `url`, read while this is shown: a new choice makes a new reader.
 #[component]
-fn Reader(url: String) -> impl IntoView {
+fn Reader(url: String, follow: bool) -> impl IntoView {
     let lines = RwSignal::new(Vec::<String>::new());
     let state = RwSignal::new(State::Reading);
     let pre = NodeRef::<leptos::html::Pre>::new();
@@ -202,6 +212,7 @@ fn Reader(url: String) -> impl IntoView {
         </pre>
         <p class="text-xs text-slate-600 dark:text-slate-300" role="status">
             {move || match state.get() {
+                State::Reading if follow => "Following: new lines appear as the container writes them.".to_owned(),
                 State::Reading => "Reading…".to_owned(),
                 State::Ended => "The log ended.".to_owned(),
                 State::Failed(why) => why,

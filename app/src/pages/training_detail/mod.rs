@@ -5,6 +5,7 @@ mod actions;
 mod confirm;
 mod edit;
 mod events;
+mod gpu_chart;
 mod header;
 mod logs;
 mod pods;
@@ -15,6 +16,7 @@ mod timeline;
 
 use self::{
     events::Events,
+    gpu_chart::GpuChart,
     header::Header,
     logs::Logs,
     pods::Pods,
@@ -131,6 +133,10 @@ fn LiveDetail(
                     <Tasks workload />
                 </section>
             </div>
+            <section aria-labelledby="gpu-heading" class=CARD_CLASS>
+                <h2 id="gpu-heading" class="mb-3 text-lg font-semibold">"GPU use"</h2>
+                <GpuChart workload />
+            </section>
             <section aria-labelledby="pods-heading" class=CARD_CLASS>
                 <h2 id="pods-heading" class="mb-3 text-lg font-semibold">"Pods"</h2>
                 <Pods workload log_pod />

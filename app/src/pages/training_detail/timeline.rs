@@ -26,6 +26,17 @@ fn describe(entry: &HistoryEntry) -> String {
             .unwrap_or_default(),
         "submit" => format!("Submitted by {who}"),
         "suspend" => format!("Suspended by {who}"),
+        // Tephra itself, by the project's rule: the words say which and why.
+        "idle-suspend" => {
+            let reason = entry.detail["reason"]
+                .as_str()
+                .unwrap_or("suspended: its GPUs were idle");
+            let mut said = reason.to_owned();
+            if let Some(first) = said.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            said
+        }
         "resume" => format!("Resumed by {who}"),
         "delete" => format!("Deletion asked by {who}"),
         other => format!("{other} ({who})"),

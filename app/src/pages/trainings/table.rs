@@ -164,7 +164,16 @@ fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
                 {move || view! { <PhaseBadge phase=phase() /> }}
             </td>
             <td class="px-4 py-2 tabular-nums" data-testid="tasks">{tasks}</td>
-            <td class="px-4 py-2 tabular-nums">{format_gpus(w.gpus)}</td>
+            <td class="px-4 py-2 tabular-nums">
+                {format_gpus(w.gpus)}
+                // Rounded to a whole percent without float formatting (see format_gpus).
+                {w.gpu_use.map(|u| view! {
+                    <span class="ml-2 text-xs text-slate-600 dark:text-slate-300" data-testid="gpu-use"
+                        title="GPU utilisation when the page was loaded">
+                        {format!("{}% busy", u.round() as i64)}
+                    </span>
+                })}
+            </td>
             <td class="px-4 py-2"><Age rfc3339=w.created_at.clone() /></td>
         </tr>
     }

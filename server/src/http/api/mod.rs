@@ -12,6 +12,7 @@ pub mod clusters;
 pub mod error;
 pub mod events;
 pub mod generic;
+pub mod gpu_metrics;
 pub mod listing;
 pub mod logs;
 pub mod openapi;
@@ -39,6 +40,7 @@ pub fn router() -> Router<AppState> {
         .merge(workloads::router())
         .merge(events::router())
         .merge(logs::router())
+        .merge(gpu_metrics::router())
         .merge(projects::router())
         .merge(org_units::router())
         .merge(clusters::router())

@@ -193,7 +193,8 @@ pub async fn get_project(
     Ok(Json(state.control.org_project(&principal, &id).await?))
 }
 
-/// Changes a project's description, resources and default node pools.
+/// Replaces a project's description, resources, default node pools and scheduling rules: what
+/// the body leaves out is cleared.
 #[utoipa::path(put, path = "/api/v1/org-unit/projects/{id}", tag = "org-unit",
     params(("id" = String, Path, description = "The project's id or name")),
     request_body = ProjectRequest,
