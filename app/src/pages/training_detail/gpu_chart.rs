@@ -1,6 +1,7 @@
 //! GPU utilisation and memory per pod over the last half hour: two small line charts, read again
 //! every 15 seconds while the page shows. Drawn as SVG here, so no chart library ships.
 
+#[cfg(feature = "hydrate")]
 use crate::api::get_gpu_use;
 use crate::model::gpu_use::{GpuUse, PodGpuUse};
 use crate::model::workload::Workload;
@@ -17,21 +18,31 @@ const COLOURS: &[&str] = &[
 pub(super) fn GpuChart(workload: RwSignal<Workload>) -> impl IntoView {
     let id = workload.with_untracked(|w| w.workload_id.clone());
     let uses_gpus = Memo::new(move |_| workload.with(|w| w.gpus > 0.0));
-    let tick = RwSignal::new(0u32);
+    let figures = RwSignal::new(None::<Result<GpuUse, crate::error::AppError>>);
+    // Read in the browser only, by an effect (effects never run on the server): a Prometheus
+    // that is slow must not hold the page back, and a resource read during server rendering
+    // outlives the render that made it.
     #[cfg(feature = "hydrate")]
     {
+        let tick = RwSignal::new(0u32);
         if let Ok(handle) = set_interval_with_handle(
             move || tick.update(|n| *n += 1),
             std::time::Duration::from_secs(15),
         ) {
             on_cleanup(move || handle.clear());
         }
+        Effect::new(move |_| {
+            tick.track();
+            let id = id.clone();
+            leptos::task::spawn_local(async move {
+                let answer = get_gpu_use(id).await;
+                // The page may have gone meanwhile.
+                let _ = figures.try_set(Some(answer));
+            });
+        });
     }
-    // Read in the browser only: a Prometheus that is slow must not hold the page back.
-    let figures = LocalResource::new(move || {
-        tick.track();
-        get_gpu_use(id.clone())
-    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = id;
     view! {
         <Show when=move || uses_gpus.get()
             fallback=|| view! { <p class="text-sm text-slate-600 dark:text-slate-300">"This training asks for no GPUs."</p> }>
