@@ -10,6 +10,7 @@ mod drills;
 mod edits;
 mod generic;
 mod gpu_use;
+mod isolation;
 mod logs;
 mod org;
 mod quota;
@@ -20,7 +21,9 @@ mod sharing;
 mod storage;
 mod volcano;
 
+use futures::FutureExt;
 use libtest_mimic::{Arguments, Trial};
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, OnceLock};
 use tephra_tests::service_account::ChartAccount;
 use tephra_tests::testbed::Testbed;
@@ -168,13 +171,27 @@ fn main() {
                     .map_err(|e| e.to_string())?;
                 runtime.block_on(async move {
                     let client = testbed.client().await.map_err(|e| format!("{e:#}"))?;
+                    let before = isolation::namespaces(&client).await?;
                     let ns = testbed
                         .namespace(&client, name)
                         .await
                         .map_err(|e| format!("{e:#}"))?;
-                    let result = test(testbed.clone(), ns.clone()).await;
+                    // A failed assertion panics; its namespace goes all the same, or the pods
+                    // it left would hold GPUs that later tests count on.
+                    let result = AssertUnwindSafe(test(testbed.clone(), ns.clone()))
+                        .catch_unwind()
+                        .await;
                     volcano::cleanup(&client, &ns).await;
-                    result.map_err(|e| format!("{e:#}").into())
+                    let stray = isolation::stop_stray_servers();
+                    let settled = isolation::settle(&client, &before).await;
+                    match result {
+                        Ok(result) => {
+                            result.map_err(|e| format!("{e:#}"))?;
+                            stray?;
+                            Ok(settled?)
+                        }
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
                 })
             })
             .with_ignored_flag(long)
