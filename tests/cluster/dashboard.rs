@@ -230,6 +230,9 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
             WAIT,
         )
         .await?;
+    browser
+        .wait_text("[data-testid=logs] [role=status]", "Following", WAIT)
+        .await?;
     browser.screenshot("dashboard-5a-logs").await?;
 
     // Edit: one more worker; the panel shows only what Volcano can change on a running Job.

@@ -10,6 +10,7 @@ use kube::api::DeleteParams;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
+use tephra_tests::browser::Browser;
 use tephra_tests::testbed::Testbed;
 
 /// The exporter reports this utilisation for a container with it in its environment.
@@ -109,10 +110,53 @@ pub async fn gpu_use_shows_per_pod_and_in_the_list(
             .get(&format!("/api/v1/workloads/{id}/metrics?metricType=TEMPERATURE"))
             .await?;
         ensure!(status == 400 && bad["details"][0]["field"] == "metricType", "{bad}");
-        Ok(())
+        in_the_browser(&t, &id, figures["pods"][0]["pod"].as_str().unwrap_or_default()).await
     }
     .await;
     t.cleanup().await;
+    result
+}
+
+/// What a user sees: the list's "42% busy", and on the detail page a chart per figure with a line
+/// for the pod, its legend saying 42 %.
+async fn in_the_browser(t: &Tephra, id: &str, pod: &str) -> anyhow::Result<()> {
+    const SHOWN: Duration = Duration::from_secs(30);
+    let browser = Browser::start().await?;
+    let result = async {
+        browser.open(&t.url("/trainings")).await?;
+        browser
+            .wait_text(
+                &format!("tr[data-workload-id='{id}'] [data-testid=gpu-use]"),
+                "42% busy",
+                SHOWN,
+            )
+            .await?;
+        browser.open(&t.url(&format!("/trainings/{id}"))).await?;
+        browser.hydrated().await?;
+        // Read in the browser after hydration (the chart is not rendered on the server).
+        browser
+            .wait_text(
+                &format!("[data-testid=gpu-use-legend] li[data-pod='{pod}']"),
+                "42 %",
+                SHOWN,
+            )
+            .await?;
+        browser
+            .wait_for(
+                "[data-testid=gpu-use] svg[aria-label='Utilisation (%)'] polyline",
+                SHOWN,
+            )
+            .await?;
+        browser
+            .wait_for(
+                "[data-testid=gpu-use] svg[aria-label='Memory in use (GiB)'] polyline",
+                SHOWN,
+            )
+            .await?;
+        browser.screenshot("gpu-use-detail").await
+    }
+    .await;
+    browser.close().await?;
     result
 }
 
@@ -182,6 +226,22 @@ pub async fn a_project_rule_suspends_a_training_whose_gpus_stay_idle(
             audit.to_string().contains(&idle),
             "the audit trail has it: {audit}"
         );
+        // The page says why it stopped, above the timeline.
+        let browser = Browser::start().await?;
+        let shown = async {
+            browser.open(&t.url(&format!("/trainings/{idle}"))).await?;
+            browser
+                .wait_text(
+                    "[data-testid=suspended-by]",
+                    "idle GPU rule",
+                    Duration::from_secs(30),
+                )
+                .await?;
+            browser.screenshot("idle-suspended").await
+        }
+        .await;
+        browser.close().await?;
+        shown?;
         for id in [&idle, &busy] {
             t.delete(&format!("{TRAININGS}/{id}")).await?;
             t.wait_gone(TRAININGS, id).await?;

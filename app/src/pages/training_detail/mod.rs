@@ -121,7 +121,7 @@ fn LiveDetail(
                     <a href="/trainings" class="text-indigo-700 underline dark:text-indigo-300">"Back to the trainings"</a>
                 </p>
             </Show>
-            <Reason workload standing />
+            <Reason workload standing history />
             <Trouble workload />
             <div class="grid gap-6 lg:grid-cols-3">
                 <section aria-labelledby="timeline-heading" class=format!("{CARD_CLASS} lg:col-span-1")>

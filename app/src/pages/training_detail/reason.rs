@@ -2,7 +2,7 @@
 
 use crate::model::phase::Phase;
 use crate::model::usage::Standing;
-use crate::model::workload::Workload;
+use crate::model::workload::{HistoryEntry, Workload};
 use leptos::prelude::*;
 
 /// Why the training is where it is, in plain words, with the gang and the queue it waits in.
@@ -10,6 +10,7 @@ use leptos::prelude::*;
 pub(super) fn Reason(
     workload: RwSignal<Workload>,
     standing: RwSignal<Option<Standing>>,
+    history: RwSignal<Vec<HistoryEntry>>,
 ) -> impl IntoView {
     let waiting = move || {
         workload.with(|w| {
@@ -25,7 +26,11 @@ pub(super) fn Reason(
             let standing = standing.get();
             let over_quota = standing.as_ref().is_some_and(|s| s.project.over_quota());
             let preemption = w.status.preemption.clone();
-            if w.phase_message.is_none() && preemption.is_none() && !over_quota {
+            // A suspended training says who suspended it: a person, or the idle GPU rule and why.
+            let suspended_by = matches!(w.actual_phase, Phase::Stopping | Phase::Stopped)
+                .then(|| history.with(|h| super::timeline::last_suspension(h)))
+                .flatten();
+            if w.phase_message.is_none() && preemption.is_none() && !over_quota && suspended_by.is_none() {
                 return None;
             }
             let heading = match w.actual_phase {
@@ -63,6 +68,7 @@ pub(super) fn Reason(
             Some(view! {
                 <section aria-labelledby="reason-heading" class=format!("rounded-lg border p-4 {tone}") data-testid="reason">
                     <h2 id="reason-heading" class="font-semibold">{heading}</h2>
+                    {suspended_by.map(|s| view! { <p class="mt-1 text-sm" data-testid="suspended-by">{s}</p> })}
                     {w.phase_message.map(|m| view! { <p class="mt-1 text-sm">{m}</p> })}
                     {preempted.map(|p| view! { <p class="mt-1 text-sm" data-testid="preemption">{p}</p> })}
                     {gang.map(|g| view! { <p class="mt-1 text-sm">{g}</p> })}

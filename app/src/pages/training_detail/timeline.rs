@@ -6,7 +6,7 @@ use crate::model::workload::HistoryEntry;
 use leptos::prelude::*;
 
 /// One history entry in words.
-fn describe(entry: &HistoryEntry) -> String {
+pub(super) fn describe(entry: &HistoryEntry) -> String {
     let who = entry
         .actor
         .clone()
@@ -69,4 +69,59 @@ pub(super) fn Timeline(history: Vec<HistoryEntry>) -> impl IntoView {
         </ol>
     }
     .into_any()
+}
+
+/// Who or what suspended the training, when a suspension is the latest of its suspends and
+/// resumes: a person, or the project's idle GPU rule with its reason.
+pub(super) fn last_suspension(history: &[HistoryEntry]) -> Option<String> {
+    history
+        .iter()
+        .rev()
+        .find(|e| matches!(e.action.as_str(), "suspend" | "idle-suspend" | "resume"))
+        .filter(|e| e.action != "resume")
+        .map(describe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn entry(action: &str, actor: Option<&str>, detail: serde_json::Value) -> HistoryEntry {
+        HistoryEntry {
+            at: "2026-11-25T18:00:00Z".into(),
+            action: action.into(),
+            actor: actor.map(Into::into),
+            detail,
+        }
+    }
+
+    #[test]
+    fn the_latest_suspension_says_who_or_which_rule() {
+        let submitted = entry("submit", Some("Ada"), json!({}));
+        let idle = entry(
+            "idle-suspend",
+            None,
+            json!({ "reason": "suspended by the project's idle GPU rule: its GPUs were idle (under 1 % use) for 1 min" }),
+        );
+        let phase = entry("phase", None, json!({ "to": "Stopped" }));
+        assert_eq!(
+            last_suspension(&[submitted.clone(), idle.clone(), phase.clone()]).as_deref(),
+            Some(
+                "Suspended by the project's idle GPU rule: its GPUs were idle (under 1 % use) for 1 min"
+            )
+        );
+        let by_hand = entry("suspend", Some("Ada"), json!({}));
+        let resumed = entry("resume", Some("Ada"), json!({}));
+        assert_eq!(
+            last_suspension(&[idle.clone(), resumed.clone(), by_hand.clone()]).as_deref(),
+            Some("Suspended by Ada")
+        );
+        assert_eq!(last_suspension(&[idle, resumed]), None, "resumed since");
+        assert_eq!(
+            last_suspension(&[submitted, phase]),
+            None,
+            "never suspended"
+        );
+    }
 }

@@ -66,6 +66,18 @@ func (k *kube) get(path string, into any) error {
 	return json.Unmarshal(body, into)
 }
 
+// mergePatch applies a JSON merge patch to the object at path.
+func (k *kube) mergePatch(path string, patch []byte) error {
+	code, body, err := k.do("PATCH", path, patch, "application/merge-patch+json")
+	if err != nil {
+		return err
+	}
+	if code != 200 {
+		return fmt.Errorf("PATCH %s: %d %s", path, code, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
 // resourcePath is where objects of this apiVersion/kind live. Only the kinds the testbed
 // creates are known.
 func resourcePath(apiVersion, kind, namespace string) (string, error) {

@@ -762,12 +762,8 @@ func pointNodesAtKubelet(k *kube, port int) error {
 			continue
 		}
 		path := "/api/v1/nodes/" + url.PathEscape(node.Metadata.Name) + "/status"
-		code, body, err := k.do("PATCH", path, patch, "application/merge-patch+json")
-		if err != nil {
+		if err := k.mergePatch(path, patch); err != nil {
 			return err
-		}
-		if code != 200 {
-			return fmt.Errorf("PATCH %s: %d %s", path, code, strings.TrimSpace(string(body)))
 		}
 	}
 	return nil

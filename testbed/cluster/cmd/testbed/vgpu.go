@@ -115,12 +115,8 @@ func refreshHandshakes(k *kube, now time.Time) error {
 			continue
 		}
 		path := "/api/v1/nodes/" + node.Metadata.Name
-		code, body, err := k.do("PATCH", path, patch, "application/merge-patch+json")
-		if err != nil {
+		if err := k.mergePatch(path, patch); err != nil {
 			return err
-		}
-		if code != 200 {
-			return fmt.Errorf("PATCH %s: %d %s", path, code, strings.TrimSpace(string(body)))
 		}
 	}
 	return nil
