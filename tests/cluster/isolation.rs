@@ -108,3 +108,35 @@ pub fn stop_stray_servers() -> Result<(), String> {
         "the test left Tephra servers running (pids {strays:?}); they were killed"
     ))
 }
+
+/// Every pod bound to a node that asks for GPUs, in any namespace: said when a test fails, so a
+/// test that waited for GPUs names what held them.
+pub async fn gpu_holders(client: &kube::Client) -> String {
+    let pods = match Api::<Pod>::all(client.clone())
+        .list(&ListParams::default())
+        .await
+    {
+        Ok(list) => list.items,
+        Err(e) => return format!("cannot list pods: {e}"),
+    };
+    let holders: Vec<String> = pods
+        .iter()
+        .filter(|p| p.spec.as_ref().is_some_and(|s| s.node_name.is_some()))
+        .filter(|p| {
+            p.spec.as_ref().is_some_and(|s| {
+                s.containers.iter().any(|c| {
+                    c.resources
+                        .as_ref()
+                        .and_then(|r| r.requests.as_ref())
+                        .is_some_and(|r| r.contains_key("nvidia.com/gpu"))
+                })
+            })
+        })
+        .map(describe)
+        .collect();
+    if holders.is_empty() {
+        "no bound pod asks for GPUs".to_owned()
+    } else {
+        format!("bound pods asking for GPUs: {}", holders.join(", "))
+    }
+}

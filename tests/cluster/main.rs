@@ -181,16 +181,25 @@ fn main() {
                     let result = AssertUnwindSafe(test(testbed.clone(), ns.clone()))
                         .catch_unwind()
                         .await;
+                    // Before cleaning up: what held the cluster's GPUs when the test failed.
+                    let holders = match &result {
+                        Ok(Ok(())) => None,
+                        _ => Some(isolation::gpu_holders(&client).await),
+                    };
                     volcano::cleanup(&client, &ns).await;
                     let stray = isolation::stop_stray_servers();
                     let settled = isolation::settle(&client, &before).await;
                     match result {
                         Ok(result) => {
-                            result.map_err(|e| format!("{e:#}"))?;
+                            result
+                                .map_err(|e| format!("{e:#}\n{}", holders.unwrap_or_default()))?;
                             stray?;
                             Ok(settled?)
                         }
-                        Err(panic) => std::panic::resume_unwind(panic),
+                        Err(panic) => {
+                            eprintln!("{}", holders.unwrap_or_default());
+                            std::panic::resume_unwind(panic)
+                        }
                     }
                 })
             })
