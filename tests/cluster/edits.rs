@@ -6,6 +6,7 @@ use anyhow::Context;
 use kube::api::{Api, DynamicObject, ListParams};
 use serde_json::json;
 use std::sync::Arc;
+use std::time::Duration;
 use tephra_tests::testbed::{Testbed, resource};
 
 /// The PodGroup Volcano made for the workload's Job.
@@ -28,6 +29,20 @@ async fn pod_group(t: &Tephra, id: &str) -> anyhow::Result<DynamicObject> {
                 .any(|r| r.uid == uid)
         })
         .context("the Job's PodGroup")
+}
+
+/// The uids of the workload's pods of these names, in that order; missing ones are an error.
+async fn uids(t: &Tephra, id: &str, names: &[&str]) -> anyhow::Result<Vec<String>> {
+    let pods = t.pods_of(id).await?;
+    names
+        .iter()
+        .map(|name| {
+            pods.iter()
+                .find(|p| p.metadata.name.as_deref() == Some(*name))
+                .and_then(|p| p.metadata.uid.clone())
+                .with_context(|| format!("no pod {name}"))
+        })
+        .collect()
 }
 
 pub async fn a_running_training_scales_and_changes_priority_and_the_cluster_follows(
@@ -79,7 +94,9 @@ pub async fn a_running_training_scales_and_changes_priority_and_the_cluster_foll
             "{history}"
         );
 
-        // Down again: one worker, the gang of one worker and the master.
+        // Down again: one worker, the gang of one worker and the master. The master and the
+        // first worker run on: Volcano removes the others without restarting the training.
+        let kept = uids(&t, &id, &["elastic-master-0", "elastic-worker-0"]).await?;
         let (status, body) = t
             .patch(&at, &json!({ "numWorkers": 1, "minReplicas": 1 }))
             .await?;
@@ -89,7 +106,21 @@ pub async fn a_running_training_scales_and_changes_priority_and_the_cluster_foll
                 && b["status"]["podGroup"]["minMember"] == 2
         })
         .await?;
-        assert_eq!(t.pods_of(&id).await?.len(), 2, "the master and one worker");
+        tephra_tests::wait_for(
+            "only the master and the first worker",
+            Duration::from_secs(60),
+            || async { (t.pods_of(&id).await.ok()?.len() == 2).then_some(()) },
+        )
+        .await?;
+        let names = ["elastic-master-0", "elastic-worker-0"];
+        assert_eq!(uids(&t, &id, &names).await?, kept, "the same pods run on");
+        let job = t.jobs_of(&id).await?.pop().context("a Job")?;
+        assert_eq!(
+            job.data["status"]["retryCount"].as_i64().unwrap_or(0),
+            0,
+            "a scale-down is no restart: {}",
+            job.data["status"]
+        );
 
         // A training has no workers; its priority class may change.
         let single = id_of(&t.submit(TRAININGS, &training("single", 0)).await?)?;

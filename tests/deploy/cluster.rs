@@ -6,9 +6,11 @@ use anyhow::{Context, ensure};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod, Secret};
 use k8s_openapi::api::rbac::v1::ClusterRole;
-use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::ResourceExt;
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use std::sync::Arc;
+use std::time::Duration;
 use tephra_tests::chart::{self, RELEASE_NAMESPACE, Values};
 use tephra_tests::service_account::{ChartAccount, ensure_release_namespace, may};
 use tephra_tests::testbed::Testbed;
@@ -213,6 +215,98 @@ pub async fn the_chart_account_is_refused_what_tephra_never_does(
             .map(|_| ()),
         "changing a Secret",
     )?;
+    Ok(())
+}
+
+/// The mark Tephra puts on the pods a scale-down removes (server/src/cluster/live_edit.rs).
+const MARK: &str = "volcano.sh/controller-out-of-sync";
+
+/// RBAC grants `patch` on pods for that mark alone; the chart's admission policy refuses every
+/// other change the account tries.
+pub async fn the_chart_account_may_mark_a_pod_removed_and_change_nothing_else(
+    tb: Arc<Testbed>,
+) -> anyhow::Result<()> {
+    let account = ChartAccount::install(&tb).await?;
+    let admin = Api::<Pod>::namespaced(tb.client().await?, RELEASE_NAMESPACE);
+    let name = "tephra-marks";
+    let _ = admin
+        .delete(name, &DeleteParams::default().grace_period(0))
+        .await;
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": { "name": name, "labels": { "app": "trainer" },
+                      "annotations": { "volcano.sh/task-spec": "worker" } },
+        "spec": { "containers": [{ "name": "c", "image": "busybox" }] },
+    }))?;
+    // A pod left by an earlier run is deleted at once: it was never scheduled.
+    tephra_tests::wait_for(
+        "the last run's pod to go",
+        Duration::from_secs(30),
+        || async { matches!(admin.get_opt(name).await, Ok(None)).then_some(()) },
+    )
+    .await?;
+    admin.create(&PostParams::default(), &pod).await?;
+    let pods = Api::<Pod>::namespaced(account.client().await?, RELEASE_NAMESPACE);
+    let patch = |value: serde_json::Value| {
+        let pods = pods.clone();
+        async move {
+            pods.patch(name, &PatchParams::default(), &Patch::Merge(&value))
+                .await
+                .map(|_| ())
+        }
+    };
+    let refused = |result: Result<(), kube::Error>| matches!(result, Err(kube::Error::Api(status)) if status.code == 403);
+    // The policy takes effect once the API server has loaded it.
+    tephra_tests::wait_for(
+        "the admission policy to refuse a new image",
+        Duration::from_secs(30),
+        || async {
+            refused(
+                patch(json!({ "spec": { "containers": [{ "name": "c", "image": "evil" }] } }))
+                    .await,
+            )
+            .then_some(())
+        },
+    )
+    .await?;
+    patch(json!({ "metadata": { "annotations": { MARK: "true" } } }))
+        .await
+        .context("marking the pod")?;
+    for (what, change) in [
+        (
+            "relabel it",
+            json!({ "metadata": { "labels": { "app": "other" } } }),
+        ),
+        (
+            "annotate it otherwise",
+            json!({ "metadata": { "annotations": { "x": "y" } } }),
+        ),
+        (
+            "change another annotation",
+            json!({ "metadata": { "annotations": { "volcano.sh/task-spec": "master" } } }),
+        ),
+        (
+            "set the mark to anything but true",
+            json!({ "metadata": { "annotations": { MARK: "false" } } }),
+        ),
+        (
+            "add a finalizer",
+            json!({ "metadata": { "finalizers": ["tephra.dev/hold"] } }),
+        ),
+    ] {
+        ensure!(refused(patch(change).await), "the account may {what}");
+    }
+    patch(json!({ "metadata": { "annotations": { MARK: null } } }))
+        .await
+        .context("clearing the mark")?;
+    let left = admin.get(name).await?;
+    ensure!(
+        !left.annotations().contains_key(MARK) && left.labels()["app"] == "trainer",
+        "the pod changed: {:?}",
+        left.metadata
+    );
+    admin
+        .delete(name, &DeleteParams::default().grace_period(0))
+        .await?;
     Ok(())
 }
 

@@ -17,13 +17,16 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The kinds that make up the chart's identity and permissions.
-const RBAC_KINDS: [&str; 5] = [
+/// The kinds that make up the chart's identity and permissions (the admission policy narrows
+/// what RBAC grants on pods).
+const RBAC_KINDS: [&str; 7] = [
     "ServiceAccount",
     "ClusterRole",
     "ClusterRoleBinding",
     "Role",
     "RoleBinding",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
 ];
 
 /// How long the token lasts: longer than any test run.

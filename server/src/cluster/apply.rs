@@ -6,7 +6,6 @@
 use super::objects::{Queue, QueueSpec};
 use crate::db::projects::Project;
 use crate::domain::labels::{DEPARTMENT, MANAGED_BY, MANAGED_BY_VALUE, PROJECT, WORKLOAD_ID};
-use crate::domain::live_edit::Shape;
 use crate::domain::ownership::{OWNER, OwnerKey};
 use crate::domain::quota::queues::QueuePlan;
 use crate::domain::volcano::Job;
@@ -158,36 +157,6 @@ where
         }
         Err(e) => Err(e.into()),
     }
-}
-
-/// Brings the workload's Job to `desired` (an edit): a JSON Patch of what changed, which the API
-/// server applies only if the Job is still at the generation read here. A Job that is not the
-/// workload's, or is being deleted, is left alone.
-pub async fn edit_job(
-    client: &Client,
-    namespace: &str,
-    name: &str,
-    id: Uuid,
-    key: &OwnerKey,
-    desired: &Shape,
-) -> Result<()> {
-    let jobs = Api::<Job>::namespaced(client.clone(), namespace);
-    let Some(job) = jobs.get_opt(name).await? else {
-        return Ok(());
-    };
-    if key.owner(&job.metadata) != Some(id) || job.metadata.deletion_timestamp.is_some() {
-        return Ok(());
-    }
-    let generation = job.metadata.generation.unwrap_or(1);
-    let Some(ops) = Shape::of(&job.spec).patch_to(desired, generation) else {
-        return Ok(());
-    };
-    let patch: json_patch::Patch = serde_json::from_value(ops)
-        .map_err(|e| Error::Render(format!("the edit is not a JSON Patch: {e}")))?;
-    jobs.patch(name, &PatchParams::default(), &Patch::Json::<()>(patch))
-        .await?;
-    tracing::info!(job = %name, %namespace, workload = %id, "the Volcano Job follows an edit");
-    Ok(())
 }
 
 /// Deletes the workload's Job of this name with foreground propagation (pods first). Returns

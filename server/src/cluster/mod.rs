@@ -12,6 +12,7 @@ mod connect;
 pub mod index;
 mod installation;
 pub mod lease;
+mod live_edit;
 pub mod logs;
 pub mod nodes;
 pub mod objects;

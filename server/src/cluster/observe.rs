@@ -3,6 +3,7 @@
 
 use super::objects::PodGroup;
 use crate::domain::finish::{Outcome, VERDICT_ANNOTATION, VERDICT_REASON_ANNOTATION, Verdict};
+use crate::domain::labels;
 use crate::domain::live_edit::{GENERATION_ANNOTATION, Shape};
 use crate::domain::quota::GPU_RESOURCE;
 use crate::domain::status::{JobObservation, PodGroupObservation};
@@ -71,7 +72,7 @@ pub fn pod(pod: &Pod, name: String) -> PodInfo {
         name,
         task: pod
             .labels()
-            .get("volcano.sh/task-spec")
+            .get(labels::TASK_SPEC)
             .cloned()
             .unwrap_or_default(),
         node: pod.spec.as_ref().and_then(|s| s.node_name.clone()),

@@ -18,6 +18,14 @@ pub const CATEGORY: &str = "tephra.dev/category";
 pub const RELATED_URLS: &str = "tephra.dev/related-urls";
 /// Volcano's mark of a pod its preempt and reclaim actions may evict.
 pub const PREEMPTABLE: &str = "volcano.sh/preemptable";
+/// The task a Volcano pod belongs to, and its index in the task (labels Volcano sets).
+pub const TASK_SPEC: &str = "volcano.sh/task-spec";
+pub const TASK_INDEX: &str = "volcano.sh/task-index";
+/// The Volcano Job a pod belongs to (a label Volcano sets).
+pub const JOB_NAME: &str = "volcano.sh/job-name";
+/// Volcano's mark on a pod its controller removes on purpose: deleting a marked pod is not an
+/// eviction, so no `PodEvicted` policy fires.
+pub const OUT_OF_SYNC: &str = "volcano.sh/controller-out-of-sync";
 /// Selects everything Tephra manages.
 pub const MANAGED_SELECTOR: &str = "app.kubernetes.io/managed-by=tephra";
 

@@ -2,6 +2,12 @@
 //! task's `replicas` and `minAvailable`, and the priority class. Volcano's controller follows such
 //! a change (it creates or deletes pods and updates the PodGroup); anything else in a Job is fixed
 //! once it is created, and Tephra never changes it.
+//!
+//! Scaling down needs one step more. Volcano 1.14 deletes the pods past a task's new replica
+//! count without marking them, so their deletion reads as an eviction, and the `PodEvicted →
+//! RestartJob` policy every Tephra Job carries would restart the whole training and spend one
+//! of its retries. Tephra marks those pods out of sync first, as Volcano's controller does with
+//! pods it kills itself, and their deletion is then just Volcano following the edit.
 
 use super::volcano::JobSpec;
 use serde_json::{Value, json};
@@ -89,6 +95,26 @@ impl Shape {
     }
 }
 
+impl Shape {
+    /// The pods an edit from this shape to `desired` removes: for each task whose replicas
+    /// shrink, its name and the first index that goes (pods with that index or higher).
+    pub fn removed_by(&self, desired: &Shape) -> Vec<(String, i32)> {
+        self.tasks
+            .iter()
+            .zip(&desired.tasks)
+            .filter(|(now, want)| now.name == want.name && want.replicas < now.replicas)
+            .map(|(_, want)| (want.name.clone(), want.replicas))
+            .collect()
+    }
+}
+
+/// Whether a pod of `task` at `index` goes with an edit that removes `removed`.
+pub fn is_removed(removed: &[(String, i32)], task: &str, index: i32) -> bool {
+    removed
+        .iter()
+        .any(|(name, first)| name == task && index >= *first)
+}
+
 /// `add` replaces a present member and creates a missing one; a value to unset is removed.
 fn set<T: serde::Serialize>(path: &str, value: Option<T>) -> Value {
     match value {
@@ -161,6 +187,30 @@ mod tests {
             ops.last().unwrap()["value"],
             "6",
             "the generation the patch produces"
+        );
+    }
+
+    #[test]
+    fn a_scale_down_removes_the_highest_indexes_of_the_shrinking_task_only() {
+        let removed = shape(4, 5, "train").removed_by(&shape(1, 2, "train"));
+        assert_eq!(removed, vec![("worker".to_owned(), 1)]);
+        assert!(!is_removed(&removed, "worker", 0));
+        assert!(is_removed(&removed, "worker", 1));
+        assert!(is_removed(&removed, "worker", 3));
+        assert!(!is_removed(&removed, "master", 1));
+    }
+
+    #[test]
+    fn a_scale_up_or_a_gang_change_removes_no_pod() {
+        assert!(
+            shape(2, 3, "train")
+                .removed_by(&shape(4, 5, "train"))
+                .is_empty()
+        );
+        assert!(
+            shape(2, 3, "train")
+                .removed_by(&shape(2, 2, "build"))
+                .is_empty()
         );
     }
 

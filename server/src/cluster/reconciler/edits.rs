@@ -2,7 +2,7 @@
 //! what Volcano lets change (workers, gang, priority class) is patched onto the Job. A Job someone
 //! changed by hand (drift) is left as it is, as everywhere else.
 
-use super::{Error, Reconciler, Result, apply};
+use super::{Error, Reconciler, Result, live_edit};
 use crate::db::projects::Project;
 use crate::db::workloads::StoredWorkload;
 use crate::domain::live_edit::Shape;
@@ -30,7 +30,7 @@ impl Reconciler {
         if &desired == live {
             return Ok(());
         }
-        apply::edit_job(
+        live_edit::edit_job(
             &self.client,
             &project.namespace,
             &row.name,

@@ -35,6 +35,7 @@ use rules::{Facts, JobSeen, needs_action, ttl_due};
 use super::Shared;
 use super::apply;
 use super::backoff::{Backoffs, Noted};
+use super::live_edit;
 use crate::db::workloads::Intent;
 use crate::db::{Database, DbError};
 use crate::domain::cluster::ClusterProfile;

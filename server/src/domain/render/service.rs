@@ -2,7 +2,7 @@
 //! and for its exposed URLs (a ClusterIP Service, and an Ingress when the cluster has a class).
 
 use crate::domain::cluster::ClusterProfile;
-use crate::domain::labels::{Owner, WORKLOAD_ID};
+use crate::domain::labels::{Owner, TASK_SPEC, WORKLOAD_ID};
 use app::model::training::checked::Spec;
 use app::model::training::request::ServiceType;
 use k8s_openapi::api::core::v1::{Service, ServicePort, ServiceSpec};
@@ -13,9 +13,6 @@ use k8s_openapi::api::networking::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
-
-/// The label Volcano puts on every pod with its task's name.
-const TASK_LABEL: &str = "volcano.sh/task-spec";
 
 /// The metadata of an object beside the Job: the workload's labels and annotations.
 fn owned(workload: &Owner, name: String) -> ObjectMeta {
@@ -42,7 +39,7 @@ fn service(
             type_: Some(kind.to_owned()),
             selector: Some(BTreeMap::from([
                 (WORKLOAD_ID.to_owned(), workload.id.clone()),
-                (TASK_LABEL.to_owned(), task.to_owned()),
+                (TASK_SPEC.to_owned(), task.to_owned()),
             ])),
             ports: Some(ports),
             ..ServiceSpec::default()
