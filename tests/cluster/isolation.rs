@@ -1,9 +1,10 @@
 //! Each test starts on an empty cluster: the harness waits after a test until every pod in the
 //! namespaces it made (its own and the project namespaces Tephra made for it) is gone, so the next
-//! test finds all 32 GPUs free. A pod that does not go fails the test that left it.
+//! test finds all 32 GPUs free. A pod that does not go fails the test that left it. A test that
+//! failed may not have run its own cleanup, so the harness deletes the namespaces it made.
 
 use k8s_openapi::api::core::v1::{Namespace, Pod};
-use kube::api::{Api, ListParams};
+use kube::api::{Api, DeleteParams, ListParams};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -21,6 +22,25 @@ pub async fn namespaces(client: &kube::Client) -> Result<BTreeSet<String>, Strin
         .into_iter()
         .filter_map(|n| n.metadata.name)
         .collect())
+}
+
+/// Deletes every namespace made since `before` but the release namespace (the chart account's,
+/// which later tests share): after a failed test, whose cleanup may have stopped half way (a
+/// panic skips it), its project namespaces would otherwise keep their Jobs, and those Jobs'
+/// pods the GPUs later tests need.
+pub async fn remove_namespaces_since(client: &kube::Client, before: &BTreeSet<String>) {
+    let Ok(now) = namespaces(client).await else {
+        return;
+    };
+    let api = Api::<Namespace>::all(client.clone());
+    for ns in now.difference(before) {
+        if ns == tephra_tests::chart::RELEASE_NAMESPACE {
+            continue;
+        }
+        if let Err(e) = api.delete(ns, &DeleteParams::default()).await {
+            eprintln!("cannot delete {ns}, which the failed test made: {e}");
+        }
+    }
 }
 
 /// Waits until no pod is left in a namespace beyond `before` (the namespaces themselves may

@@ -187,6 +187,9 @@ fn main() {
                         _ => Some(isolation::gpu_holders(&client).await),
                     };
                     volcano::cleanup(&client, &ns).await;
+                    if holders.is_some() {
+                        isolation::remove_namespaces_since(&client, &before).await;
+                    }
                     let stray = isolation::stop_stray_servers();
                     let settled = isolation::settle(&client, &before).await;
                     match result {

@@ -218,25 +218,20 @@ pub async fn the_chart_account_is_refused_what_tephra_never_does(
     Ok(())
 }
 
-/// The mark Tephra puts on the pods a scale-down removes (server/src/cluster/live_edit.rs).
-const MARK: &str = "volcano.sh/controller-out-of-sync";
+/// The annotation Tephra changes on the pods a scale-down removes (server/src/cluster/live_edit.rs).
+const VERSION: &str = "volcano.sh/job-version";
 
-/// RBAC grants `patch` on pods for that mark alone; the chart's admission policy refuses every
-/// other change the account tries.
-pub async fn the_chart_account_may_mark_a_pod_removed_and_change_nothing_else(
+/// RBAC grants `patch` on pods for that annotation alone; the chart's admission policy refuses
+/// every other change the account tries.
+pub async fn the_chart_account_may_outdate_a_pod_and_change_nothing_else(
     tb: Arc<Testbed>,
 ) -> anyhow::Result<()> {
     let account = ChartAccount::install(&tb).await?;
     let admin = Api::<Pod>::namespaced(tb.client().await?, RELEASE_NAMESPACE);
-    let name = "tephra-marks";
+    let name = "tephra-versions";
     let _ = admin
         .delete(name, &DeleteParams::default().grace_period(0))
         .await;
-    let pod: Pod = serde_json::from_value(json!({
-        "metadata": { "name": name, "labels": { "app": "trainer" },
-                      "annotations": { "volcano.sh/task-spec": "worker" } },
-        "spec": { "containers": [{ "name": "c", "image": "busybox" }] },
-    }))?;
     // A pod left by an earlier run is deleted at once: it was never scheduled.
     tephra_tests::wait_for(
         "the last run's pod to go",
@@ -244,6 +239,11 @@ pub async fn the_chart_account_may_mark_a_pod_removed_and_change_nothing_else(
         || async { matches!(admin.get_opt(name).await, Ok(None)).then_some(()) },
     )
     .await?;
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": { "name": name, "labels": { "app": "trainer" },
+                      "annotations": { VERSION: "0", "volcano.sh/task-spec": "worker" } },
+        "spec": { "containers": [{ "name": "c", "image": "busybox:1.36" }] },
+    }))?;
     admin.create(&PostParams::default(), &pod).await?;
     let pods = Api::<Pod>::namespaced(account.client().await?, RELEASE_NAMESPACE);
     let patch = |value: serde_json::Value| {
@@ -255,22 +255,27 @@ pub async fn the_chart_account_may_mark_a_pod_removed_and_change_nothing_else(
         }
     };
     let refused = |result: Result<(), kube::Error>| matches!(result, Err(kube::Error::Api(status)) if status.code == 403);
-    // The policy takes effect once the API server has loaded it.
+    // The policy takes effect once the API server has loaded it; until then each try is a new
+    // image (the same one again would be no change, which the policy allows).
+    let tries = std::sync::atomic::AtomicU32::new(0);
     tephra_tests::wait_for(
         "the admission policy to refuse a new image",
         Duration::from_secs(30),
         || async {
-            refused(
-                patch(json!({ "spec": { "containers": [{ "name": "c", "image": "evil" }] } }))
-                    .await,
-            )
-            .then_some(())
+            let n = tries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let image = format!("evil:{n}");
+            let change = json!({ "spec": { "containers": [{ "name": "c", "image": image }] } });
+            let changed = pods
+                .patch(name, &PatchParams::default(), &Patch::Strategic(&change))
+                .await
+                .map(|_| ());
+            refused(changed).then_some(())
         },
     )
     .await?;
-    patch(json!({ "metadata": { "annotations": { MARK: "true" } } }))
+    patch(json!({ "metadata": { "annotations": { VERSION: "-1" } } }))
         .await
-        .context("marking the pod")?;
+        .context("stamping the pod outdated")?;
     for (what, change) in [
         (
             "relabel it",
@@ -285,8 +290,12 @@ pub async fn the_chart_account_may_mark_a_pod_removed_and_change_nothing_else(
             json!({ "metadata": { "annotations": { "volcano.sh/task-spec": "master" } } }),
         ),
         (
-            "set the mark to anything but true",
-            json!({ "metadata": { "annotations": { MARK: "false" } } }),
+            "set the version to a word",
+            json!({ "metadata": { "annotations": { VERSION: "latest" } } }),
+        ),
+        (
+            "remove the version",
+            json!({ "metadata": { "annotations": { VERSION: null } } }),
         ),
         (
             "add a finalizer",
@@ -295,12 +304,14 @@ pub async fn the_chart_account_may_mark_a_pod_removed_and_change_nothing_else(
     ] {
         ensure!(refused(patch(change).await), "the account may {what}");
     }
-    patch(json!({ "metadata": { "annotations": { MARK: null } } }))
+    patch(json!({ "metadata": { "annotations": { VERSION: "0" } } }))
         .await
-        .context("clearing the mark")?;
+        .context("giving the pod its version back")?;
     let left = admin.get(name).await?;
     ensure!(
-        !left.annotations().contains_key(MARK) && left.labels()["app"] == "trainer",
+        left.annotations().get(VERSION).map(String::as_str) == Some("0")
+            && left.labels().get("app").map(String::as_str) == Some("trainer")
+            && left.annotations().len() == 2,
         "the pod changed: {:?}",
         left.metadata
     );

@@ -56,7 +56,7 @@ fn main() {
         cluster::every_rendered_object_passes_the_api_servers_validation,
         cluster::the_chart_account_may_do_what_the_rbac_table_says,
         cluster::the_chart_account_is_refused_what_tephra_never_does,
-        cluster::the_chart_account_may_mark_a_pod_removed_and_change_nothing_else,
+        cluster::the_chart_account_may_outdate_a_pod_and_change_nothing_else,
         cluster::notes_say_how_to_reach_tephra_and_what_is_missing,
     ]);
     // Started on first use by a cluster test, so a run of the render tests alone needs none.

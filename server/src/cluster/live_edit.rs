@@ -1,7 +1,7 @@
 //! Edits of a running training in the cluster: the Job's JSON Patch, and on a scale-down the
-//! marks on the pods it removes (`domain::live_edit` says why they are needed).
+//! outdated version stamped on the pods it removes (`domain::live_edit` says why).
 
-use crate::domain::labels::{JOB_NAME, OUT_OF_SYNC, TASK_INDEX, TASK_SPEC};
+use crate::domain::labels::{JOB_NAME, JOB_VERSION, OUTDATED_VERSION, TASK_INDEX, TASK_SPEC};
 use crate::domain::live_edit::{Shape, is_removed};
 use crate::domain::ownership::OwnerKey;
 use crate::domain::volcano::Job;
@@ -38,83 +38,84 @@ pub async fn edit_job(
     };
     let patch: json_patch::Patch = serde_json::from_value(ops)
         .map_err(|e| Error::Render(format!("the edit is not a JSON Patch: {e}")))?;
-    // Marks first, then the Job: Volcano's controller deletes the pods as soon as it sees the
-    // new replica count, and a pod must carry the mark when it is deleted. (Should the
-    // controller sync the old spec in between, it deletes the marked pods early, which is the
-    // same outcome; only a second sync of the old spec before the Job's patch, which follows
-    // within milliseconds, would make it recreate them.)
+    // The pods first: from the moment Volcano sees the new count it deletes them.
     let pods = Api::<Pod>::namespaced(client.clone(), namespace);
-    let marked = mark_removed(&pods, &job, &now.removed_by(desired)).await?;
+    let stamped = outdate_removed(&pods, &job, &now.removed_by(desired)).await?;
     if let Err(e) = jobs
         .patch(name, &PatchParams::default(), &Patch::Json::<()>(patch))
         .await
     {
-        // The pods stay: unmarked, or Volcano's next sync would delete and recreate them.
-        clear_marks(&pods, &marked).await;
+        // The pods stay, so their events must count again.
+        restore(&pods, &stamped).await;
         return Err(e.into());
     }
-    tracing::info!(job = %name, %namespace, workload = %id, removed = marked.len(),
+    tracing::info!(job = %name, %namespace, workload = %id, removed = stamped.len(),
         "the Volcano Job follows an edit");
     Ok(())
 }
 
-/// Marks the Job's pods the edit removes as out of sync, and returns their names. Only pods the
-/// Job controls are touched.
-async fn mark_removed(api: &Api<Pod>, job: &Job, removed: &[(String, i32)]) -> Result<Vec<String>> {
+/// A pod stamped with the outdated version, and the version it had.
+type Stamped = (String, String);
+
+/// Stamps the Job's pods the edit removes with the outdated version; returns them with the
+/// versions they had. Only pods the Job controls are touched.
+async fn outdate_removed(
+    api: &Api<Pod>,
+    job: &Job,
+    removed: &[(String, i32)],
+) -> Result<Vec<Stamped>> {
     if removed.is_empty() {
         return Ok(Vec::new());
     }
     let selector = ListParams::default().labels(&format!("{JOB_NAME}={}", job.name_any()));
     let uid = job.metadata.uid.as_deref();
-    let names: Vec<String> = api
-        .list(&selector)
-        .await?
-        .items
-        .into_iter()
-        .filter(|pod| pod.metadata.deletion_timestamp.is_none())
-        .filter(|pod| {
-            pod.owner_references()
-                .iter()
-                .any(|r| r.controller == Some(true) && Some(r.uid.as_str()) == uid)
-        })
-        .filter(|pod| {
-            let labels = pod.labels();
-            let task = labels
-                .get(TASK_SPEC)
-                .map(String::as_str)
-                .unwrap_or_default();
-            let index = labels.get(TASK_INDEX).and_then(|i| i.parse().ok());
-            index.is_some_and(|index| is_removed(removed, task, index))
-        })
-        .map(|pod| pod.name_any())
-        .collect();
-    let patch = json!({ "metadata": { "annotations": { OUT_OF_SYNC: "true" } } });
-    for name in &names {
-        match api
-            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-        {
-            Ok(_) => {}
-            // Gone already: nothing to mark.
+    let controlled = |pod: &Pod| {
+        pod.owner_references()
+            .iter()
+            .any(|r| r.controller == Some(true) && Some(r.uid.as_str()) == uid)
+    };
+    let goes = |pod: &Pod| {
+        let labels = pod.labels();
+        let task = labels
+            .get(TASK_SPEC)
+            .map(String::as_str)
+            .unwrap_or_default();
+        let index = labels.get(TASK_INDEX).and_then(|i| i.parse().ok());
+        index.is_some_and(|index| is_removed(removed, task, index))
+    };
+    let mut stamped = Vec::new();
+    for pod in api.list(&selector).await?.items {
+        if pod.metadata.deletion_timestamp.is_some() || !controlled(&pod) || !goes(&pod) {
+            continue;
+        }
+        let Some(version) = pod.annotations().get(JOB_VERSION).cloned() else {
+            continue;
+        };
+        match set_version(api, &pod.name_any(), OUTDATED_VERSION).await {
+            Ok(()) => stamped.push((pod.name_any(), version)),
+            // Gone already: nothing to stamp.
             Err(kube::Error::Api(status)) if status.is_not_found() => {}
             Err(e) => {
-                clear_marks(api, &names).await;
+                restore(api, &stamped).await;
                 return Err(e.into());
             }
         }
     }
-    Ok(names)
+    Ok(stamped)
 }
 
-/// Clears the mark on the named pods, as far as it can: a pod already gone needs none.
-async fn clear_marks(api: &Api<Pod>, names: &[String]) {
-    let patch = json!({ "metadata": { "annotations": { OUT_OF_SYNC: null } } });
-    for name in names {
-        if let Err(e) = api
-            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-        {
-            tracing::warn!(pod = %name, error = %e, "could not clear the out-of-sync mark");
+/// Gives the pods their versions back, as far as it can: a pod already gone needs none.
+async fn restore(api: &Api<Pod>, stamped: &[Stamped]) {
+    for (name, version) in stamped {
+        if let Err(e) = set_version(api, name, version).await {
+            tracing::warn!(pod = %name, error = %e, "could not give the pod its Job version back");
         }
     }
+}
+
+async fn set_version(api: &Api<Pod>, name: &str, version: &str) -> kube::Result<()> {
+    let patch = json!({ "metadata": { "annotations": { JOB_VERSION: version } } });
+    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .map(|_| ())
 }

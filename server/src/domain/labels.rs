@@ -23,9 +23,12 @@ pub const TASK_SPEC: &str = "volcano.sh/task-spec";
 pub const TASK_INDEX: &str = "volcano.sh/task-index";
 /// The Volcano Job a pod belongs to (a label Volcano sets).
 pub const JOB_NAME: &str = "volcano.sh/job-name";
-/// Volcano's mark on a pod its controller removes on purpose: deleting a marked pod is not an
-/// eviction, so no `PodEvicted` policy fires.
-pub const OUT_OF_SYNC: &str = "volcano.sh/controller-out-of-sync";
+/// The Job version a Volcano pod was made for (an annotation Volcano sets). Volcano treats an
+/// event of a pod from an older version than the Job's as outdated: it syncs the Job and applies
+/// no policy.
+pub const JOB_VERSION: &str = "volcano.sh/job-version";
+/// A version older than any a Job has: the mark on the pods a scale-down removes.
+pub const OUTDATED_VERSION: &str = "-1";
 /// Selects everything Tephra manages.
 pub const MANAGED_SELECTOR: &str = "app.kubernetes.io/managed-by=tephra";
 

@@ -6,8 +6,11 @@
 //! Scaling down needs one step more. Volcano 1.14 deletes the pods past a task's new replica
 //! count without marking them, so their deletion reads as an eviction, and the `PodEvicted →
 //! RestartJob` policy every Tephra Job carries would restart the whole training and spend one
-//! of its retries. Tephra marks those pods out of sync first, as Volcano's controller does with
-//! pods it kills itself, and their deletion is then just Volcano following the edit.
+//! of its retries. Tephra first stamps those pods with a Job version older than the Job's
+//! (`labels::OUTDATED_VERSION`): Volcano takes any event of such a pod, their deletion
+//! included, for one of a discarded Job and only syncs. Volcano's own out-of-sync mark would not
+//! do: a controller that syncs the old spec before it sees the new one deletes marked pods and
+//! creates them again, unmarked.
 
 use super::volcano::JobSpec;
 use serde_json::{Value, json};
