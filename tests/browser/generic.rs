@@ -87,6 +87,11 @@ async fn a_generic_job_is_written_in_the_form_and_stored_paused() {
         .unwrap();
     let header = browser.text_of("main", WAIT).await.unwrap();
     assert!(header.contains("Generic job"), "{header}");
+    // Hydrated, the creation time reads as an age; served, as the time itself (no " ago").
+    browser
+        .wait_text("[data-testid=created-line]", " ago", WAIT)
+        .await
+        .unwrap();
     let list: Value = reqwest::get(format!("{base}/api/v1/workloads/generic"))
         .await
         .unwrap()
@@ -96,6 +101,21 @@ async fn a_generic_job_is_written_in_the_form_and_stored_paused() {
     let job = &list["generic"][0];
     assert_eq!(job["actualPhase"], "Stopped", "started paused: {job}");
     let id = job["workloadId"].as_str().unwrap();
+    let page = reqwest::get(format!("{base}/trainings/{id}"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let line = page
+        .split("data-testid=\"created-line\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</p>").next())
+        .unwrap_or_default();
+    assert!(
+        line.contains("created") && !line.contains("ago"),
+        "served: {line}"
+    );
     let stored: Value = reqwest::get(format!("{base}/api/v1/workloads/generic/{id}"))
         .await
         .unwrap()

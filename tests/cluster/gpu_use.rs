@@ -78,6 +78,13 @@ pub async fn gpu_use_shows_per_pod_and_in_the_list(
             pod["memoryMib"].as_array().is_some_and(|m| !m.is_empty()),
             "memory in use over time: {pod}"
         );
+        // The exporter keeps 70 % of each card in use; the cards' size scales the chart.
+        let used = pod["memoryMib"][0][1].as_f64().unwrap_or_default();
+        let total = pod["memoryTotalMib"].as_f64().unwrap_or_default();
+        ensure!(
+            total > 0.0 && (used / total - 0.7).abs() < 0.01,
+            "memory in use against the cards' size: {pod}"
+        );
         let page = server_fn(&t, "list_workloads", json!({ "query": {} })).await?;
         let row = page["workloads"]
             .as_array()
@@ -109,7 +116,16 @@ pub async fn gpu_use_shows_per_pod_and_in_the_list(
         let (status, bad) = t
             .get(&format!("/api/v1/workloads/{id}/metrics?metricType=TEMPERATURE"))
             .await?;
-        ensure!(status == 400 && bad["details"][0]["field"] == "metricType", "{bad}");
+        // One error, naming the field and what is allowed.
+        ensure!(
+            status == 400
+                && bad["details"].as_array().map(Vec::len) == Some(1)
+                && bad["details"][0]["field"] == "metricType"
+                && bad["details"][0]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("GPU_UTILIZATION")),
+            "{bad}"
+        );
         in_the_browser(&t, &id, figures["pods"][0]["pod"].as_str().unwrap_or_default()).await
     }
     .await;

@@ -16,11 +16,12 @@ pub fn Timestamp(rfc3339: String) -> impl IntoView {
     }
 }
 
-/// How long ago `rfc3339` was ("5m", "2h", "3d"). The server renders the timestamp itself (it
-/// cannot know the reader's clock); the browser switches to the age once hydrated and keeps it
-/// current.
+/// How long ago `rfc3339` was ("5m", "2h", "3d"; with `ago`, "5m ago"). The server renders the
+/// timestamp itself (it cannot know the reader's clock); the browser switches to the age once
+/// hydrated and keeps it current. `ago` belongs to the age only: "created 2026-11-25 18:31 ago"
+/// would be wrong.
 #[component]
-pub fn Age(rfc3339: String) -> impl IntoView {
+pub fn Age(rfc3339: String, #[prop(optional)] ago: bool) -> impl IntoView {
     let now = RwSignal::new(None::<f64>);
     Effect::new(move |_| {
         now.set(Some(js_now()));
@@ -37,6 +38,7 @@ pub fn Age(rfc3339: String) -> impl IntoView {
     });
     let at = rfc3339.clone();
     let shown = move || match (now.get(), parse_millis(&at)) {
+        (Some(now), Some(then)) if ago => format!("{} ago", age((now - then) / 1000.0)),
         (Some(now), Some(then)) => age((now - then) / 1000.0),
         _ => at
             .get(..16)

@@ -11,6 +11,9 @@ pub struct PodGpuUse {
     pub utilisation: Vec<(i64, f64)>,
     /// Memory in use over the pod's GPUs, MiB.
     pub memory_mib: Vec<(i64, f64)>,
+    /// The memory of the pod's GPUs together (in use and free), MiB, when the exporter says.
+    #[serde(default)]
+    pub memory_total_mib: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,9 @@
 //! failing, because GPU use is an extra beside what Tephra itself knows.
 
 use super::Control;
-use crate::domain::gpu_use::{current, memory_by_pod, utilisation_by_pod, utilisation_in};
+use crate::domain::gpu_use::{
+    current, memory_by_pod, memory_total_by_pod, utilisation_by_pod, utilisation_in,
+};
 use crate::gpu_use::{Labels, Prometheus};
 use app::error::AppError;
 use app::model::gpu_use::{GpuUse, PodGpuUse};
@@ -67,13 +69,15 @@ impl Control {
         let (namespace, job) = (&project.namespace, &listing.workload.name);
         let utilisation = utilisation_by_pod(namespace, job);
         let memory = memory_by_pod(namespace, job);
-        let (utilisation, memory) = tokio::join!(
+        let total = memory_total_by_pod(namespace, job);
+        let (utilisation, memory, total) = tokio::join!(
             prometheus.range(&utilisation, start, end, step),
-            prometheus.range(&memory, start, end, step)
+            prometheus.range(&memory, start, end, step),
+            prometheus.range(&total, start, end, step)
         );
-        let (utilisation, memory) = match (utilisation, memory) {
-            (Ok(u), Ok(m)) => (u, m),
-            (Err(e), _) | (_, Err(e)) => {
+        let (utilisation, memory, total) = match (utilisation, memory, total) {
+            (Ok(u), Ok(m), Ok(t)) => (u, m, t),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
                 tracing::warn!(workload = %listing.workload.id, error = %e, "no GPU use");
                 return Ok(GpuUse::unavailable(format!("GPU use is not shown: {e}")));
             }
@@ -93,6 +97,12 @@ impl Control {
             let entry = pods.entry(pod.clone()).or_default();
             entry.pod = pod;
             entry.memory_mib = whole(samples);
+        }
+        // The cards' size only scales the chart; a pod it does not cover keeps its own scale.
+        for (labels, samples) in total {
+            if let Some(entry) = pods.get_mut(&pod_of(&labels)) {
+                entry.memory_total_mib = samples.iter().map(|(_, v)| *v).reduce(f64::max);
+            }
         }
         Ok(GpuUse {
             unavailable: None,

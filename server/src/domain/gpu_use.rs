@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 pub const UTILISATION: &str = "DCGM_FI_DEV_GPU_UTIL";
 /// Frame buffer memory in use, MiB, per GPU.
 pub const MEMORY_USED: &str = "DCGM_FI_DEV_FB_USED";
+/// Frame buffer memory free, MiB, per GPU.
+pub const MEMORY_FREE: &str = "DCGM_FI_DEV_FB_FREE";
 
 /// Below this utilisation (percent) a GPU does no work worth the name; DCGM reports whole
 /// percents, so this is "0 %" with room for a stray sample.
@@ -32,6 +34,15 @@ pub fn utilisation_by_pod(namespace: &str, job: &str) -> String {
 /// Each pod's memory in use over its GPUs, MiB.
 pub fn memory_by_pod(namespace: &str, job: &str) -> String {
     format!("sum by (pod) ({})", selector(MEMORY_USED, namespace, job))
+}
+
+/// Each pod's GPU memory (in use and free) over its GPUs, MiB: the chart's full scale.
+pub fn memory_total_by_pod(namespace: &str, job: &str) -> String {
+    format!(
+        "sum by (pod) ({} + {})",
+        selector(MEMORY_USED, namespace, job),
+        selector(MEMORY_FREE, namespace, job)
+    )
 }
 
 /// Every pod's mean utilisation in these namespaces, for a page of the list at once.
@@ -147,6 +158,10 @@ mod tests {
         assert_eq!(
             memory_by_pod("team-a", "bert"),
             r#"sum by (pod) (DCGM_FI_DEV_FB_USED{namespace="team-a",pod=~"bert-.+"})"#
+        );
+        assert_eq!(
+            memory_total_by_pod("team-a", "bert"),
+            r#"sum by (pod) (DCGM_FI_DEV_FB_USED{namespace="team-a",pod=~"bert-.+"} + DCGM_FI_DEV_FB_FREE{namespace="team-a",pod=~"bert-.+"})"#
         );
         assert_eq!(
             utilisation_in(&["a", "b"]),

@@ -74,10 +74,16 @@ fn Charts(figures: GpuUse) -> impl IntoView {
         }
         .into_any();
     }
+    // The cards' size when the exporter gives it, so a fuller card looks fuller; otherwise the
+    // most memory any pod used.
     let memory_top = figures
         .pods
         .iter()
-        .flat_map(|p| p.memory_mib.iter().map(|(_, v)| *v))
+        .flat_map(|p| {
+            p.memory_total_mib
+                .into_iter()
+                .chain(p.memory_mib.iter().map(|(_, v)| *v))
+        })
         .fold(1.0_f64, f64::max);
     let span = (figures.start, figures.end);
     view! {

@@ -24,15 +24,14 @@ pub(super) fn Header(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> i
                         {move || view! { <PhaseBadge phase=workload.with(|w| w.actual_phase) /> }}
                     </span>
                 </h1>
-                <p class="mt-1 text-sm text-slate-600 dark:text-slate-300">
+                <p class="mt-1 text-sm text-slate-600 dark:text-slate-300" data-testid="created-line">
                     {match w.kind.as_str() {
                         "distributed" => "Distributed training",
                         "generic" => "Generic job",
                         _ => "Training",
                     }}
                     " by " {w.created_by.clone()} ", created "
-                    <Age rfc3339=w.created_at.clone() />
-                    " ago"
+                    <Age rfc3339=w.created_at.clone() ago=true />
                     {move || {
                         let (desired, actual) = workload.with(|w| (w.desired_phase, w.actual_phase));
                         (desired != actual && !actual.is_finished())

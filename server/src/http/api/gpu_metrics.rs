@@ -95,7 +95,8 @@ fn parse(pairs: &[(String, String)], now: DateTime<Utc>) -> Result<Asked, AppErr
             ),
         }
     }
-    if kinds.is_empty() {
+    // An unknown type already has its error; this one is for a query that named none.
+    if !pairs.iter().any(|(key, _)| key == "metricType") {
         bad(
             "metricType",
             format!("name at least one: {UTILISATION}, {MEMORY}"),
@@ -234,9 +235,14 @@ mod tests {
         )
         .unwrap_err();
         let fields: Vec<String> = e.field_errors().into_iter().map(|f| f.path).collect();
-        assert_eq!(
-            fields,
-            ["metricType", "start", "numberOfSamples", "metricType"]
+        assert_eq!(fields, ["metricType", "start", "numberOfSamples"]);
+        let e = parse(&pairs(&[("numberOfSamples", "5")]), now).unwrap_err();
+        let errors = e.field_errors();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].path, "metricType");
+        assert!(
+            errors[0].message.contains("name at least one"),
+            "{errors:?}"
         );
     }
 
@@ -247,11 +253,13 @@ mod tests {
                 pod: "j-0".into(),
                 utilisation: vec![(100, 40.0), (110, 60.0)],
                 memory_mib: vec![(100, 1024.0)],
+                memory_total_mib: Some(81_920.0),
             },
             PodGpuUse {
                 pod: "j-1".into(),
                 utilisation: vec![(100, 80.0)],
                 memory_mib: vec![(100, 2048.0)],
+                memory_total_mib: None,
             },
         ];
         let u = measurements(UTILISATION, &pods);
