@@ -55,13 +55,18 @@ pub fn PolicyEditor(policy: String, scopes: Signal<Scopes>) -> impl IntoView {
     let kind = RwSignal::new("trainings".to_owned());
     let text = RwSignal::new(policy.clone());
     let answer = RwSignal::new(None::<(bool, Result<Vec<PolicyField>, AppError>)>);
+    // Edits of the text so far: what someone types after picking a scope is theirs, and the
+    // scope's stored policy arriving later must not overwrite it.
+    let typed = RwSignal::new(0_u64);
     Effect::new(move |_| {
         let (s, id) = split(&scope.get());
         let k = kind.get();
         answer.set(None);
+        let typed_before = typed.get_untracked();
         leptos::task::spawn_local(async move {
             match get_policy_text(s, id, k).await {
-                Ok(own) => text.set(own),
+                Ok(own) if typed.get_untracked() == typed_before => text.set(own),
+                Ok(_) => {}
                 Err(error) => answer.set(Some((false, Err(error)))),
             }
         });
@@ -105,7 +110,10 @@ pub fn PolicyEditor(policy: String, scopes: Signal<Scopes>) -> impl IntoView {
                 spellcheck="false"
                 class=format!("{FIELD} font-mono")
                 prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    text.set(event_target_value(&ev));
+                    typed.update(|n| *n += 1);
+                }
             >
                 // `prop:value` is set in the browser only; the server renders the text itself.
                 {policy}
