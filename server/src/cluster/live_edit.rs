@@ -11,6 +11,7 @@ use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 use uuid::Uuid;
 
+use super::observe::controller_uid;
 use super::reconciler::{Error, Result};
 
 /// Brings the workload's Job to `desired` (an edit): a JSON Patch of what changed, which the API
@@ -68,12 +69,8 @@ async fn outdate_removed(
         return Ok(Vec::new());
     }
     let selector = ListParams::default().labels(&format!("{JOB_NAME}={}", job.name_any()));
-    let uid = job.metadata.uid.as_deref();
-    let controlled = |pod: &Pod| {
-        pod.owner_references()
-            .iter()
-            .any(|r| r.controller == Some(true) && Some(r.uid.as_str()) == uid)
-    };
+    let controlled =
+        |pod: &Pod| job.metadata.uid.is_some() && controller_uid(&pod.metadata) == job.metadata.uid;
     let goes = |pod: &Pod| {
         let labels = pod.labels();
         let task = labels
