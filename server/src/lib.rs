@@ -144,7 +144,10 @@ impl Application {
             cluster,
             profile: Arc::new(profile),
             max_pods: args.max_pods_per_workload,
-            namespace_prefix: args.namespace_prefix.clone(),
+            namespaces: domain::namespaces::NamespaceRules {
+                prefix: args.namespace_prefix.clone(),
+                release: args.lease_namespace.clone(),
+            },
             metrics,
             prometheus: args
                 .prometheus_url

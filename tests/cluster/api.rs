@@ -295,10 +295,15 @@ pub(crate) fn pytorch(name: &str, workers: u32, gpus: u32) -> Value {
     })
 }
 
+/// What seed 003 needs of a cluster profile beyond the defaults: its NFS export and its
+/// LoadBalancer port, which node protection refuses unless the platform team offers them.
+pub(crate) const SEED_003_PROFILE: &str = "nfsExports:\n  - server: my.nfs.com\n    pathPrefix: /container/\nserviceTypes: [LoadBalancer]\n";
+
 /// Seed 003's request with what the testbed cannot provide taken out: node pools and types it
 /// does not label, GPU sharing and vendor resources its nodes do not advertise, a registered data
 /// volume, storage that needs a provisioner or a CSI driver, and pod affinity on a label no node
-/// has. Everything else is the seed's.
+/// has; and the readiness probe's `host`, which node protection refuses (the kubelet would probe
+/// another host from the node). Everything else is the seed's.
 fn seed_003() -> anyhow::Result<Value> {
     let path =
         tephra_tests::workspace::root().join("server/tests/fixtures/seed-003-consistent.json");
@@ -310,6 +315,13 @@ fn seed_003() -> anyhow::Result<Value> {
     let spec = body["spec"].as_object_mut().context("a spec")?;
     for key in ["nodeType", "nodePools", "podAffinity"] {
         spec.remove(key);
+    }
+    if let Some(get) = spec
+        .get_mut("probes")
+        .and_then(|p| p.pointer_mut("/readiness/handler/httpGet"))
+        .and_then(Value::as_object_mut)
+    {
+        get.remove("host");
     }
     spec.insert(
         "compute".into(),
@@ -362,26 +374,37 @@ pub async fn seed_003_training_runs_live_and_completes(
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
-    let t = Tephra::start(&tb, &ns).await?;
+    let (t, _profile) = Tephra::start_with_profile(&tb, &ns, SEED_003_PROFILE).await?;
     let result = async {
         let mut events = SseStream::open(&t.url("/api/v1/workloads/events")).await?;
         let first = events.next(Duration::from_secs(5)).await?;
         assert_eq!(first.event, "resync", "a new stream starts with a resync");
 
         // Seed 003 mounts a host path, which the built-in node protection refuses, naming the
-        // field and the policy; the system administrator then allows host paths.
+        // field and the policy; the system administrator then allows host paths, explicitly
+        // (a system policy that leaves the rule out keeps node protection's).
         let (status, refused) = t.post(TRAININGS, &seed_003()?).await?;
         assert_eq!(status, 400, "{refused}");
-        assert_eq!(refused["details"][0]["field"], "spec.storage.hostPath", "{refused}");
+        assert_eq!(
+            refused["details"][0]["field"], "spec.storage.hostPath",
+            "{refused}"
+        );
         assert_eq!(
             refused["details"][0]["message"],
             "allows no entries to be added (the system policy)"
         );
         let allow = json!({ "meta": { "scope": "system" }, "policy": { "rules": {
-            "security": { "hostNetwork": { "canEdit": false }, "hostIpc": { "canEdit": false } } } } });
+            "storage": { "hostPath": { "canAdd": true } } } } });
         let (status, body) = t.put("/api/v2/policy/trainings", &allow).await?;
         assert_eq!(status, 200, "{body}");
-        assert_eq!(body["effective"]["rules"]["storage"], Value::Null, "{body}");
+        assert_eq!(
+            body["effective"]["rules"]["storage"]["hostPath"]["canAdd"], true,
+            "{body}"
+        );
+        assert_eq!(
+            body["effective"]["rules"]["security"]["hostNetwork"]["canEdit"], false,
+            "the rest of node protection stays: {body}"
+        );
         let accepted = t.submit(TRAININGS, &seed_003()?).await?;
         let id = id_of(&accepted)?;
         assert_eq!(accepted["requestedName"], "my-workload-name");
@@ -432,7 +455,11 @@ pub async fn seed_003_training_runs_live_and_completes(
             .filter_map(|s| s.spec.as_ref()?.type_.clone())
             .collect();
         types.sort();
-        assert_eq!(types, ["ClusterIP", "LoadBalancer"], "the port's and the URL's");
+        assert_eq!(
+            types,
+            ["ClusterIP", "LoadBalancer"],
+            "the port's and the URL's"
+        );
 
         t.finish_pods(&id, None, "Succeeded").await?;
         sse_until(&mut events, &id, "Completed").await?;

@@ -36,7 +36,7 @@ pub async fn runai_requests_of_every_field_group_run_on_the_testbed(
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
-    let t = Tephra::start(&tb, &ns).await?;
+    let (t, _profile) = Tephra::start_with_profile(&tb, &ns, crate::api::SEED_003_PROFILE).await?;
     let result = async {
         // The seed's S3 keys, under the seed's key names.
         crate::storage::project_namespace(&t).await?;

@@ -49,7 +49,9 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
-    let tephra = Tephra::start(&tb, &ns).await?;
+    // The NFS export the form mounts, offered as a platform team would offer it.
+    let profile = "nfsExports:\n  - server: nfs.example.com\n    pathPrefix: /exports/\n";
+    let (tephra, _profile) = Tephra::start_with_profile(&tb, &ns, profile).await?;
     let browser = Browser::start().await?;
     let base = tephra.server.base_url();
     browser.open(&format!("{base}/trainings/new")).await?;

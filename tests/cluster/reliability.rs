@@ -346,3 +346,53 @@ pub async fn a_job_changed_by_hand_is_drift_and_one_deleted_by_hand_comes_back(
     t.cleanup().await;
     result
 }
+
+/// The reconciler holds a stored request to today's policies before it creates a Job again: a
+/// training admitted with 1 GPU whose project then allows none is not re-created when its Job
+/// goes, and says why; nothing is created in the cluster until the policy allows it again.
+pub async fn a_job_is_not_recreated_once_the_policy_forbids_its_request(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    let t = Tephra::start(&tb, &ns).await?;
+    let result = async {
+        let mut body = training("held", 0);
+        body["spec"]["compute"] = json!({ "gpuDevicesRequest": 1 });
+        let id = running(&t, &body).await?;
+        let job = t.jobs_of(&id).await?.pop().context("a Job")?;
+        let name = job.metadata.name.clone().context("a name")?;
+        let none = json!({ "meta": { "scope": "project", "projectId": "default" },
+            "policy": { "rules": { "compute": { "gpuDevicesRequest": { "max": 0 } } } } });
+        let (status, answer) = t.put("/api/v2/policy/trainings", &none).await?;
+        ensure!(status == 200, "{answer}");
+        t.jobs().delete(&name, &DeleteParams::foreground()).await?;
+        let held = t
+            .wait_until(TRAININGS, &id, "the refusal as the reason", |b| {
+                b["status"]["reconcileError"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("not allowed by today's policies"))
+            })
+            .await?;
+        let reason = held["status"]["reconcileError"]
+            .as_str()
+            .unwrap_or_default();
+        ensure!(
+            reason.contains("spec.compute.gpuDevicesRequest: must be at most 0"),
+            "{reason}"
+        );
+        ensure!(t.jobs_of(&id).await?.is_empty(), "no Job was created");
+        // The policy allows it again: the next try creates the Job.
+        let (status, _) = t
+            .delete("/api/v2/policy/trainings?scope=project&projectId=default")
+            .await?;
+        ensure!(status == 204, "the project policy is removed");
+        tephra_tests::wait_for("the Job again", Duration::from_secs(330), || async {
+            t.jobs_of(&id).await.ok().filter(|jobs| !jobs.is_empty())
+        })
+        .await?;
+        Ok(())
+    }
+    .await;
+    t.cleanup().await;
+    result
+}

@@ -4,6 +4,7 @@ mod access;
 mod policy;
 mod quota;
 mod rules;
+mod security;
 
 use access::{
     access_rules_are_unique_and_their_changes_audited,
@@ -21,6 +22,11 @@ use quota::{
     org_units_check_quotas_and_refuse_deleting_what_is_used,
 };
 use rules::scheduling_rules_are_stored_checked_cleared_and_listed;
+use security::{
+    an_unreadable_policy_fails_closed, inner_policies_cannot_unlock_what_the_system_locks,
+    offered_entries_are_compared_whole, researchers_cannot_reach_past_their_pods,
+    tenants_cannot_choose_a_namespace_tephra_does_not_own,
+};
 use serde_json::json;
 use server::db::projects::{DEFAULT_PROJECT, NewProject};
 use server::db::users::Identity;
@@ -102,6 +108,11 @@ on_both_engines!(
     a_projects_usage_splits_placed_and_waiting_work_by_user,
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
     scheduling_rules_are_stored_checked_cleared_and_listed,
+    tenants_cannot_choose_a_namespace_tephra_does_not_own,
+    inner_policies_cannot_unlock_what_the_system_locks,
+    offered_entries_are_compared_whole,
+    researchers_cannot_reach_past_their_pods,
+    an_unreadable_policy_fails_closed,
 );
 
 async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {

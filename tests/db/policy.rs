@@ -142,9 +142,24 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
             .await,
     );
     assert_eq!(found[0].0, "spec.compute.gpuDevicesRequest");
-    // The system administrator replaces the built-in policy: host paths become possible.
+    // A system policy that leaves node protection's rules out keeps them; one that names them
+    // relaxes them, explicitly: host network and host paths become possible.
     control
         .set_policy(&root, &Scope::System, "trainings", &json!({ "rules": {} }))
+        .await
+        .expect("system policy");
+    assert!(
+        control
+            .submit(WorkloadKind::Training, &root, host.clone())
+            .await
+            .is_err(),
+        "node protection is kept when a system policy leaves it out"
+    );
+    let relax = json!({ "rules": {
+        "security": { "hostNetwork": { "canEdit": true } },
+        "storage": { "hostPath": { "canAdd": true } } } });
+    control
+        .set_policy(&root, &Scope::System, "trainings", &relax)
         .await
         .expect("system policy");
     control

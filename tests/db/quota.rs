@@ -19,7 +19,10 @@ pub(crate) fn control(db: &Database) -> Control {
         cluster: ClusterHandle::detached("default"),
         profile: Arc::new(ClusterProfile::default()),
         max_pods: 1000,
-        namespace_prefix: "tephra-".into(),
+        namespaces: server::domain::namespaces::NamespaceRules {
+            prefix: "tephra-".into(),
+            release: "tephra-system".into(),
+        },
         metrics: server::metrics::Metrics::new(),
         prometheus: None,
     }

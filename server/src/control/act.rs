@@ -3,9 +3,10 @@
 
 use super::Control;
 use super::admission::{admission, stored_demand};
+use super::policy;
 use crate::db::workloads::{Change, StoredWorkload, WorkloadListing};
 use crate::domain::authz::Permission;
-use crate::domain::request::WorkloadKind;
+use crate::domain::request::{Request, WorkloadKind};
 use app::error::AppError;
 use app::model::action::Action;
 use app::model::phase::Phase;
@@ -78,7 +79,10 @@ impl Control {
     ) -> Result<Option<StoredWorkload>, AppError> {
         let project = self.db.projects().get(w.project_id).await?;
         let layers = self.policy_layers(&project, w.kind).await?;
-        let broken = super::policy::check_request(&w.spec, &layers);
+        let broken = match Request::parse(&w.spec, w.kind) {
+            Ok(request) => policy::refusals(&w.spec, &request, &layers, &self.profile),
+            Err(_) => policy::check_request(&w.spec, &layers),
+        };
         if !broken.is_empty() {
             return Err(AppError::Rejected(broken));
         }

@@ -47,8 +47,9 @@ pub struct Control {
     pub profile: Arc<ClusterProfile>,
     /// Most pods one workload may ask for at once (`--max-pods-per-workload`).
     pub max_pods: u64,
-    /// What new projects' namespaces and queues start with (`--namespace-prefix`).
-    pub namespace_prefix: String,
+    /// What projects' namespaces and queues start with (`--namespace-prefix`), and where
+    /// Tephra itself runs, which no project may use.
+    pub namespaces: crate::domain::namespaces::NamespaceRules,
     /// What `/metrics` serves; the HTTP layer and the reconciler count into it.
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Where GPU use is read (`--prometheus-url`); `None` shows none and applies no idle rule.

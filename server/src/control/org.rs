@@ -79,7 +79,7 @@ impl Control {
         let department = self
             .db
             .departments()
-            .create(&self.namespace_prefix, &fields)
+            .create(&self.namespaces.prefix, &fields)
             .await?;
         self.cluster.org_changed();
         Ok(self.department_view(&department))
@@ -156,7 +156,7 @@ impl Control {
     /// The name and cluster checks departments and projects share.
     pub(super) fn common_checks(&self, name: &str, cluster_id: Option<&str>) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        let max = NAMESPACE_MAX.saturating_sub(self.namespace_prefix.len());
+        let max = NAMESPACE_MAX.saturating_sub(self.namespaces.prefix.len());
         if let Err(message) = dns1123_label(name, max) {
             errors.push(FieldError {
                 path: "name".into(),

@@ -8,6 +8,7 @@ use crate::db::DbError;
 use crate::db::departments::Department;
 use crate::db::projects::{NewProject, Project, ProjectFields};
 use crate::domain::authz::Permission;
+use crate::domain::namespaces::project_name_refusal;
 use crate::domain::quota::{self, Allowance};
 use app::error::AppError;
 use app::model::org::{self, ProjectRequest, SchedulingRules};
@@ -169,25 +170,49 @@ impl Control {
             Permission::ManageProjects,
             &scope_of(&department),
         )?;
+        if let Some(why) = project_name_refusal(&request.name) {
+            return Err(AppError::field("name", why));
+        }
         let fields = self.project_fields(&request, &department, None).await?;
-        let namespace = match request.requested_namespace.as_deref() {
-            Some(ns) => {
-                dns1123_label(ns, NAMESPACE_MAX)
-                    .map_err(|m| AppError::field("requestedNamespace", m))?;
-                ns.to_owned()
-            }
-            None => format!("{}{}", self.namespace_prefix, request.name),
-        };
+        let namespace = self.project_namespace(principal, &request)?;
         let new = NewProject {
             name: request.name.clone(),
             namespace,
-            queue: format!("{}{}", self.namespace_prefix, request.name),
+            queue: format!("{}{}", self.namespaces.prefix, request.name),
             department_id: Some(department.id),
             fields,
         };
         let project = self.db.projects().create(&new).await?;
         self.cluster.org_changed();
         Ok(self.project_view(&project, 0, &department.name))
+    }
+
+    /// The namespace a new project gets: its name under the prefix, or (system administrators
+    /// only) the one it requests, if it is one a project may have.
+    fn project_namespace(
+        &self,
+        principal: &Principal,
+        request: &ProjectRequest,
+    ) -> Result<String, AppError> {
+        let (namespace, field) = match request.requested_namespace.as_deref() {
+            Some(ns) => {
+                if access::require_system(principal, Permission::ManageSystem).is_err() {
+                    return Err(AppError::field(
+                        "requestedNamespace",
+                        "only system administrators may choose a project's namespace; leave it \
+                         out and the project gets its own",
+                    ));
+                }
+                dns1123_label(ns, NAMESPACE_MAX)
+                    .map_err(|m| AppError::field("requestedNamespace", m))?;
+                (ns.to_owned(), "requestedNamespace")
+            }
+            None => (self.namespaces.derived(&request.name), "name"),
+        };
+        match self.namespaces.refusal(&namespace) {
+            Some(why) => Err(AppError::field(field, why)),
+            None => Ok(namespace),
+        }
     }
 
     pub async fn update_project(
@@ -203,6 +228,19 @@ impl Control {
                 format!(
                     "a project keeps its name ({:?}): its namespace and queue carry it",
                     project.name
+                ),
+            ));
+        }
+        if request
+            .requested_namespace
+            .as_deref()
+            .is_some_and(|ns| ns != project.namespace)
+        {
+            return Err(AppError::field(
+                "requestedNamespace",
+                format!(
+                    "a project keeps its namespace ({:?}); create a new project for another",
+                    project.namespace
                 ),
             ));
         }

@@ -8,24 +8,14 @@ use crate::db::DbError;
 use crate::db::projects::Project;
 use crate::domain::authz::{Permission, Scope};
 use crate::domain::policy::{self, Policy};
-pub use crate::domain::policy::{apply_defaults, check_request};
+pub use crate::domain::policy::{
+    POLICY_KINDS, apply_defaults, check_request, policy_kind, refusals,
+};
 use crate::domain::request::WorkloadKind;
 use app::error::AppError;
 use app::model::policy::FormPolicy;
 use app::model::principal::Principal;
 use serde_json::{Value, json};
-
-/// The workload kinds with a policy of their own (`/api/v2/policy/<kind>`).
-pub const POLICY_KINDS: [&str; 2] = ["trainings", "distributed"];
-
-/// The policy kind a workload is checked against. A generic job's replica specs are training
-/// specs, so the trainings policy applies to each of them.
-pub fn policy_kind(kind: WorkloadKind) -> &'static str {
-    match kind {
-        WorkloadKind::Distributed => "distributed",
-        WorkloadKind::Training | WorkloadKind::Generic => "trainings",
-    }
-}
 
 /// One scope's policy as the API shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -175,6 +165,27 @@ impl Control {
         self.validated_policy(principal, scope, kind, body).await?;
         let by = principal.user_id.parse().ok();
         self.db.policies().put(scope, kind, body, by).await?;
+        if *scope == Scope::System {
+            let relaxed = policy::node_protection_overridden(body);
+            if !relaxed.is_empty() {
+                tracing::warn!(
+                    ?relaxed,
+                    kind,
+                    "the system policy replaces node protection rules"
+                );
+                let detail = json!({ "kind": kind, "rules": relaxed });
+                self.db
+                    .audit()
+                    .record(
+                        by,
+                        "policy.node-protection",
+                        "system",
+                        uuid::Uuid::nil(),
+                        detail,
+                    )
+                    .await?;
+            }
+        }
         self.cluster.org_changed();
         self.policy(principal, scope, kind).await
     }
@@ -189,7 +200,14 @@ impl Control {
         body: &Value,
     ) -> Result<Vec<Policy>, AppError> {
         self.may_set_policy(principal, scope).await?;
-        let parsed = Policy::parse("this policy", body).map_err(AppError::Rejected)?;
+        Policy::parse("this policy", body).map_err(AppError::Rejected)?;
+        // The system policy is checked as it will apply: over node protection, which its
+        // defaults must keep unless it names a protection's rule itself.
+        let applied = match scope {
+            Scope::System => policy::system_layer(Some(body)),
+            _ => body.clone(),
+        };
+        let parsed = Policy::parse("this policy", &applied).map_err(AppError::Rejected)?;
         let outer = self.layers_for(scope, kind, false).await?;
         let mut errors = policy::widenings(&parsed, &outer);
         let mut all = outer;

@@ -118,7 +118,7 @@ impl Control {
                 ),
             ));
         }
-        let refused = policy::check_request(&value, &layers);
+        let refused = policy::refusals(&value, &request, &layers, &self.profile);
         if !refused.is_empty() {
             return Err(AppError::Rejected(refused));
         }

@@ -87,16 +87,19 @@ impl Policies<'_> {
         }
         let mut layers = Vec::new();
         for (s, source) in scopes {
-            let body = match self.get(&s, kind).await? {
-                Some(stored) => stored.body.0,
-                None if s == Scope::System => policy::node_protection(),
+            let stored = self.get(&s, kind).await?.map(|stored| stored.body.0);
+            let body = match stored {
+                _ if s == Scope::System => policy::system_layer(stored.as_ref()),
+                Some(body) => body,
                 None => continue,
             };
             match Policy::parse(&source, &body) {
                 Ok(p) => layers.push(p),
-                // Checked when saved; one that no longer parses must not block every submit.
+                // Checked when saved. One that no longer parses refuses every request rather
+                // than letting them through without its rules.
                 Err(errors) => {
-                    tracing::error!(?errors, %source, "a stored policy no longer parses")
+                    tracing::error!(?errors, %source, "a stored policy no longer parses");
+                    layers.push(Policy::unreadable(&source, &errors));
                 }
             }
         }

@@ -2,6 +2,7 @@
 //! images and drivers that differ between clusters. Nothing cluster-specific is a literal in the
 //! translation.
 
+use app::model::training::request::ServiceType;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -43,6 +44,21 @@ pub struct ClusterProfile {
     /// Host of the exposed URLs (`https://<host>/<namespace>/<job>/<port>/`); without one the
     /// Ingress rule matches any host.
     pub ingress_host: Option<String>,
+    /// NFS exports a training may mount (`server` and a path prefix); none unless listed, so
+    /// nobody mounts a server the platform team did not offer, as whatever uid they like.
+    pub nfs_exports: Vec<NfsExport>,
+    /// Service types a port may ask for besides ClusterIP (`NodePort`, `LoadBalancer`): none
+    /// unless listed, since both open the port outside the cluster.
+    pub service_types: Vec<ServiceType>,
+}
+
+/// One NFS export a profile offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NfsExport {
+    pub server: String,
+    /// Paths under it that may be mounted (`/exports/datasets`).
+    pub path_prefix: String,
 }
 
 impl Default for ClusterProfile {
@@ -69,6 +85,8 @@ impl Default for ClusterProfile {
             gpu_memory_mib: 81920,
             ingress_class: None,
             ingress_host: None,
+            nfs_exports: Vec::new(),
+            service_types: Vec::new(),
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod gpu_use;
 pub mod labels;
 pub mod live_edit;
 pub mod logs;
+pub mod namespaces;
 pub mod ownership;
 pub mod policy;
 pub mod preemption;

@@ -26,6 +26,11 @@ pub struct Policy {
     pub defaults: Value,
     /// Rules by dotted path below `spec` (`security.hostNetwork`).
     pub rules: Vec<(String, Rule)>,
+    /// Why the stored body no longer parses, if it does not: such a layer refuses every
+    /// request until an administrator saves it again (fail closed), rather than letting
+    /// requests through without its rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 impl Policy {
@@ -56,7 +61,19 @@ impl Policy {
             source: source.to_owned(),
             defaults,
             rules,
+            unreadable: None,
         })
+    }
+
+    /// A stored body that no longer parses, kept as a layer that refuses everything.
+    pub fn unreadable(source: &str, errors: &[FieldError]) -> Policy {
+        let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        Policy {
+            source: source.to_owned(),
+            defaults: json!({}),
+            rules: Vec::new(),
+            unreadable: Some(listed.join("; ")),
+        }
     }
 }
 
@@ -118,9 +135,22 @@ pub fn check_defaults(defaults: &Value, layers: &[Policy]) -> Vec<FieldError> {
 }
 
 fn check_with(spec: &Value, at: &str, layers: &[Policy], required: bool) -> Vec<FieldError> {
-    let defaults = merged_defaults(layers);
     let mut errors = Vec::new();
-    for layer in layers {
+    for (i, layer) in layers.iter().enumerate() {
+        if let Some(why) = &layer.unreadable {
+            errors.push(FieldError {
+                path: "policy".into(),
+                message: format!(
+                    "{} no longer parses ({why}); nothing is admitted under it until an \
+                     administrator saves it again",
+                    layer.source
+                ),
+            });
+            continue;
+        }
+        // A layer's rules hold against the defaults of the layers out to it, never an inner
+        // one's: an inner default cannot move a value an outer layer locks.
+        let defaults = merged_defaults(&layers[..=i]);
         for (path, rule) in &layer.rules {
             let value = lookup(spec, path);
             if !required && value.is_none() {
@@ -139,8 +169,8 @@ fn check_with(spec: &Value, at: &str, layers: &[Policy], required: bool) -> Vec<
 }
 
 /// Where a request keeps container specs, the places rules and defaults apply: `spec`, a
-/// distributed master's `spec.master`, each generic replica's spec. Each comes with the keys
-/// that lead to it.
+/// distributed master's `spec.master` or Run:ai's top-level `masterSpec`, each generic
+/// replica's spec. Each comes with the keys that lead to it.
 fn spec_paths(value: &Value) -> Vec<(String, Vec<String>)> {
     let Some(spec) = value.get("spec") else {
         return Vec::new();
@@ -156,6 +186,9 @@ fn spec_paths(value: &Value) -> Vec<(String, Vec<String>)> {
     let mut paths = vec![("spec".to_owned(), vec!["spec".to_owned()])];
     if spec.get("master").is_some_and(Value::is_object) {
         paths.push(("spec.master".into(), vec!["spec".into(), "master".into()]));
+    }
+    if value.get("masterSpec").is_some_and(Value::is_object) {
+        paths.push(("masterSpec".into(), vec!["masterSpec".into()]));
     }
     paths
 }

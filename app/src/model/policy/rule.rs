@@ -159,10 +159,22 @@ impl Rule {
             return Some(format!("cannot be changed: it is locked to {locked}"));
         }
         let value = value?;
-        if self.can_add == Some(false) {
-            let allowed = default.and_then(Value::as_array).map_or(0, Vec::len);
-            if value.as_array().is_some_and(|items| items.len() > allowed) {
-                return Some("allows no entries to be added".into());
+        if self.can_add == Some(false)
+            && let Some(items) = value.as_array()
+        {
+            // Each entry must be one the outer layers offer, compared whole: offering one
+            // read-only dataset path must not let `/` read-write take its place.
+            let offered = default
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            if let Some(extra) = items.iter().find(|item| !offered.contains(item)) {
+                if offered.is_empty() {
+                    return Some("allows no entries to be added".into());
+                }
+                return Some(format!(
+                    "allows only the entries the policy offers ({}); {extra} is not one of them",
+                    Value::Array(offered.to_vec())
+                ));
             }
         }
         if let Some(n) = value.as_f64() {

@@ -114,3 +114,101 @@ fn the_preview_lists_every_ruled_or_defaulted_field() {
         ]
     );
 }
+
+/// A system policy that locks host network off, and a project policy whose defaults try to
+/// turn it on: the project's default never moves the system's lock.
+#[test]
+fn an_inner_default_cannot_move_an_outer_lock() {
+    let layers = vec![
+        layer(
+            "the system policy",
+            json!({ "rules": { "security": { "hostNetwork": { "canEdit": false } } } }),
+        ),
+        layer(
+            "project \"a\"'s policy",
+            json!({ "defaults": { "security": { "hostNetwork": true } } }),
+        ),
+    ];
+    let mut request = json!({ "name": "a", "projectId": "a", "spec": { "image": "x" } });
+    apply_defaults(&mut request, &layers);
+    let refused = check_request(&request, &layers);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0].path, "spec.security.hostNetwork");
+    assert_eq!(
+        refused[0].message,
+        "cannot be changed: it is locked to unset (the system policy)"
+    );
+    let defaults = check_defaults(&layers[1].defaults, &layers);
+    assert_eq!(defaults.len(), 1, "{defaults:?}");
+    assert_eq!(defaults[0].path, "policy.defaults.security.hostNetwork");
+}
+
+/// `canAdd: false` compares entries whole: the offered read-only dataset path cannot become `/`
+/// read-write, though the count stays the same.
+#[test]
+fn can_add_false_admits_only_the_offered_entries_whole() {
+    let offered =
+        json!([{ "name": "data", "path": "/datasets", "mountPath": "/data", "readOnly": true }]);
+    let layers = vec![layer(
+        "department \"d\"'s policy",
+        json!({ "defaults": { "storage": { "hostPath": offered.clone() } },
+                "rules": { "storage": { "hostPath": { "canAdd": false } } } }),
+    )];
+    let with = |paths: Value| json!({ "spec": { "image": "x", "storage": { "hostPath": paths } } });
+    assert!(check_request(&with(offered.clone()), &layers).is_empty());
+    assert!(check_request(&with(json!([])), &layers).is_empty());
+    for swapped in [
+        json!([{ "name": "data", "path": "/", "mountPath": "/data", "readOnly": false }]),
+        json!([{ "name": "data", "path": "/datasets", "mountPath": "/data", "readOnly": false }]),
+    ] {
+        let refused = check_request(&with(swapped), &layers);
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert_eq!(refused[0].path, "spec.storage.hostPath");
+        assert!(
+            refused[0]
+                .message
+                .contains("allows only the entries the policy offers"),
+            "{}",
+            refused[0].message
+        );
+    }
+}
+
+/// Run:ai's top-level `masterSpec` is a pod spec like any other: filled and checked.
+#[test]
+fn the_top_level_master_spec_is_filled_and_checked() {
+    let mut request = json!({
+        "spec": { "image": "x" },
+        "masterSpec": { "image": "y", "security": { "hostNetwork": true } }
+    });
+    apply_defaults(&mut request, &layers());
+    assert_eq!(
+        request["masterSpec"]["compute"]["gpuDevicesRequest"],
+        json!(1)
+    );
+    let paths: Vec<String> = check_request(&request, &layers())
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(paths, ["masterSpec.security.hostNetwork"]);
+}
+
+/// A stored policy that no longer parses refuses every request, naming itself.
+#[test]
+fn an_unreadable_layer_refuses_everything() {
+    let broken = Policy::unreadable(
+        "project \"a\"'s policy",
+        &[FieldError {
+            path: "policy.rules.x".into(),
+            message: "must be an object".into(),
+        }],
+    );
+    let refused = check_request(&json!({ "spec": { "image": "x" } }), &[broken]);
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].path, "policy");
+    assert!(
+        refused[0]
+            .message
+            .starts_with("project \"a\"'s policy no longer parses")
+    );
+}

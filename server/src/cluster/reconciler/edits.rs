@@ -30,6 +30,7 @@ impl Reconciler {
         if &desired == live {
             return Ok(());
         }
+        self.still_allowed(row, project).await?;
         live_edit::edit_job(
             &self.client,
             &project.namespace,

@@ -32,14 +32,21 @@ pub enum Error {
         name: String,
         key: Option<String>,
     },
+    /// The stored request breaks today's policies or node protection: it is not created until
+    /// the request or the policy changes.
+    #[error("the stored request is not allowed by today's policies: {0}")]
+    Refused(String),
     #[error("the cluster did not answer within {} seconds", ACT_TIMEOUT.as_secs())]
     Timeout,
 }
 
 impl Error {
     pub(super) fn render(errors: Vec<app::model::validation::FieldError>) -> Self {
-        let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        Error::Render(listed.join("; "))
+        Error::Render(listed(&errors))
+    }
+
+    pub(super) fn refused(errors: &[app::model::validation::FieldError]) -> Self {
+        Error::Refused(listed(errors))
     }
 
     /// The reason a user sees beside the phase.
@@ -61,7 +68,7 @@ impl Error {
     /// API server refusing the object itself (not a conflict or throttling).
     pub(super) fn is_permanent(&self) -> bool {
         match self {
-            Error::Render(_) | Error::NameTaken { .. } => true,
+            Error::Render(_) | Error::Refused(_) | Error::NameTaken { .. } => true,
             Error::Kube(kube::Error::Api(status)) => {
                 (400..500).contains(&status.code) && !matches!(status.code, 409 | 429)
             }
@@ -72,6 +79,7 @@ impl Error {
     /// What a permanent error depends on, checked each pass to retry when it changes.
     pub(super) fn cause(&self) -> Option<String> {
         match self {
+            Error::Refused(_) => Some(POLICY_CAUSE.to_owned()),
             Error::NameTaken {
                 kind,
                 namespace,
@@ -82,6 +90,14 @@ impl Error {
         }
     }
 }
+
+fn listed(errors: &[app::model::validation::FieldError]) -> String {
+    let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    listed.join("; ")
+}
+
+/// The cause of a refusal by policy: checked again each pass against the stored policies.
+pub(super) const POLICY_CAUSE: &str = "policy";
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

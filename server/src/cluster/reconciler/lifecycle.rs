@@ -5,6 +5,9 @@ use super::{Error, Reconciler, Result};
 use crate::cluster::{apply, beside, event_of};
 use crate::db::projects::Project;
 use crate::db::workloads::{Change, StoredWorkload};
+use crate::domain::authz::Scope;
+use crate::domain::policy;
+use crate::domain::request::Request;
 use crate::domain::volcano::Job;
 use app::model::phase::Phase;
 use kube::Api;
@@ -36,6 +39,7 @@ impl Reconciler {
     /// Renders the stored request and creates what is missing: the objects beside the Job (see
     /// `beside`), then the Job, each signed as the workload's.
     pub(super) async fn create(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
+        self.still_allowed(row, project).await?;
         let creator = self.db.users().get(row.created_by).await?;
         let mut rendered =
             crate::stored::render(row, project, &creator, &self.profile).map_err(Error::render)?;
@@ -53,6 +57,26 @@ impl Reconciler {
                 apply::create_owned(&jobs, key, row.id, &rendered.job).await
             }
             Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Checks the stored request against today's policies and node protection before a Job is
+    /// (re)created: a policy may have changed since it was admitted, and a row edited in the
+    /// database must not reach the cluster either.
+    pub(super) async fn still_allowed(
+        &self,
+        row: &StoredWorkload,
+        project: &Project,
+    ) -> Result<()> {
+        let scope = Scope::Project(project.id.to_string());
+        let kind = policy::policy_kind(row.kind);
+        let layers = self.db.policies().layers(&scope, kind, true).await?;
+        let request = Request::parse(&row.spec, row.kind).map_err(Error::render)?;
+        let refused = policy::refusals(&row.spec, &request, &layers, &self.profile);
+        if refused.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::refused(&refused))
         }
     }
 

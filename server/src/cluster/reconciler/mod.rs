@@ -211,10 +211,18 @@ impl Reconciler {
         (todo, stale)
     }
 
-    /// Retries at once the workloads whose name was taken by an object that is now gone.
+    /// Retries at once the workloads whose name was taken by an object that is now gone, and
+    /// those a policy refused that it now allows.
     async fn recheck_causes(&self) {
         let causes = self.lock_backoffs().causes();
         for (id, cause) in causes {
+            if cause == error::POLICY_CAUSE {
+                if self.allowed_now(id).await {
+                    tracing::info!(workload = %id, "the policies allow the request now; retrying");
+                    self.lock_backoffs().retry_now(id, Instant::now());
+                }
+                continue;
+            }
             let parts: Vec<&str> = cause.splitn(4, '/').collect();
             let [kind, namespace, name, uid] = parts[..] else {
                 continue;
@@ -224,6 +232,18 @@ impl Reconciler {
                 self.lock_backoffs().retry_now(id, Instant::now());
             }
         }
+    }
+
+    /// Whether the stored request of `id` passes today's policies (a database read, no call to
+    /// the cluster).
+    async fn allowed_now(&self, id: Uuid) -> bool {
+        let Ok(row) = self.db.workloads().get(id).await else {
+            return false;
+        };
+        let Ok(project) = self.db.projects().get(row.project_id).await else {
+            return false;
+        };
+        self.still_allowed(&row, &project).await.is_ok()
     }
 
     /// Acts on one workload and records the outcome for its status.

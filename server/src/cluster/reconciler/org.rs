@@ -5,7 +5,6 @@
 
 use super::{Reconciler, Result};
 use crate::cluster::apply;
-use crate::control::POLICY_KINDS;
 use crate::db::projects::Project;
 use crate::domain::authz::Scope;
 use crate::domain::policy;
@@ -18,7 +17,7 @@ impl Reconciler {
     pub(super) async fn ensure_namespace(&self, project: &Project) -> Result<()> {
         let scope = Scope::Project(project.id.to_string());
         let mut level = "baseline";
-        for kind in POLICY_KINDS {
+        for kind in policy::POLICY_KINDS {
             let layers = self.db.policies().layers(&scope, kind, true).await?;
             if policy::pod_security_level(&layers) == "privileged" {
                 level = "privileged";

@@ -193,12 +193,49 @@ fn namespaces_enforce_the_baseline_only_while_the_policies_keep_to_it() {
     assert_eq!(pod_security_level(&[system()]), "baseline");
     let open = policy("the system policy", json!({ "rules": {} }));
     assert_eq!(pod_security_level(&[open]), "privileged");
+    // An inner default cannot move the system's lock (requests under it are refused), so it
+    // does not lower the namespace's level either.
     let host_network_default = policy(
         "project",
         json!({ "defaults": { "security": { "hostNetwork": true } } }),
     );
     assert_eq!(
         pod_security_level(&[system(), host_network_default]),
-        "privileged"
+        "baseline"
     );
+    let relaxed = json!({ "rules": { "security": { "hostNetwork": { "canEdit": true } } } });
+    let relaxed = policy("the system policy", system_layer(Some(&relaxed)));
+    assert_eq!(pod_security_level(&[relaxed]), "privileged");
+}
+
+/// A system policy that sets one default keeps every node protection; relaxing one takes a rule
+/// for it, which the audit trail records.
+#[test]
+fn node_protection_is_a_base_a_system_policy_cannot_drop_by_omission() {
+    let one_default = json!({ "defaults": { "image": "registry.example.org/base" } });
+    let system = policy("the system policy", system_layer(Some(&one_default)));
+    let spec = json!({ "image": "x", "security": { "hostNetwork": true },
+                       "storage": { "hostPath": [{ "name": "h", "path": "/", "mountPath": "/h" }] } });
+    let paths: Vec<String> = refusals(spec.clone(), &[system])
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(
+        paths,
+        ["spec.security.hostNetwork", "spec.storage.hostPath"]
+    );
+    assert!(node_protection_overridden(&one_default).is_empty());
+
+    let relaxing = json!({ "rules": { "security": { "hostNetwork": { "canEdit": true } } } });
+    let system = policy("the system policy", system_layer(Some(&relaxing)));
+    let paths: Vec<String> = refusals(spec, &[system])
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(paths, ["spec.storage.hostPath"]);
+    assert_eq!(
+        node_protection_overridden(&relaxing),
+        ["security.hostNetwork"]
+    );
+    assert_eq!(system_layer(None), node_protection());
 }

@@ -169,6 +169,38 @@ pub(super) fn environment(
 }
 
 /// The pairs to set, without the excluded ones.
+/// The key prefixes other systems act on, with what acting on them would do: a request's labels
+/// and annotations never carry them (a domain's subdomains included), only Tephra sets them.
+const RESERVED_DOMAINS: [(&str, &str); 7] = [
+    ("tephra.dev", "Tephra's own keys"),
+    (
+        "volcano.sh",
+        "Volcano schedules by them (queue, preemptability, gang)",
+    ),
+    ("k8s.io", "Kubernetes components act on them"),
+    ("kubernetes.io", "Kubernetes components act on them"),
+    ("cni.cncf.io", "the network plugins attach networks by them"),
+    ("istio.io", "the service mesh acts on them"),
+    ("linkerd.io", "the service mesh acts on them"),
+];
+
+/// Why `key` (a label or annotation name) is not the request's to set, if it is not.
+pub(crate) fn reserved_key(key: &str) -> Option<String> {
+    let (prefix, _) = key.split_once('/')?;
+    let prefix = prefix.to_ascii_lowercase();
+    RESERVED_DOMAINS
+        .iter()
+        .find(|(domain, _)| {
+            prefix == *domain
+                || prefix
+                    .strip_suffix(domain)
+                    .is_some_and(|sub| sub.ends_with('.'))
+        })
+        .map(|(domain, why)| {
+            format!("{key:?} is under {domain}/, which is reserved: {why}, so only Tephra sets such keys")
+        })
+}
+
 pub(super) fn name_values(
     errors: &mut Errors,
     items: &[NameValue],
@@ -180,11 +212,8 @@ pub(super) fn name_values(
     for (i, item) in items.iter().enumerate() {
         let at = index(path, i);
         errors.check(join(&at, "name"), v::qualified_name(&item.name));
-        if item.name.starts_with("tephra.dev/") || item.name.contains(".tephra.dev/") {
-            errors.add(
-                join(&at, "name"),
-                "the tephra.dev/ prefix is reserved for Tephra's own keys",
-            );
+        if let Some(why) = reserved_key(&item.name) {
+            errors.add(join(&at, "name"), why);
         }
         if !seen.insert(item.name.as_str()) {
             errors.add(join(&at, "name"), format!("{:?} is set twice", item.name));

@@ -367,17 +367,31 @@ mod tests {
             let at = format!("spec.{list}");
             accepts(json!({ list: [
                 { "name": "example.com/team", "value": "ml" }, { "name": "Stage_1", "value": "a" },
-                { "name": "tephra.dev.example.com/x", "value": "a" }] }));
+                { "name": "tephra.dev.example.com/x", "value": "a" },
+                { "name": "notk8s.io/x", "value": "a" }, { "name": "volcano.sh.example/x", "value": "a" }] }));
             refuses(
                 json!({ list: [{ "name": "a b", "value": "x" }] }),
                 &format!("{at}[0].name"),
                 "must be a name of at most 63 letters",
             );
-            for reserved in ["tephra.dev/owner", "x.tephra.dev/owner"] {
+            for (reserved, domain) in [
+                ("tephra.dev/owner", "tephra.dev"),
+                ("x.tephra.dev/owner", "tephra.dev"),
+                ("volcano.sh/preemptable", "volcano.sh"),
+                ("scheduling.volcano.sh/queue-name", "volcano.sh"),
+                ("batch.volcano.sh/job-name", "volcano.sh"),
+                ("scheduling.k8s.io/group-name", "k8s.io"),
+                ("node-role.kubernetes.io/control-plane", "kubernetes.io"),
+                ("kubernetes.io/hostname", "kubernetes.io"),
+                ("k8s.v1.cni.cncf.io/networks", "cni.cncf.io"),
+                ("sidecar.istio.io/inject", "istio.io"),
+                ("linkerd.io/inject", "linkerd.io"),
+                ("config.linkerd.io/skip-outbound-ports", "linkerd.io"),
+            ] {
                 refuses(
                     json!({ list: [{ "name": reserved, "value": "x" }] }),
                     &format!("{at}[0].name"),
-                    "the tephra.dev/ prefix is reserved for Tephra's own keys",
+                    &format!("is under {domain}/, which is reserved"),
                 );
             }
             refuses(

@@ -90,6 +90,9 @@ pub(super) fn template(
             dns_policy: security
                 .host_network
                 .then(|| "ClusterFirstWithHostNet".into()),
+            // A training needs no Kubernetes API identity: with the namespace's default account
+            // mounted, code in the image could act as it.
+            automount_service_account_token: Some(false),
             ..PodSpec::default()
         }),
     }

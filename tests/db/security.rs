@@ -1,0 +1,375 @@
+//! Tenants stay inside their project (issue 33), through the service on both engines: each
+//! escape tried as the actor who would try it, answered with a 4xx naming the field or rule, and
+//! nothing stored changed (no project, policy or workload added). The cluster side (what the
+//! reconciler refuses to create, the service account's limits) is tested in `tests/cluster` and
+//! `tests/deploy`.
+
+use super::quota::{admin, control};
+use app::error::AppError;
+use app::model::org::ProjectRequest;
+use app::model::principal::{Grant, Principal};
+use serde_json::{Value, json};
+use server::control::Control;
+use server::db::Database;
+use server::domain::authz::Scope;
+use server::domain::request::WorkloadKind;
+
+fn principal(user: uuid::Uuid, role_id: i64, role: &str, scope: &str, id: String) -> Principal {
+    Principal {
+        admin: false,
+        grants: vec![Grant {
+            role_id,
+            role: role.into(),
+            scope_type: scope.into(),
+            scope_id: id,
+            scope_name: String::new(),
+        }],
+        ..admin(user)
+    }
+}
+
+fn project(name: &str, namespace: Option<&str>) -> ProjectRequest {
+    ProjectRequest {
+        name: name.into(),
+        cluster_id: None,
+        description: None,
+        parent_id: Some("default".into()),
+        resources: Vec::new(),
+        default_node_pools: None,
+        scheduling_rules: None,
+        requested_namespace: namespace.map(str::to_owned),
+    }
+}
+
+/// The field and message of a refusal: a 400 naming the field (its first detail for a list).
+fn refused<T: std::fmt::Debug>(result: Result<T, AppError>) -> (String, String) {
+    match result {
+        Err(AppError::Invalid { field, message }) => (field, message),
+        Err(AppError::Rejected(errors)) if !errors.is_empty() => {
+            (errors[0].path.clone(), errors[0].message.clone())
+        }
+        other => panic!("expected a 400 naming a field, got {other:?}"),
+    }
+}
+
+/// Every path a 400 names.
+fn paths<T: std::fmt::Debug>(result: Result<T, AppError>) -> Vec<String> {
+    match result {
+        Err(AppError::Rejected(errors)) => errors.into_iter().map(|e| e.path).collect(),
+        other => panic!("expected a 400 with details, got {other:?}"),
+    }
+}
+
+/// What an escape must leave as it was.
+async fn stored(db: &Database) -> (usize, usize, String) {
+    let projects = db.projects().list().await.unwrap().len();
+    let workloads = db.workloads().count(&Default::default()).await.unwrap() as usize;
+    let system = db
+        .policies()
+        .get(&Scope::System, "trainings")
+        .await
+        .unwrap();
+    (projects, workloads, format!("{system:?}"))
+}
+
+pub async fn tenants_cannot_choose_a_namespace_tephra_does_not_own(db: &Database, _: &str) {
+    let control = control(db);
+    let root = admin(super::user(db, "root").await);
+    let department = db.departments().by_name("default").await.unwrap();
+    let dept_admin = principal(
+        super::user(db, "dept").await,
+        2,
+        "Department administrator",
+        "department",
+        department.id.to_string(),
+    );
+    let before = stored(db).await;
+    for (who, request, field, says) in [
+        (
+            &dept_admin,
+            project("ops", Some("kube-system")),
+            "requestedNamespace",
+            "only system administrators",
+        ),
+        (
+            &dept_admin,
+            project("ops", Some("tephra-ops")),
+            "requestedNamespace",
+            "only system administrators",
+        ),
+        (
+            &dept_admin,
+            project("system", None),
+            "name",
+            "the namespace Tephra itself runs in",
+        ),
+        (&dept_admin, project("42", None), "name", "all digits"),
+        (
+            &root,
+            project("ops", Some("kube-system")),
+            "requestedNamespace",
+            "belongs to Kubernetes",
+        ),
+        (
+            &root,
+            project("ops", Some("default")),
+            "requestedNamespace",
+            "belongs to Kubernetes",
+        ),
+        (
+            &root,
+            project("ops", Some("tephra-system")),
+            "requestedNamespace",
+            "Tephra itself runs in",
+        ),
+        (
+            &root,
+            project("ops", Some("ops")),
+            "requestedNamespace",
+            "does not start with \"tephra-\"",
+        ),
+    ] {
+        let (path, message) = refused(control.create_project(who, request.clone()).await);
+        assert_eq!(path, field, "{request:?}: {message}");
+        assert!(message.contains(says), "{request:?}: {message}");
+    }
+    assert_eq!(stored(db).await, before, "nothing stored changed");
+    // A system administrator may name a prefixed namespace; nobody may move a project's.
+    let made = control
+        .create_project(&root, project("ops", Some("tephra-operations")))
+        .await
+        .expect("a prefixed namespace, by a system administrator");
+    assert_eq!(made.requested_namespace, "tephra-operations");
+    let (path, _) = refused(
+        control
+            .update_project(&root, "ops", project("ops", Some("kube-system")))
+            .await,
+    );
+    assert_eq!(path, "requestedNamespace");
+}
+
+pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _: &str) {
+    let control = control(db);
+    let root = admin(super::user(db, "root").await);
+    let default = db.projects().ensure_default().await.unwrap();
+    let department = db.departments().by_name("default").await.unwrap();
+    let dept_admin = principal(
+        super::user(db, "dept").await,
+        2,
+        "Department administrator",
+        "department",
+        department.id.to_string(),
+    );
+    let scope = Scope::Project(default.id.to_string());
+    // Defaults that would turn on what the system policy locks are refused when saved.
+    let host = json!({ "defaults": { "security": { "hostNetwork": true, "hostIpc": true },
+        "storage": { "hostPath": [{ "name": "root", "path": "/", "mountPath": "/host" }] } } });
+    let found = paths(
+        control
+            .set_policy(&dept_admin, &scope, "trainings", &host)
+            .await,
+    );
+    for path in [
+        "policy.defaults.security.hostNetwork",
+        "policy.defaults.security.hostIpc",
+        "policy.defaults.storage.hostPath",
+    ] {
+        assert!(found.contains(&path.to_owned()), "{found:?}");
+    }
+    assert!(
+        db.policies()
+            .get(&scope, "trainings")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // A system policy of one default keeps node protection.
+    let one_default = json!({ "defaults": { "image": "pytorch/pytorch:2.4" } });
+    control
+        .set_policy(&root, &Scope::System, "trainings", &one_default)
+        .await
+        .expect("a system policy with one default");
+    let before = stored(db).await;
+    let escape = training(json!({ "security": { "hostNetwork": true },
+        "storage": { "hostPath": [{ "name": "root", "path": "/", "mountPath": "/host" }] } }));
+    let found = paths(control.submit(WorkloadKind::Training, &root, escape).await);
+    assert_eq!(
+        found,
+        ["spec.security.hostNetwork", "spec.storage.hostPath"]
+    );
+    assert_eq!(stored(db).await, before, "nothing stored");
+}
+
+/// A system administrator offers host paths; a department offers one read-only dataset path
+/// and no more; a researcher cannot swap it for the node's `/`.
+pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
+    let control = control(db);
+    let root = admin(super::user(db, "root").await);
+    let default = db.projects().ensure_default().await.unwrap();
+    let department = db.departments().by_name("default").await.unwrap();
+    let researcher = principal(
+        super::user(db, "res").await,
+        4,
+        "Researcher",
+        "project",
+        default.id.to_string(),
+    );
+    let relax = json!({ "rules": { "storage": { "hostPath": { "canAdd": true } } } });
+    control
+        .set_policy(&root, &Scope::System, "trainings", &relax)
+        .await
+        .expect("an explicit relaxation");
+    let offered =
+        json!([{ "name": "data", "path": "/datasets", "mountPath": "/data", "readOnly": true }]);
+    let dept = json!({ "defaults": { "storage": { "hostPath": offered } },
+                       "rules": { "storage": { "hostPath": { "canAdd": false } } } });
+    let department_scope = Scope::Department(department.id.to_string());
+    control
+        .set_policy(&root, &department_scope, "trainings", &dept)
+        .await
+        .expect("a department offering one path");
+    let before = stored(db).await;
+    let swapped = training(json!({ "storage": { "hostPath": [
+        { "name": "data", "path": "/", "mountPath": "/data", "readOnly": false }] } }));
+    let (path, message) = refused(
+        control
+            .submit(WorkloadKind::Training, &researcher, swapped)
+            .await,
+    );
+    assert_eq!(path, "spec.storage.hostPath");
+    assert!(
+        message.contains("allows only the entries the policy offers"),
+        "{message}"
+    );
+    assert_eq!(stored(db).await, before);
+    control
+        .submit(WorkloadKind::Training, &researcher, training(json!({})))
+        .await
+        .expect("the offered path, as offered");
+}
+
+/// What a researcher might put in a request to reach past the project.
+pub async fn researchers_cannot_reach_past_their_pods(db: &Database, _: &str) {
+    let control = control(db);
+    let default = db.projects().ensure_default().await.unwrap();
+    let researcher = principal(
+        super::user(db, "res").await,
+        4,
+        "Researcher",
+        "project",
+        default.id.to_string(),
+    );
+    let before = stored(db).await;
+    let master = json!({
+        "name": "d", "projectId": "default",
+        "spec": { "image": "x", "distributedFramework": "PyTorch", "numWorkers": 1 },
+        "masterSpecSameAsWorker": false,
+        "masterSpec": { "image": "x", "security": { "hostNetwork": true, "hostIpc": true,
+            "capabilities": ["SYS_MODULE"], "seccompProfileType": "Unconfined", "runAsUid": 0 },
+            "storage": { "hostPath": [{ "name": "r", "path": "/", "mountPath": "/r" }] } }
+    });
+    let found = paths(
+        control
+            .submit(WorkloadKind::Distributed, &researcher, master)
+            .await,
+    );
+    for path in [
+        "hostNetwork",
+        "hostIpc",
+        "capabilities",
+        "seccompProfileType",
+        "runAsUid",
+    ] {
+        assert!(
+            found.contains(&format!("masterSpec.security.{path}")),
+            "{found:?}"
+        );
+    }
+    assert!(
+        found.contains(&"masterSpec.storage.hostPath".to_owned()),
+        "{found:?}"
+    );
+    for (spec, path, says) in [
+        (
+            json!({ "storage": { "nfs": [{ "name": "n", "server": "10.0.0.9", "path": "/", "mountPath": "/n" }] } }),
+            "spec.storage.nfs[0]",
+            "not an export the cluster profile offers",
+        ),
+        (
+            json!({ "ports": [{ "container": 80, "serviceType": "LoadBalancer" }] }),
+            "spec.ports[0].serviceType",
+            "outside the cluster",
+        ),
+        (
+            json!({ "ports": [{ "container": 80, "serviceType": "NodePort" }] }),
+            "spec.ports[0].serviceType",
+            "outside the cluster",
+        ),
+        (
+            json!({ "annotations": [{ "name": "volcano.sh/preemptable", "value": "false" }] }),
+            "spec.annotations[0].name",
+            "reserved",
+        ),
+        (
+            json!({ "annotations": [{ "name": "k8s.v1.cni.cncf.io/networks", "value": "kube-system/x" }] }),
+            "spec.annotations[0].name",
+            "reserved",
+        ),
+        (
+            json!({ "labels": [{ "name": "sidecar.istio.io/inject", "value": "false" }] }),
+            "spec.labels[0].name",
+            "reserved",
+        ),
+        (
+            json!({ "tolerations": [{ "operator": "Exists" }] }),
+            "spec.tolerations[0].key",
+            "tolerates every taint",
+        ),
+        (
+            json!({ "nodeAffinityRequired": { "nodeSelectorTerms": [{ "matchExpressions": [
+            { "key": "node-role.kubernetes.io/control-plane", "operator": "Exists" }] }] } }),
+            "spec.nodeAffinityRequired.nodeSelectorTerms[0].matchExpressions[0].key",
+            "control-plane",
+        ),
+        (
+            json!({ "security": { "supplementalGroups": "0" } }),
+            "spec.security.supplementalGroups",
+            "root group",
+        ),
+    ] {
+        let (at, message) = refused(
+            control
+                .submit(WorkloadKind::Training, &researcher, training(spec.clone()))
+                .await,
+        );
+        assert_eq!(at, path, "{spec}: {message}");
+        assert!(message.contains(says), "{spec}: {message}");
+    }
+    assert_eq!(stored(db).await, before, "nothing stored");
+}
+
+/// A stored policy that no longer parses refuses, never passes.
+pub async fn an_unreadable_policy_fails_closed(db: &Database, _: &str) {
+    let control: Control = control(db);
+    let root = admin(super::user(db, "root").await);
+    let default = db.projects().ensure_default().await.unwrap();
+    let scope = Scope::Project(default.id.to_string());
+    let broken = json!({ "rules": { "compute": { "gpuDevicesRequest": { "max": "eight" } } } });
+    db.policies()
+        .put(&scope, "trainings", &broken, None)
+        .await
+        .unwrap();
+    let (path, message) = refused(
+        control
+            .submit(WorkloadKind::Training, &root, training(json!({})))
+            .await,
+    );
+    assert_eq!(path, "policy");
+    assert!(message.contains("no longer parses"), "{message}");
+}
+
+fn training(spec: Value) -> Value {
+    let mut spec = spec;
+    spec["image"] = json!("pytorch/pytorch:2.4");
+    json!({ "name": "t", "projectId": "default", "spec": spec })
+}
