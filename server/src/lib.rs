@@ -121,6 +121,11 @@ impl Application {
             Some(path) => render_cli::load_profile(path).map_err(anyhow::Error::msg)?,
             None => domain::cluster::ClusterProfile::default(),
         };
+        if let Some(public) = args.auth.public_url(args.addr)?
+            && let Some(why) = profile.ingress_host_refusal(&public.host)
+        {
+            anyhow::bail!("--cluster-profile (TEPHRA_CLUSTER_PROFILE): {why}");
+        }
         let metrics = metrics::Metrics::new();
         let cluster = start_cluster(args, &db, &profile, &metrics).await?;
         let dev_login = args.dev_login_enabled()?;

@@ -52,6 +52,27 @@ pub struct ClusterProfile {
     pub service_types: Vec<ServiceType>,
 }
 
+impl ClusterProfile {
+    /// Why `ingressHost` may not serve exposed URLs beside Tephra at `public_host` (the public
+    /// URL's `host[:port]`), if it may not: a training's page on Tephra's own host or under it
+    /// would share cookies and origin with Tephra's pages.
+    pub fn ingress_host_refusal(&self, public_host: &str) -> Option<String> {
+        let ingress = self.ingress_host.as_deref()?.to_ascii_lowercase();
+        let public = public_host
+            .rsplit_once(':')
+            .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
+            .map_or(public_host, |(host, _)| host)
+            .to_ascii_lowercase();
+        (ingress == public || ingress.ends_with(&format!(".{public}"))).then(|| {
+            format!(
+                "the cluster profile's ingressHost {ingress:?} is Tephra's own host {public:?} or \
+                 under it: exposed URLs would run beside Tephra's pages, with their cookies; \
+                 give them a domain of their own"
+            )
+        })
+    }
+}
+
 /// One NFS export a profile offers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -88,5 +109,40 @@ impl Default for ClusterProfile {
             nfs_exports: Vec::new(),
             service_types: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposed_urls_never_share_tephras_host() {
+        let with = |host: &str| ClusterProfile {
+            ingress_host: Some(host.into()),
+            ..ClusterProfile::default()
+        };
+        assert!(
+            with("tephra.example.org")
+                .ingress_host_refusal("tephra.example.org")
+                .is_some()
+        );
+        assert!(
+            with("apps.tephra.example.org")
+                .ingress_host_refusal("tephra.example.org:8443")
+                .is_some()
+        );
+        assert_eq!(
+            with("apps.example.net").ingress_host_refusal("tephra.example.org"),
+            None
+        );
+        assert_eq!(
+            with("notephra.example.org").ingress_host_refusal("tephra.example.org"),
+            None
+        );
+        assert_eq!(
+            ClusterProfile::default().ingress_host_refusal("tephra.example.org"),
+            None
+        );
     }
 }
