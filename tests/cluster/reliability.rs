@@ -368,14 +368,13 @@ pub async fn a_job_is_not_recreated_once_the_policy_forbids_its_request(
         t.jobs().delete(&name, &DeleteParams::foreground()).await?;
         let held = t
             .wait_until(TRAININGS, &id, "the refusal as the reason", |b| {
-                b["status"]["reconcileError"]
-                    .as_str()
-                    .is_some_and(|e| e.contains("not allowed by today's policies"))
+                b["status"]["reconcileError"]["permanent"] == true
+                    && b["phaseMessage"]
+                        .as_str()
+                        .is_some_and(|e| e.contains("not allowed by today's policies"))
             })
             .await?;
-        let reason = held["status"]["reconcileError"]
-            .as_str()
-            .unwrap_or_default();
+        let reason = held["phaseMessage"].as_str().unwrap_or_default();
         ensure!(
             reason.contains("spec.compute.gpuDevicesRequest: must be at most 0"),
             "{reason}"
