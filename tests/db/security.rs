@@ -28,6 +28,26 @@ fn principal(user: uuid::Uuid, role_id: i64, role: &str, scope: &str, id: String
     }
 }
 
+/// An administrator of the default department.
+async fn department_admin(db: &Database) -> Principal {
+    let department = db.departments().by_name("default").await.unwrap();
+    let user = super::user(db, "dept").await;
+    principal(
+        user,
+        2,
+        "Department administrator",
+        "department",
+        department.id.to_string(),
+    )
+}
+
+/// A researcher in the default project.
+async fn researcher(db: &Database) -> Principal {
+    let project = db.projects().ensure_default().await.unwrap();
+    let user = super::user(db, "res").await;
+    principal(user, 4, "Researcher", "project", project.id.to_string())
+}
+
 fn project(name: &str, namespace: Option<&str>) -> ProjectRequest {
     ProjectRequest {
         name: name.into(),
@@ -75,14 +95,7 @@ async fn stored(db: &Database) -> (usize, usize, String) {
 pub async fn tenants_cannot_choose_a_namespace_tephra_does_not_own(db: &Database, _: &str) {
     let control = control(db);
     let root = admin(super::user(db, "root").await);
-    let department = db.departments().by_name("default").await.unwrap();
-    let dept_admin = principal(
-        super::user(db, "dept").await,
-        2,
-        "Department administrator",
-        "department",
-        department.id.to_string(),
-    );
+    let dept_admin = department_admin(db).await;
     let before = stored(db).await;
     for (who, request, field, says) in [
         (
@@ -152,14 +165,7 @@ pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _
     let control = control(db);
     let root = admin(super::user(db, "root").await);
     let default = db.projects().ensure_default().await.unwrap();
-    let department = db.departments().by_name("default").await.unwrap();
-    let dept_admin = principal(
-        super::user(db, "dept").await,
-        2,
-        "Department administrator",
-        "department",
-        department.id.to_string(),
-    );
+    let dept_admin = department_admin(db).await;
     let scope = Scope::Project(default.id.to_string());
     // Defaults that would turn on what the system policy locks are refused when saved.
     let host = json!({ "defaults": { "security": { "hostNetwork": true, "hostIpc": true },
@@ -205,15 +211,8 @@ pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _
 pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
     let control = control(db);
     let root = admin(super::user(db, "root").await);
-    let default = db.projects().ensure_default().await.unwrap();
     let department = db.departments().by_name("default").await.unwrap();
-    let researcher = principal(
-        super::user(db, "res").await,
-        4,
-        "Researcher",
-        "project",
-        default.id.to_string(),
-    );
+    let researcher = researcher(db).await;
     let relax = json!({ "rules": { "storage": { "hostPath": { "canAdd": true } } } });
     control
         .set_policy(&root, &Scope::System, "trainings", &relax)
@@ -251,14 +250,7 @@ pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
 /// What a researcher might put in a request to reach past the project.
 pub async fn researchers_cannot_reach_past_their_pods(db: &Database, _: &str) {
     let control = control(db);
-    let default = db.projects().ensure_default().await.unwrap();
-    let researcher = principal(
-        super::user(db, "res").await,
-        4,
-        "Researcher",
-        "project",
-        default.id.to_string(),
-    );
+    let researcher = researcher(db).await;
     let before = stored(db).await;
     let master = json!({
         "name": "d", "projectId": "default",
