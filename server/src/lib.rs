@@ -78,6 +78,7 @@ async fn start_cluster(
                 key: cluster::owner_key(db).await?,
                 metrics: Arc::clone(metrics),
                 leadership: leadership(args, db),
+                project_access: args.project_access()?,
             };
             cluster::start(&id, db.clone(), client, settings)
         }

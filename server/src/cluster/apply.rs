@@ -4,7 +4,6 @@
 //! precondition, so a Job replaced in between is never deleted by mistake.
 
 use super::objects::{Queue, QueueSpec};
-use crate::db::projects::Project;
 use crate::domain::labels::{DEPARTMENT, MANAGED_BY, MANAGED_BY_VALUE, PROJECT, WORKLOAD_ID};
 use crate::domain::ownership::{OWNER, OwnerKey};
 use crate::domain::quota::queues::QueuePlan;
@@ -34,36 +33,6 @@ pub fn sign<K: Resource>(key: &OwnerKey, id: Uuid, object: &mut K) {
     meta.annotations
         .get_or_insert_with(Default::default)
         .insert(OWNER.to_owned(), signature);
-}
-
-/// A project's namespace, applied (so repeated calls are cheap and repair what someone changed),
-/// with the Pod Security Admission `level` its policies keep requests within.
-pub async fn ensure_namespace(client: &Client, project: &Project, level: &str) -> Result<()> {
-    let mut namespace = Namespace::default();
-    namespace.metadata.name = Some(project.namespace.clone());
-    namespace.metadata.labels = Some(
-        [
-            (MANAGED_BY.to_owned(), MANAGED_BY_VALUE.to_owned()),
-            (PROJECT.to_owned(), project.name.clone()),
-            (
-                "pod-security.kubernetes.io/enforce".to_owned(),
-                level.to_owned(),
-            ),
-            (
-                "pod-security.kubernetes.io/warn".to_owned(),
-                level.to_owned(),
-            ),
-        ]
-        .into(),
-    );
-    Api::<Namespace>::all(client.clone())
-        .patch(
-            &project.namespace,
-            &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&namespace),
-        )
-        .await?;
-    Ok(())
 }
 
 /// A department's or project's queue, applied and signed as this installation's.
@@ -284,6 +253,7 @@ pub async fn still_taken(
         "PersistentVolume" => uid_of(Api::<PersistentVolume>::all(c), name).await?,
         "Secret" => uid_of(Api::<Secret>::namespaced(c, namespace), name).await?,
         "Ingress" => uid_of(Api::<Ingress>::namespaced(c, namespace), name).await?,
+        "Namespace" => uid_of(Api::<Namespace>::all(c), name).await?,
         _ => uid_of(Api::<Service>::namespaced(c, namespace), name).await?,
     };
     Ok(found.as_deref() == Some(uid))

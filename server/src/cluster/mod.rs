@@ -14,6 +14,7 @@ mod installation;
 pub mod lease;
 mod live_edit;
 pub mod logs;
+pub mod namespace;
 pub mod nodes;
 pub mod objects;
 mod observe;
@@ -236,6 +237,8 @@ pub struct Settings {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// `None`: the only replica (SQLite), which always reconciles.
     pub leadership: Option<Leadership>,
+    /// Whom to bind in each project namespace; `None`: Tephra's rights are its own everywhere.
+    pub project_access: Option<crate::config::ProjectAccess>,
 }
 
 /// Starts the tracker and the reconciler on `client`, each supervised (restarted when it panics
@@ -248,6 +251,7 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         key,
         metrics,
         leadership,
+        project_access,
     } = settings;
     let db_for_pokes = db.clone();
     let (trigger_tx, trigger_rx) = mpsc::unbounded_channel();
@@ -297,10 +301,12 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
     supervise::supervise("node watch", shared.health.clone(), move || {
         nodes::watch(node_client.clone(), node_shared.clone(), pool_label.clone())
     });
+    let namespaces = namespace::Namespaces::new(project_access, profile.ingress_namespace.clone());
     let reconciler = Arc::new(reconciler::Reconciler {
         db,
         client: client.clone(),
         profile,
+        namespaces,
         shared: shared.clone(),
         key,
         backoffs,

@@ -2,8 +2,10 @@
 //! `tephra --help` documents them all. Checks that need more than parsing (e.g. the dev login on a
 //! public address) happen in [`ServeArgs::validate`], so the error names the option to change.
 
+mod access;
 mod auth;
 
+pub use access::{AccessArgs, ProjectAccess};
 pub use auth::{AuthArgs, OidcSettings, PublicUrl};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::SocketAddr;
@@ -249,6 +251,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub auth: AuthArgs,
+
+    #[command(flatten)]
+    pub access: AccessArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -282,6 +287,11 @@ impl ServeArgs {
         }
     }
 
+    /// The RoleBinding Tephra makes in each project namespace, if it is told its account.
+    pub fn project_access(&self) -> Result<Option<ProjectAccess>, ConfigError> {
+        self.access.project_access(&self.lease_namespace)
+    }
+
     /// Whether the development login is active, or why the combination is refused.
     pub fn dev_login_enabled(&self) -> Result<bool, ConfigError> {
         let loopback = self.addr.ip().is_loopback();
@@ -306,6 +316,7 @@ impl ServeArgs {
         self.auth.public_url(self.addr)?;
         self.auth.oidc(self.addr)?;
         self.auth.check_sessions()?;
+        self.project_access()?;
         crate::db::Engine::from_url(&self.database_url()).map_err(|e| ConfigError {
             option: "--database-url (TEPHRA_DATABASE_URL)",
             message: e.to_string(),

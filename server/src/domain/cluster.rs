@@ -50,6 +50,10 @@ pub struct ClusterProfile {
     /// Service types a port may ask for besides ClusterIP (`NodePort`, `LoadBalancer`): none
     /// unless listed, since both open the port outside the cluster.
     pub service_types: Vec<ServiceType>,
+    /// The namespace of the ingress controller that serves `exposedUrls`: each project
+    /// namespace's NetworkPolicy admits traffic from its pods as well as from the namespace's
+    /// own. Without one, only pods of the same namespace may connect.
+    pub ingress_namespace: Option<String>,
 }
 
 impl ClusterProfile {
@@ -108,6 +112,7 @@ impl Default for ClusterProfile {
             ingress_host: None,
             nfs_exports: Vec::new(),
             service_types: Vec::new(),
+            ingress_namespace: None,
         }
     }
 }

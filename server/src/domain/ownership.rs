@@ -71,6 +71,27 @@ impl OwnerKey {
     /// Whether this installation signed the object with [`Self::sign_org`]: only those are
     /// deleted when their department or project is, never another installation's.
     pub fn owns_org(&self, meta: &ObjectMeta) -> bool {
+        self.verifies(ORG_OWNER, "", meta)
+    }
+
+    /// The owner annotation's value for what this installation keeps for a project's namespace:
+    /// the namespace itself (cluster-wide: `namespace` is empty), and the RoleBinding and
+    /// NetworkPolicy in it. No workload's, and distinct from a queue's of the same name.
+    pub fn sign_installation(&self, namespace: &str, name: &str) -> String {
+        self.sign(INSTALLATION_OWNER, namespace, name)
+    }
+
+    /// Whether this installation signed the object with [`Self::sign_installation`]: a
+    /// namespace without it (kube-system, another installation's, one made by hand) is never
+    /// labelled or used.
+    pub fn owns_installation(&self, meta: &ObjectMeta) -> bool {
+        let namespace = meta.namespace.as_deref().unwrap_or_default();
+        self.verifies(INSTALLATION_OWNER, namespace, meta)
+    }
+
+    /// Whether the object's owner annotation is this key's signature of `owner`, `namespace`
+    /// and the object's name.
+    fn verifies(&self, owner: &str, namespace: &str, meta: &ObjectMeta) -> bool {
         let signature = meta
             .annotations
             .as_ref()
@@ -78,7 +99,7 @@ impl OwnerKey {
             .and_then(|s| hex::decode(s).ok());
         match (signature, meta.name.as_deref()) {
             (Some(signature), Some(name)) => self
-                .mac(ORG_OWNER, "", name)
+                .mac(owner, namespace, name)
                 .verify_slice(&signature)
                 .is_ok(),
             _ => false,
@@ -88,6 +109,8 @@ impl OwnerKey {
 
 /// What org objects are signed for, in place of a workload id.
 const ORG_OWNER: &str = "organisation";
+/// What a project namespace and the objects Tephra keeps in it for the project are signed for.
+const INSTALLATION_OWNER: &str = "installation";
 
 #[cfg(test)]
 mod tests {
@@ -113,6 +136,66 @@ mod tests {
         };
         assert!(!key().owns_org(&renamed));
         assert!(!key().owns_org(&ObjectMeta::default()));
+    }
+
+    #[test]
+    fn namespaces_are_owned_only_by_the_installation_that_signed_them() {
+        let signed = ObjectMeta {
+            name: Some("tephra-vision".into()),
+            annotations: Some(
+                [(
+                    OWNER.to_owned(),
+                    key().sign_installation("", "tephra-vision"),
+                )]
+                .into(),
+            ),
+            ..ObjectMeta::default()
+        };
+        assert!(key().owns_installation(&signed));
+        let other = OwnerKey::from_hex(&"17".repeat(32)).unwrap();
+        assert!(!other.owns_installation(&signed), "another installation's");
+        assert!(
+            !key().owns_org(&signed),
+            "a queue's signature is not a namespace's"
+        );
+        let queue = ObjectMeta {
+            annotations: Some([(OWNER.to_owned(), key().sign_org("tephra-vision"))].into()),
+            ..signed.clone()
+        };
+        assert!(
+            !key().owns_installation(&queue),
+            "a namespace's is not a queue's"
+        );
+        let kube_system = ObjectMeta {
+            name: Some("kube-system".into()),
+            ..signed.clone()
+        };
+        assert!(
+            !key().owns_installation(&kube_system),
+            "copied onto another namespace"
+        );
+        assert!(!key().owns_installation(&ObjectMeta::default()));
+        let inside = ObjectMeta {
+            name: Some("tephra".into()),
+            namespace: Some("tephra-vision".into()),
+            annotations: Some(
+                [(
+                    OWNER.to_owned(),
+                    key().sign_installation("tephra-vision", "tephra"),
+                )]
+                .into(),
+            ),
+            ..ObjectMeta::default()
+        };
+        assert!(key().owns_installation(&inside));
+        let moved = ObjectMeta {
+            namespace: Some("tephra-speech".into()),
+            ..inside
+        };
+        assert!(
+            !key().owns_installation(&moved),
+            "copied into another namespace"
+        );
     }
 
     fn meta(id: &str, namespace: &str, name: &str, signature: Option<String>) -> ObjectMeta {

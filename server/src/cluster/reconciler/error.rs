@@ -38,6 +38,18 @@ pub enum Error {
     Refused(String),
     #[error("the cluster did not answer within {} seconds", ACT_TIMEOUT.as_secs())]
     Timeout,
+    /// The project's namespace exists without this installation's signature: someone else's
+    /// (kube-system, default, another installation's, one made by hand).
+    #[error(
+        "namespace {namespace:?} exists and is not this installation's; Tephra will not label or use it"
+    )]
+    NamespaceNotOurs { namespace: String, uid: String },
+    /// Tephra's RoleBinding in a project namespace has not reached the API server's authorizer.
+    #[error(
+        "the RoleBinding that gives Tephra its rights in {namespace} has not taken effect yet; \
+         Tephra tries again"
+    )]
+    NotBound { namespace: String },
 }
 
 impl Error {
@@ -68,7 +80,10 @@ impl Error {
     /// API server refusing the object itself (not a conflict or throttling).
     pub(super) fn is_permanent(&self) -> bool {
         match self {
-            Error::Render(_) | Error::Refused(_) | Error::NameTaken { .. } => true,
+            Error::Render(_)
+            | Error::Refused(_)
+            | Error::NameTaken { .. }
+            | Error::NamespaceNotOurs { .. } => true,
             Error::Kube(kube::Error::Api(status)) => {
                 (400..500).contains(&status.code) && !matches!(status.code, 409 | 429)
             }
@@ -86,6 +101,10 @@ impl Error {
                 name,
                 uid,
             } => Some(format!("{kind}/{namespace}/{name}/{uid}")),
+            // Retried once the namespace is gone (or replaced): nothing else makes it ours.
+            Error::NamespaceNotOurs { namespace, uid } => {
+                Some(format!("Namespace//{namespace}/{uid}"))
+            }
             _ => None,
         }
     }
@@ -118,5 +137,23 @@ mod tests {
         assert!(Error::Render("x".into()).is_permanent());
         assert!(!Error::Timeout.is_permanent());
         assert!(Error::Timeout.is_cluster());
+        let not_ours = Error::NamespaceNotOurs {
+            namespace: "kube-system".into(),
+            uid: "u".into(),
+        };
+        assert!(not_ours.is_permanent());
+        assert_eq!(
+            not_ours.cause().as_deref(),
+            Some("Namespace//kube-system/u")
+        );
+        assert_eq!(
+            not_ours.plain(),
+            "namespace \"kube-system\" exists and is not this installation's; Tephra will not \
+             label or use it"
+        );
+        let not_bound = Error::NotBound {
+            namespace: "tephra-a".into(),
+        };
+        assert!(!not_bound.is_permanent());
     }
 }

@@ -65,6 +65,8 @@ pub struct Reconciler {
     pub(super) db: Database,
     pub(super) client: Client,
     pub(super) profile: ClusterProfile,
+    /// Project namespaces: their settings and what this process has seen of them.
+    pub(super) namespaces: super::namespace::Namespaces,
     pub(super) shared: Shared,
     pub(super) key: OwnerKey,
     /// Per-workload errors and when to try again; the tracker shows them on the workload.
@@ -332,11 +334,11 @@ impl Reconciler {
                 if org_synced.is_none_or(|at| at.elapsed() > PROJECT_REFRESH) {
                     self.sync_org().await?;
                     *org_synced = Some(Instant::now());
-                } else {
-                    // A policy changed a moment ago may allow what the namespace's Pod Security
-                    // level still refuses: apply it before the pods are made.
-                    self.ensure_namespace(&project).await?;
                 }
+                // Checked here whatever the sync made of it (the sync passes over a namespace
+                // that is not this installation's; this workload must not). A policy changed a
+                // moment ago may also allow what the Pod Security level still refuses.
+                self.ensure_namespace(&project).await?;
                 self.create(&row, &project).await
             }
             Phase::Running => {

@@ -3,8 +3,9 @@
 //! every pass so a queue edited or deleted by hand comes back; and the queues of departments and
 //! projects that are gone, deleted.
 
-use super::{Reconciler, Result};
+use super::{Error, Reconciler, Result};
 use crate::cluster::apply;
+use crate::cluster::namespace::ProjectNamespace;
 use crate::db::projects::Project;
 use crate::domain::authz::Scope;
 use crate::domain::policy;
@@ -23,7 +24,13 @@ impl Reconciler {
                 level = "privileged";
             }
         }
-        apply::ensure_namespace(&self.client, project, level).await
+        let target = ProjectNamespace {
+            project: &project.name,
+            namespace: &project.namespace,
+        };
+        self.namespaces
+            .ensure(&self.client, &self.key, target, level)
+            .await
     }
 
     /// [`Self::sync_org`], logging a failure (the next pass retries).
@@ -71,7 +78,12 @@ impl Reconciler {
             apply::ensure_queue(&self.client, &self.key, plan).await?;
         }
         for p in &projects {
-            self.ensure_namespace(&p.project).await?;
+            match self.ensure_namespace(&p.project).await {
+                // Logged by `ensure`, shown on the project's workloads, and no reason to leave
+                // the other projects' namespaces or the stale queues as they are.
+                Err(Error::NamespaceNotOurs { .. }) => {}
+                other => other?,
+            }
         }
         let keep: HashSet<&str> = plans.iter().map(|p| p.name.as_str()).collect();
         for name in apply::delete_stale_queues(&self.client, &self.key, &keep).await? {
