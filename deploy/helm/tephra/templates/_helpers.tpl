@@ -91,3 +91,18 @@ app.kubernetes.io/part-of: tephra
 {{- define "tephra.hasProfile" -}}
 {{- if or .Values.existingClusterProfileConfigMap .Values.clusterProfile }}true{{ end }}
 {{- end }}
+
+{{/* The ClusterRole with Tephra's rights inside a project namespace, bound there by Tephra. */}}
+{{- define "tephra.projectRole" -}}
+{{- printf "%s-project" (include "tephra.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The user name the API server gives Tephra's service account. */}}
+{{- define "tephra.username" -}}
+{{- printf "system:serviceaccount:%s:%s" .Release.Namespace (include "tephra.serviceAccountName" .) }}
+{{- end }}
+
+{{/* The CSI driver of S3 volumes: the cluster profile's, or Tephra's default. */}}
+{{- define "tephra.s3CsiDriver" -}}
+{{- default "ru.yandex.s3.csi" .Values.clusterProfile.s3CsiDriver }}
+{{- end }}
