@@ -29,7 +29,9 @@ pub(crate) struct Tephra {
 
 /// The prefix for a test's projects: short, unique, derived from the test's namespace.
 pub(crate) fn prefix_for(ns: &str) -> String {
-    format!("t{}-", ns.rsplit('-').next().unwrap_or("x"))
+    // Under the chart's prefix (`tephra-`): its admission policies allow Tephra's account
+    // nothing outside it.
+    format!("tephra-t{}-", ns.rsplit('-').next().unwrap_or("x"))
 }
 
 /// Tephra as the Helm chart installs it: as the chart's service account (`kubeconfig` is its,
@@ -39,6 +41,8 @@ pub(crate) fn launch(kubeconfig: &std::path::Path, prefix: &str) -> Launch {
     Launch::default()
         .arg(format!("--kubeconfig={}", kubeconfig.display()))
         .arg(format!("--lease-namespace={}", crate::account().namespace))
+        .arg(format!("--service-account={}", crate::account().name))
+        .arg(format!("--project-role={}", crate::account().project_role))
         .arg(format!("--namespace-prefix={prefix}"))
         .arg("--resync-seconds=2")
 }

@@ -12,6 +12,7 @@ mod generic;
 mod gpu_use;
 mod isolation;
 mod logs;
+mod namespaces;
 mod org;
 mod quota;
 mod reliability;
@@ -112,6 +113,7 @@ fn main() {
         reliability::a_resume_racing_a_delete_never_undoes_it,
         reliability::a_job_volcano_stopped_is_suspended_and_can_be_resumed,
         reliability::a_taken_name_backs_off_and_is_retried_once_freed,
+        namespaces::a_project_namespace_tephra_did_not_make_is_refused_and_left_alone,
         reliability::a_job_changed_by_hand_is_drift_and_one_deleted_by_hand_comes_back,
         reliability::a_job_is_not_recreated_once_the_policy_forbids_its_request,
         replicas::two_replicas_serve_alike_and_the_follower_takes_over_when_the_leader_is_killed,

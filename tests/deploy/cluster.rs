@@ -1,7 +1,8 @@
 //! The chart against a real API server (the testbed): every rendered object is valid, and the
 //! chart's service account may do what docs/DEPLOY.md tables and is refused the rest.
 
-use crate::docs::{Scope, rbac_table};
+use crate::docs::{Permission, Scope, rbac_table};
+use crate::namespaces::{delete_namespaces, project_namespace};
 use anyhow::{Context, ensure};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod, Secret};
@@ -12,7 +13,7 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tephra_tests::chart::{self, RELEASE_NAMESPACE, Values};
-use tephra_tests::service_account::{ChartAccount, ensure_release_namespace, may};
+use tephra_tests::service_account::{ChartAccount, ensure_release_namespace, may, may_on};
 use tephra_tests::testbed::Testbed;
 
 /// The value sets an installation is likely to use.
@@ -50,29 +51,55 @@ pub async fn the_chart_account_may_do_what_the_rbac_table_says(
 ) -> anyhow::Result<()> {
     let account = ChartAccount::install(&tb).await?;
     let client = account.client().await?;
-    for permission in rbac_table()? {
-        let (resource, verb) = (&permission.resource, &permission.verb);
-        match permission.scope {
-            Scope::Cluster => ensure!(
-                may(&client, verb, resource, None).await?,
-                "the account may not {verb} {resource}"
-            ),
-            Scope::ReleaseNamespace => {
-                let here = Some(RELEASE_NAMESPACE);
-                ensure!(
-                    may(&client, verb, resource, here).await?,
-                    "the account may not {verb} {resource} in {RELEASE_NAMESPACE}"
-                );
-                // The leader Lease's permissions stop at the release namespace.
-                for elsewhere in ["kube-system", "default"] {
-                    let there = Some(elsewhere);
-                    ensure!(
-                        !may(&client, verb, resource, there).await?,
-                        "the account may {verb} {resource} in {elsewhere}"
-                    );
-                }
-            }
+    // The project role holds in the namespaces Tephra makes, once it bound itself there.
+    let project = project_namespace(&account, "rbac").await?;
+    let result = async {
+        for permission in rbac_table()? {
+            check_permission(&client, &permission, &project).await?;
         }
+        Ok(())
+    }
+    .await;
+    delete_namespaces(&tb.client().await?, &[&project]).await;
+    result
+}
+
+/// The account holds `permission` where the table says, and not in other namespaces.
+async fn check_permission(
+    client: &kube::Client,
+    permission: &Permission,
+    project: &str,
+) -> anyhow::Result<()> {
+    let (resource, verb) = (&permission.resource, &permission.verb);
+    let name = permission.name.as_deref();
+    let here = match permission.scope {
+        Scope::Cluster => None,
+        Scope::ReleaseNamespace => Some(RELEASE_NAMESPACE),
+        Scope::ProjectNamespaces => Some(project),
+    };
+    ensure!(
+        may_on(client, verb, resource, here, name).await?,
+        "the account may not {verb} {resource} {name:?} in {here:?}"
+    );
+    if permission.scope == Scope::Cluster {
+        return Ok(());
+    }
+    // Namespaced permissions stop at their namespace; the project role's hold nowhere else
+    // (the release namespace included) until Tephra binds it there.
+    let elsewhere = match permission.scope {
+        Scope::ProjectNamespaces => ["kube-system", "default", RELEASE_NAMESPACE].as_slice(),
+        _ => ["kube-system", "default"].as_slice(),
+    };
+    for there in elsewhere {
+        let allowed = may_on(client, verb, resource, Some(there), name).await?;
+        // The same verb may be granted cluster-wide for another purpose (pods: get).
+        let cluster_wide = rbac_table()?
+            .iter()
+            .any(|p| p.scope == Scope::Cluster && &p.resource == resource && &p.verb == verb);
+        ensure!(
+            !allowed || cluster_wide,
+            "the account may {verb} {resource} in {there}"
+        );
     }
     Ok(())
 }
@@ -82,7 +109,7 @@ const REFUSED: &[&str] = &[
     // Grant itself more, or act as someone else.
     "create clusterroles.rbac.authorization.k8s.io",
     "create clusterrolebindings.rbac.authorization.k8s.io",
-    "create rolebindings.rbac.authorization.k8s.io in default",
+    "create roles.rbac.authorization.k8s.io in default",
     "escalate clusterroles.rbac.authorization.k8s.io",
     "bind clusterroles.rbac.authorization.k8s.io",
     "impersonate users",
@@ -101,6 +128,26 @@ const REFUSED: &[&str] = &[
     "delete nodes",
     "patch nodes",
     "update nodes/status",
+    // Read or make Secrets, or anything its project role grants, outside its namespaces.
+    "get secrets in kube-system",
+    "get secrets in tephra-system",
+    "list secrets",
+    "list secrets in default",
+    "create secrets in default",
+    "delete secrets in kube-system",
+    "create jobs.batch.volcano.sh in default",
+    "patch jobs.batch.volcano.sh in default",
+    "delete jobs.batch.volcano.sh in default",
+    "create commands.bus.volcano.sh in default",
+    "patch pods in kube-system",
+    "get pods/log in kube-system",
+    "create services in default",
+    "create persistentvolumeclaims in default",
+    "create ingresses.networking.k8s.io in default",
+    "create networkpolicies.networking.k8s.io in default",
+    "delete networkpolicies.networking.k8s.io in default",
+    "delete rolebindings.rbac.authorization.k8s.io in default",
+    "update rolebindings.rbac.authorization.k8s.io in default",
     // Change what it does not own, or secrets it did not make.
     "update secrets in kube-system",
     "patch secrets in kube-system",
@@ -227,25 +274,34 @@ pub async fn the_chart_account_may_outdate_a_pod_and_change_nothing_else(
     tb: Arc<Testbed>,
 ) -> anyhow::Result<()> {
     let account = ChartAccount::install(&tb).await?;
-    let admin = Api::<Pod>::namespaced(tb.client().await?, RELEASE_NAMESPACE);
+    let admin = tb.client().await?;
+    // Pods are patched in project namespaces only (the project role).
+    let project = project_namespace(&account, "versions").await?;
+    let result = outdate_a_pod(&account, &admin, &project).await;
+    delete_namespaces(&admin, &[&project]).await;
+    result
+}
+
+async fn outdate_a_pod(
+    account: &ChartAccount,
+    admin: &kube::Client,
+    namespace: &str,
+) -> anyhow::Result<()> {
+    let admin = Api::<Pod>::namespaced(admin.clone(), namespace);
     let name = "tephra-versions";
-    let _ = admin
-        .delete(name, &DeleteParams::default().grace_period(0))
-        .await;
-    // A pod left by an earlier run is deleted at once: it was never scheduled.
-    tephra_tests::wait_for(
-        "the last run's pod to go",
-        Duration::from_secs(30),
-        || async { matches!(admin.get_opt(name).await, Ok(None)).then_some(()) },
-    )
-    .await?;
     let pod: Pod = serde_json::from_value(json!({
         "metadata": { "name": name, "labels": { "app": "trainer" },
                       "annotations": { VERSION: "0", "volcano.sh/task-spec": "worker" } },
         "spec": { "containers": [{ "name": "c", "image": "busybox:1.36" }] },
     }))?;
-    admin.create(&PostParams::default(), &pod).await?;
-    let pods = Api::<Pod>::namespaced(account.client().await?, RELEASE_NAMESPACE);
+    // A new namespace gets its default service account a moment after it is made.
+    tephra_tests::wait_for(
+        "a pod in the new namespace",
+        Duration::from_secs(30),
+        || async { admin.create(&PostParams::default(), &pod).await.ok() },
+    )
+    .await?;
+    let pods = Api::<Pod>::namespaced(account.client().await?, namespace);
     let patch = |value: serde_json::Value| {
         let pods = pods.clone();
         async move {

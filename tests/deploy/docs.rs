@@ -4,21 +4,30 @@
 use anyhow::{Context, bail, ensure};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use tephra_tests::chart::{self, Values, of_kind};
+use tephra_tests::chart::{self, RELEASE, Values, of_kind};
 
 /// Where a permission holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Scope {
     Cluster,
     ReleaseNamespace,
+    /// In each namespace Tephra creates, through the RoleBinding it makes there.
+    ProjectNamespaces,
 }
 
-/// One permission: a verb on `resource[/subresource][.group]`.
+/// One permission: a verb on `resource[/subresource][.group]`, on the object `name` only when
+/// the rule names objects.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Permission {
     pub resource: String,
     pub verb: String,
     pub scope: Scope,
+    pub name: Option<String>,
+}
+
+/// The ClusterRole Tephra binds in each project namespace (the chart's `<release>-project`).
+pub fn project_role() -> String {
+    format!("{RELEASE}-project")
 }
 
 /// The RBAC table of docs/DEPLOY.md, one permission per verb.
@@ -41,20 +50,27 @@ pub fn rbac_table() -> anyhow::Result<BTreeSet<Permission>> {
         let scope = match scope {
             "cluster" => Scope::Cluster,
             "release namespace" => Scope::ReleaseNamespace,
+            "project namespaces" => Scope::ProjectNamespaces,
             other => bail!("unknown scope {other:?} in {row}"),
+        };
+        // `resource` or `resource` named `object`.
+        let (resource, name) = match resource.split_once(" named ") {
+            Some((resource, name)) => (resource, Some(name.trim_matches('`').to_owned())),
+            None => (resource, None),
         };
         for verb in verbs.split(',') {
             table.insert(Permission {
                 resource: resource.trim_matches('`').to_owned(),
                 verb: verb.trim().to_owned(),
                 scope,
+                name: name.clone(),
             });
         }
     }
     Ok(table)
 }
 
-/// The permissions the chart's ClusterRole and Role grant, one per verb.
+/// The permissions the chart's ClusterRoles and Role grant, one per verb.
 pub fn chart_rules() -> anyhow::Result<BTreeSet<Permission>> {
     let objects = chart::template(&Values::defaults())?;
     let mut granted = BTreeSet::new();
@@ -63,11 +79,12 @@ pub fn chart_rules() -> anyhow::Result<BTreeSet<Permission>> {
         ("Role", Scope::ReleaseNamespace),
     ] {
         for role in of_kind(&objects, kind) {
+            let scope = if role["metadata"]["name"] == project_role().as_str() {
+                Scope::ProjectNamespaces
+            } else {
+                scope
+            };
             for rule in role["rules"].as_array().context("a role has rules")? {
-                ensure!(
-                    rule["resourceNames"].is_null(),
-                    "the table has no column for resource names: {rule}"
-                );
                 let strings = |v: &Value| -> Vec<String> {
                     v.as_array()
                         .into_iter()
@@ -75,9 +92,16 @@ pub fn chart_rules() -> anyhow::Result<BTreeSet<Permission>> {
                         .filter_map(|s| s.as_str().map(str::to_owned))
                         .collect()
                 };
+                let names: Vec<Option<String>> = match strings(&rule["resourceNames"]) {
+                    names if names.is_empty() => vec![None],
+                    names => names.into_iter().map(Some).collect(),
+                };
                 for group in strings(&rule["apiGroups"]) {
                     for resource in strings(&rule["resources"]) {
-                        for verb in strings(&rule["verbs"]) {
+                        for (verb, name) in strings(&rule["verbs"])
+                            .into_iter()
+                            .flat_map(|v| names.iter().map(move |n| (v.clone(), n.clone())))
+                        {
                             ensure!(verb != "*" && resource != "*", "a wildcard rule: {rule}");
                             let resource = if group.is_empty() {
                                 resource.clone()
@@ -88,6 +112,7 @@ pub fn chart_rules() -> anyhow::Result<BTreeSet<Permission>> {
                                 resource,
                                 verb,
                                 scope,
+                                name,
                             });
                         }
                     }

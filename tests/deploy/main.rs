@@ -6,8 +6,11 @@
 //!
 //! A custom harness: the testbed starts only when a test that needs it is selected.
 
+mod boundary;
 mod cluster;
 mod docs;
+mod namespaces;
+mod network;
 mod render;
 
 use libtest_mimic::{Arguments, Trial};
@@ -51,6 +54,7 @@ fn main() {
         render::every_variable_the_pod_gets_is_one_tephra_reads,
         render::a_persistent_sqlite_volume_is_a_kept_claim,
         docs::the_rbac_table_in_deploy_md_is_the_charts_rules,
+        network::tephras_pods_accept_only_the_named_namespaces_and_reach_only_their_ports,
     ];
     tests.extend(on_cluster![
         cluster::every_rendered_object_passes_the_api_servers_validation,
@@ -58,6 +62,9 @@ fn main() {
         cluster::the_chart_account_is_refused_what_tephra_never_does,
         cluster::the_chart_account_may_outdate_a_pod_and_change_nothing_else,
         cluster::notes_say_how_to_reach_tephra_and_what_is_missing,
+        boundary::the_chart_account_is_refused_each_dangerous_use_of_what_it_is_granted,
+        boundary::the_chart_account_may_still_do_what_tephra_does_in_its_namespaces,
+        namespaces::a_namespace_tephra_did_not_sign_is_refused_and_left_as_it_was,
     ]);
     // Started on first use by a cluster test, so a run of the render tests alone needs none.
     let testbed: Arc<OnceLock<Result<Arc<Testbed>, String>>> = Arc::new(OnceLock::new());

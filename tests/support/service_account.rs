@@ -10,7 +10,7 @@ use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };
-use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::core::v1::{Namespace, PersistentVolume, ServiceAccount};
 use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::{Value, json};
@@ -40,6 +40,9 @@ pub struct ChartAccount {
     /// The release namespace: the account's, and where its leader Lease may live.
     pub namespace: String,
     pub name: String,
+    /// The ClusterRole Tephra binds the account to in each project namespace, as the chart's
+    /// Deployment tells Tephra (`TEPHRA_PROJECT_ROLE`).
+    pub project_role: String,
 }
 
 impl ChartAccount {
@@ -69,8 +72,10 @@ impl ChartAccount {
             kubeconfig,
             namespace: RELEASE_NAMESPACE.to_owned(),
             name: account,
+            project_role: deployment_env(&objects, "TEPHRA_PROJECT_ROLE")?,
         };
         installed.wait_until_bound().await?;
+        installed.wait_until_policed().await?;
         Ok(installed)
     }
 
@@ -115,12 +120,74 @@ impl ChartAccount {
     }
 }
 
+/// Whether the API server refused a request with 403.
+fn refused(result: Result<(), kube::Error>) -> bool {
+    matches!(result, Err(kube::Error::Api(status)) if status.code == 403)
+}
+
+/// The value the chart's Deployment gives the variable `name`.
+fn deployment_env(objects: &[Value], name: &str) -> anyhow::Result<String> {
+    chart::of_kind(objects, "Deployment")
+        .first()
+        .and_then(|d| d["spec"]["template"]["spec"]["containers"][0]["env"].as_array())
+        .and_then(|env| env.iter().find(|e| e["name"] == name))
+        .and_then(|e| e["value"].as_str())
+        .map(str::to_owned)
+        .with_context(|| format!("the chart's Deployment sets {name}"))
+}
+
+impl ChartAccount {
+    /// The admission policies take effect once the API server has loaded them; waits until two
+    /// of them refuse (a dry run, so nothing is made if they do not yet).
+    async fn wait_until_policed(&self) -> anyhow::Result<()> {
+        let client = self.client().await?;
+        let namespace: Namespace =
+            serde_json::from_value(json!({ "metadata": { "name": "tephra-policy-probe" } }))?;
+        let volume: PersistentVolume = serde_json::from_value(json!({
+            "metadata": { "name": "tephra-policy-probe",
+                          "annotations": { "tephra.dev/owner": "00" } },
+            "spec": { "capacity": { "storage": "1Gi" }, "accessModes": ["ReadWriteOnce"],
+                      "hostPath": { "path": "/" } } }))?;
+        let dry_run = PostParams {
+            dry_run: true,
+            ..PostParams::default()
+        };
+        crate::wait_for(
+            "the chart's admission policies to take effect",
+            Duration::from_secs(30),
+            || {
+                let (client, namespace, volume) = (client.clone(), &namespace, &volume);
+                let dry_run = &dry_run;
+                async move {
+                    let namespaces = Api::<Namespace>::all(client.clone());
+                    let volumes = Api::<PersistentVolume>::all(client);
+                    let unsigned = namespaces.create(dry_run, namespace).await.map(|_| ());
+                    let host_path = volumes.create(dry_run, volume).await.map(|_| ());
+                    (refused(unsigned) && refused(host_path)).then_some(())
+                }
+            },
+        )
+        .await
+    }
+}
+
 /// Asks the API server, as `client`, whether it may do `verb` on `resource`.
 pub async fn may(
     client: &kube::Client,
     verb: &str,
     resource: &str,
     namespace: Option<&str>,
+) -> anyhow::Result<bool> {
+    may_on(client, verb, resource, namespace, None).await
+}
+
+/// [`may`], on the object `name` (a rule that names objects grants nothing without a name).
+pub async fn may_on(
+    client: &kube::Client,
+    verb: &str,
+    resource: &str,
+    namespace: Option<&str>,
+    name: Option<&str>,
 ) -> anyhow::Result<bool> {
     let (group, resource) = match resource.split_once('.') {
         Some((resource, group)) => (group, resource),
@@ -138,6 +205,7 @@ pub async fn may(
                 resource: Some(resource.to_owned()),
                 subresource,
                 namespace: namespace.map(str::to_owned),
+                name: name.map(str::to_owned),
                 ..ResourceAttributes::default()
             }),
             ..SelfSubjectAccessReviewSpec::default()
