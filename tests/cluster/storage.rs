@@ -244,18 +244,21 @@ async fn users_objects(t: &Tephra, ns: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The project's namespace, made before Tephra makes it, for what a user keeps there.
+/// The project's namespace, for what a user keeps there: Tephra makes it (signed) when it
+/// starts; one made by hand first would be refused as not Tephra's.
 pub(crate) async fn project_namespace(t: &Tephra) -> anyhow::Result<()> {
     let name = t.namespace();
-    let namespace: Namespace = serde_json::from_value(json!({ "metadata": { "name": name } }))?;
-    match Api::<Namespace>::all(t.kube.clone())
-        .create(&PostParams::default(), &namespace)
-        .await
-    {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(e)) if e.code == 409 => Ok(()),
-        Err(e) => Err(e.into()),
-    }
+    let namespaces = Api::<Namespace>::all(t.kube.clone());
+    tephra_tests::wait_for(
+        "Tephra to make the project's namespace",
+        std::time::Duration::from_secs(60),
+        || async {
+            let found = namespaces.get_opt(&name).await.ok()??;
+            let annotations = found.metadata.annotations?;
+            annotations.contains_key("tephra.dev/owner").then_some(())
+        },
+    )
+    .await
 }
 
 /// An opaque Secret with two keys.
