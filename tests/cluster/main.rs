@@ -18,6 +18,7 @@ mod quota;
 mod reliability;
 mod replicas;
 mod runai;
+mod security;
 mod sharing;
 mod storage;
 mod volcano;
@@ -114,6 +115,8 @@ fn main() {
         reliability::a_job_volcano_stopped_is_suspended_and_can_be_resumed,
         reliability::a_taken_name_backs_off_and_is_retried_once_freed,
         namespaces::a_project_namespace_tephra_did_not_make_is_refused_and_left_alone,
+        security::tenant_escapes_are_refused_and_reach_nothing_on_sqlite,
+        security::tenant_escapes_are_refused_and_reach_nothing_on_postgres,
         reliability::a_job_changed_by_hand_is_drift_and_one_deleted_by_hand_comes_back,
         reliability::a_job_is_not_recreated_once_the_policy_forbids_its_request,
         replicas::two_replicas_serve_alike_and_the_follower_takes_over_when_the_leader_is_killed,

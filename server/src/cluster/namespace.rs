@@ -99,6 +99,14 @@ impl Namespaces {
     }
 }
 
+/// Whether namespace `name` exists without this installation's signature: one a new project
+/// may not have, read when the project is created so the administrator hears it at once (the
+/// reconciler refuses it again before it labels or uses it).
+pub async fn exists_unsigned(client: &Client, key: &OwnerKey, name: &str) -> kube::Result<bool> {
+    let existing = Api::<Namespace>::all(client.clone()).get_opt(name).await?;
+    Ok(existing.is_some_and(|ns| !key.owns_installation(&ns.metadata)))
+}
+
 fn lock<T>(set: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     set.lock().unwrap_or_else(|e| e.into_inner())
 }

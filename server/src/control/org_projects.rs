@@ -174,7 +174,7 @@ impl Control {
             return Err(AppError::field("name", why));
         }
         let fields = self.project_fields(&request, &department, None).await?;
-        let namespace = self.project_namespace(principal, &request)?;
+        let namespace = self.project_namespace(principal, &request).await?;
         let new = NewProject {
             name: request.name.clone(),
             namespace,
@@ -189,7 +189,7 @@ impl Control {
 
     /// The namespace a new project gets: its name under the prefix, or (system administrators
     /// only) the one it requests, if it is one a project may have.
-    fn project_namespace(
+    async fn project_namespace(
         &self,
         principal: &Principal,
         request: &ProjectRequest,
@@ -209,9 +209,39 @@ impl Control {
             }
             None => (self.namespaces.derived(&request.name), "name"),
         };
-        match self.namespaces.refusal(&namespace) {
-            Some(why) => Err(AppError::field(field, why)),
-            None => Ok(namespace),
+        if let Some(why) = self.namespaces.refusal(&namespace) {
+            return Err(AppError::field(field, why));
+        }
+        if self.foreign_namespace(&namespace).await? {
+            return Err(AppError::field(
+                field,
+                format!(
+                    "namespace {namespace:?} already exists and Tephra did not create it for this \
+                     installation; a project never takes over a namespace it did not make, so \
+                     choose another {field}"
+                ),
+            ));
+        }
+        Ok(namespace)
+    }
+
+    /// Whether `namespace` exists in the cluster without this installation's signature. When
+    /// the cluster cannot be read the project is created: the reconciler reads the namespace
+    /// again before it labels or uses it, and refuses it then.
+    async fn foreign_namespace(&self, namespace: &str) -> Result<bool, AppError> {
+        let Some(client) = &self.cluster.client else {
+            return Ok(false);
+        };
+        let key = crate::cluster::owner_key(&self.db).await.map_err(|e| {
+            tracing::error!(error = %e, "cannot read the owner key");
+            AppError::Internal
+        })?;
+        match crate::cluster::namespace::exists_unsigned(client, &key, namespace).await {
+            Ok(foreign) => Ok(foreign),
+            Err(error) => {
+                tracing::warn!(%error, namespace, "cannot read the new project's namespace; the reconciler checks it");
+                Ok(false)
+            }
         }
     }
 

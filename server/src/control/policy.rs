@@ -200,7 +200,11 @@ impl Control {
         body: &Value,
     ) -> Result<Vec<Policy>, AppError> {
         self.may_set_policy(principal, scope).await?;
-        Policy::parse("this policy", body).map_err(AppError::Rejected)?;
+        let own = Policy::parse("this policy", body).map_err(AppError::Rejected)?;
+        let misfits = policy::RequestSchema::for_kind(kind).refusals(&own.defaults, &own.rules);
+        if !misfits.is_empty() {
+            return Err(AppError::Rejected(misfits));
+        }
         // The system policy is checked as it will apply: over node protection, which its
         // defaults must keep unless it names a protection's rule itself.
         let applied = match scope {

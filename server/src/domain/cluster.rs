@@ -54,6 +54,11 @@ pub struct ClusterProfile {
     /// namespace's NetworkPolicy admits traffic from its pods as well as from the namespace's
     /// own. Without one, only pods of the same namespace may connect.
     pub ingress_namespace: Option<String>,
+    /// S3 endpoints a training's bucket may name in `url` (`https://s3.example.org`); a bucket
+    /// without one uses the driver's default. None unless listed: the mount is made by the CSI
+    /// driver on the node, so an arbitrary endpoint would make the node connect wherever a
+    /// researcher says (an internal service, the cloud's metadata address).
+    pub s3_endpoints: Vec<String>,
 }
 
 impl ClusterProfile {
@@ -113,6 +118,7 @@ impl Default for ClusterProfile {
             nfs_exports: Vec::new(),
             service_types: Vec::new(),
             ingress_namespace: None,
+            s3_endpoints: Vec::new(),
         }
     }
 }

@@ -91,33 +91,7 @@ fn check_spec(at: &str, spec: &Spec, profile: &ClusterProfile, errors: &mut Vec<
             }
         }
     }
-    for (i, nfs) in spec.storage.nfs.iter().enumerate() {
-        let allowed = profile
-            .nfs_exports
-            .iter()
-            .any(|e| e.server == nfs.server && nfs.path.as_str().starts_with(&e.path_prefix));
-        if !allowed {
-            let listed: Vec<String> = profile
-                .nfs_exports
-                .iter()
-                .map(|e| format!("{}:{}", e.server, e.path_prefix))
-                .collect();
-            refuse(
-                errors,
-                index(&join(at, "storage.nfs"), i),
-                format!(
-                    "{}:{} is not an export the cluster profile offers ({})",
-                    nfs.server,
-                    nfs.path.as_str(),
-                    if listed.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        listed.join(", ")
-                    }
-                ),
-            );
-        }
-    }
+    check_storage(at, spec, profile, errors);
     for (i, port) in spec.ports.iter().enumerate() {
         if let Some(kind) = port.service_type
             && kind != ServiceType::ClusterIP
@@ -149,6 +123,65 @@ fn check_spec(at: &str, spec: &Spec, profile: &ClusterProfile, errors: &mut Vec<
             "must not contain 0, the root group",
         );
     }
+}
+
+/// Storage that reaches outside the cluster's offer: NFS exports and S3 endpoints the profile
+/// does not list.
+fn check_storage(at: &str, spec: &Spec, profile: &ClusterProfile, errors: &mut Vec<FieldError>) {
+    for (i, nfs) in spec.storage.nfs.iter().enumerate() {
+        let allowed = profile
+            .nfs_exports
+            .iter()
+            .any(|e| e.server == nfs.server && nfs.path.as_str().starts_with(&e.path_prefix));
+        if !allowed {
+            let listed: Vec<String> = profile
+                .nfs_exports
+                .iter()
+                .map(|e| format!("{}:{}", e.server, e.path_prefix))
+                .collect();
+            refuse(
+                errors,
+                index(&join(at, "storage.nfs"), i),
+                format!(
+                    "{}:{} is not an export the cluster profile offers ({})",
+                    nfs.server,
+                    nfs.path.as_str(),
+                    if listed.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        listed.join(", ")
+                    }
+                ),
+            );
+        }
+    }
+    for (i, s3) in spec.storage.s3.iter().enumerate() {
+        let Some(url) = s3.url.as_deref() else {
+            continue;
+        };
+        if !profile.s3_endpoints.iter().any(|e| same_endpoint(e, url)) {
+            refuse(
+                errors,
+                join(&index(&join(at, "storage.s3"), i), "url"),
+                format!(
+                    "{url:?} is not an S3 endpoint the cluster profile offers ({}); leave it out \
+                     to use the cluster's default",
+                    if profile.s3_endpoints.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        profile.s3_endpoints.join(", ")
+                    }
+                ),
+            );
+        }
+    }
+}
+
+/// Whether two S3 endpoint URLs name the same place: scheme and host in any case, with or
+/// without a trailing slash.
+fn same_endpoint(offered: &str, asked: &str) -> bool {
+    let norm = |u: &str| u.trim_end_matches('/').to_ascii_lowercase();
+    norm(offered) == norm(asked)
 }
 
 fn offered_service_types(profile: &ClusterProfile) -> String {
@@ -278,6 +311,37 @@ mod tests {
             lb[0].contains("this cluster offers ClusterIP, NodePort"),
             "{lb:?}"
         );
+    }
+
+    #[test]
+    fn s3_endpoints_are_the_profiles_or_the_default() {
+        let s3 = |url: Option<&str>| {
+            let mut bucket = json!({ "name": "b", "bucket": "data", "path": "/data" });
+            if let Some(url) = url {
+                bucket["url"] = json!(url);
+            }
+            training(json!({ "image": "x", "storage": { "s3": [bucket] } }))
+        };
+        let none = ClusterProfile::default();
+        assert!(refused(WorkloadKind::Training, s3(None), &none).is_empty());
+        let metadata = refused(
+            WorkloadKind::Training,
+            s3(Some("http://169.254.169.254")),
+            &none,
+        );
+        assert_eq!(metadata.len(), 1, "{metadata:?}");
+        assert!(
+            metadata[0].starts_with("spec.storage.s3[0].url: \"http://169.254.169.254\" is not"),
+            "{metadata:?}"
+        );
+        let offered = ClusterProfile {
+            s3_endpoints: vec!["https://s3.example.org/".into()],
+            ..ClusterProfile::default()
+        };
+        let ok = s3(Some("https://S3.Example.org"));
+        assert!(refused(WorkloadKind::Training, ok, &offered).is_empty());
+        let other = s3(Some("https://s3.example.org.evil.net"));
+        assert_eq!(refused(WorkloadKind::Training, other, &offered).len(), 1);
     }
 
     /// Every pod spec is checked: a distributed training's top-level `masterSpec` too.

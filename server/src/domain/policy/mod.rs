@@ -5,12 +5,14 @@
 //! [`app::model::policy`]'s, shared with the form.
 
 mod guards;
+mod schema;
 
 pub use app::model::policy::{
     Policy, Rule, apply_defaults, check, check_defaults, check_request, fill_defaults, lookup,
     merged_defaults,
 };
 pub use guards::{pod_specs, refusals as node_refusals};
+pub use schema::RequestSchema;
 
 use app::model::validation::FieldError;
 use serde_json::{Map, Value, json};
