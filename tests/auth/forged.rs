@@ -33,6 +33,7 @@ async fn discovered() -> anyhow::Result<(OidcProvider, Arc<Oidc>)> {
         uid_claim: Some("uid".into()),
         gid_claim: Some("gid".into()),
         audience: "urn:tephra:api".into(),
+        trust_unverified_email: false,
         public_url: PublicUrl {
             origin: "http://127.0.0.1:9".into(),
             host: "127.0.0.1:9".into(),

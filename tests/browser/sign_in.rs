@@ -27,6 +27,7 @@ async fn a_user_signs_in_at_the_provider_and_out_again() -> anyhow::Result<()> {
             sub: "ada-0001".into(),
             name: "Ada Lovelace".into(),
             email: "ada@example.org".into(),
+            email_verified: true,
             groups: vec!["ml-team".into()],
             uid: None,
             gid: None,

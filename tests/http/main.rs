@@ -9,7 +9,9 @@ use tokio::sync::oneshot;
 
 mod clusters;
 mod cross_site;
+mod headers;
 mod metrics;
+mod nul;
 mod projects;
 mod quota;
 mod workloads;
@@ -30,9 +32,24 @@ impl Running {
 
     /// Starts on the database in `data`, as a restart would.
     async fn start_in(data: tempfile::TempDir) -> Self {
+        Self::start_with(data, &[]).await
+    }
+
+    /// Starts on the PostgreSQL database at `url`.
+    async fn start_on(url: &str) -> Self {
+        Self::start_with(tempfile::tempdir().unwrap(), &["--database-url", url]).await
+    }
+
+    async fn start_with(data: tempfile::TempDir, extra: &[&str]) -> Self {
         let args = ["tephra", "serve", "--addr", "127.0.0.1:0", "--data-dir"];
-        let cli = Cli::try_parse_from(args.iter().copied().chain([data.path().to_str().unwrap()]))
-            .unwrap();
+        let data_dir = data.path().to_str().unwrap().to_owned();
+        let cli = Cli::try_parse_from(
+            args.iter()
+                .copied()
+                .chain([data_dir.as_str()])
+                .chain(extra.iter().copied()),
+        )
+        .unwrap();
         let Command::Serve(args) = cli.into_command() else {
             panic!("serve")
         };

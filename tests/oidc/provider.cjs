@@ -305,7 +305,8 @@ async function main() {
             name: user.name,
             preferred_username: user.login,
             email: user.email,
-            email_verified: true,
+            // A user whose address the provider never checked says so (`emailVerified: false`).
+            email_verified: user.emailVerified ?? true,
             groups: user.groups ?? [],
           };
           if (user.uid != null) claims.uid = user.uid;

@@ -26,6 +26,8 @@ pub struct OidcUser {
     pub sub: String,
     pub name: String,
     pub email: String,
+    /// Released as `email_verified`: `false` for an address the provider never checked.
+    pub email_verified: bool,
     /// Released as the `groups` claim under the `groups` scope.
     pub groups: Vec<String>,
     /// Released as the `uid` and `gid` claims under the `posix` scope (left out when `None`).
@@ -249,6 +251,7 @@ fn config_json(clients: &[OidcClient], users: &[OidcUser], audience: &str) -> Va
                 "sub": u.sub,
                 "name": u.name,
                 "email": u.email,
+                "emailVerified": u.email_verified,
                 "groups": u.groups,
                 "uid": u.uid,
                 "gid": u.gid,

@@ -114,6 +114,7 @@ impl Authenticator {
         };
         let identity = oidc
             .verify_access_token(token)
+            .await
             .map_err(|why| unauthorized(format!("the access token was not accepted: {why}")))?;
         let user = self.db.users().upsert(&identity.as_user()).await?;
         Ok(self.principal_for(user.id, &identity))

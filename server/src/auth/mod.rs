@@ -7,6 +7,7 @@
 pub mod bearer;
 pub mod claims;
 pub mod oidc;
+mod scrape;
 pub mod sessions;
 pub mod tokens;
 
@@ -100,7 +101,8 @@ pub async fn start(
         max_session_seconds,
     )
     .await
-    .context("cannot record the development user or the token key")?;
+    .context("cannot record the development user or the token key")?
+    .with_scrape_token(args.auth.metrics_token()?);
     let store = Sessions::open(db)
         .await
         .context("cannot create the session table")?;
@@ -129,6 +131,8 @@ pub struct Authenticator {
     /// The absolute session lifetime, in seconds.
     max_session_seconds: i64,
     app_tokens: tokens::AppTokens,
+    /// What a scraper presents to read `/metrics` (`--metrics-token-file`).
+    scrape_token: Option<String>,
 }
 
 impl Authenticator {
@@ -171,6 +175,7 @@ impl Authenticator {
             admins,
             max_session_seconds,
             app_tokens,
+            scrape_token: None,
         })
     }
 

@@ -29,7 +29,14 @@ impl SessionSettings {
             i64::try_from(self.idle.as_secs()).unwrap_or(i64::MAX),
         );
         SessionManagerLayer::new(self.store.clone())
-            .with_name("tephra_session")
+            // Under https the `__Host-` prefix makes browsers refuse the cookie unless it is
+            // Secure, for this exact host and path `/`: no sibling subdomain can plant or shadow it.
+            .with_name(if self.secure {
+                "__Host-tephra_session"
+            } else {
+                "tephra_session"
+            })
+            .with_path("/")
             .with_http_only(true)
             .with_same_site(SameSite::Lax)
             .with_secure(self.secure)

@@ -2,7 +2,7 @@
 //! server relays), line by line so a follower sees each line as the container writes it.
 
 use crate::domain::logs::{LogRequest, MAX_BYTES, Tail};
-use futures::{AsyncBufReadExt, Stream, StreamExt};
+use futures::{AsyncBufRead, AsyncBufReadExt, Stream, StreamExt};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, LogParams};
 
@@ -66,5 +66,89 @@ pub async fn lines(
     let reader = Api::<Pod>::namespaced(client.clone(), namespace)
         .log_stream(pod, &params)
         .await?;
-    Ok(reader.lines().boxed())
+    Ok(bounded_lines(Box::pin(reader)).boxed())
+}
+
+/// The longest line passed on whole. A longer one is cut there and marked, and the rest of it
+/// skipped: a container printing without end and without a newline must not grow Tephra's
+/// memory with it.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+/// What ends a cut line.
+pub const CUT_MARK: &str = " [cut: the line is longer than 64 KiB]";
+
+/// `reader`'s lines, each without its line break and at most [`MAX_LINE_BYTES`] (then marked
+/// with [`CUT_MARK`]); bytes that are not UTF-8 become U+FFFD.
+fn bounded_lines<R>(reader: R) -> impl Stream<Item = std::io::Result<String>> + Send
+where
+    R: AsyncBufRead + Unpin + Send,
+{
+    futures::stream::unfold(Some(reader), |reader| async move {
+        let mut reader = reader?;
+        let mut line = Vec::new();
+        let mut cut = false;
+        loop {
+            let buf = match reader.fill_buf().await {
+                Ok(buf) => buf,
+                Err(error) => return Some((Err(error), None)),
+            };
+            if buf.is_empty() {
+                return (!line.is_empty() || cut).then(|| (Ok(finish(line, cut)), None));
+            }
+            let end = buf.iter().position(|b| *b == b'\n');
+            let chunk = &buf[..end.unwrap_or(buf.len())];
+            let room = MAX_LINE_BYTES.saturating_sub(line.len());
+            cut |= chunk.len() > room;
+            line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            let used = end.map_or(buf.len(), |i| i + 1);
+            reader.consume_unpin(used);
+            if end.is_some() {
+                return Some((Ok(finish(line, cut)), Some(reader)));
+            }
+        }
+    })
+}
+
+fn finish(mut line: Vec<u8>, cut: bool) -> String {
+    if !cut && line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    let mut text = String::from_utf8_lossy(&line).into_owned();
+    if cut {
+        text.push_str(CUT_MARK);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::io::{BufReader, Cursor};
+
+    async fn read(bytes: Vec<u8>) -> Vec<String> {
+        // A small buffer, so lines span many reads as they do from the API server.
+        let reader = BufReader::with_capacity(1000, Cursor::new(bytes));
+        bounded_lines(reader)
+            .map(|l| l.expect("a line"))
+            .collect()
+            .await
+    }
+
+    #[tokio::test]
+    async fn lines_are_bounded_and_cut_lines_are_marked() {
+        assert_eq!(
+            read(b"a\r\nb\n\nlast".to_vec()).await,
+            ["a", "b", "", "last"]
+        );
+        let mut long = vec![b'x'; MAX_LINE_BYTES * 3];
+        long.extend_from_slice(b"\nafter\n");
+        let lines = read(long).await;
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].len(), MAX_LINE_BYTES + CUT_MARK.len());
+        assert!(lines[0].ends_with(CUT_MARK));
+        assert_eq!(lines[1], "after");
+        let endless = read(vec![b'y'; MAX_LINE_BYTES + 1]).await;
+        assert_eq!(endless.len(), 1);
+        assert!(endless[0].ends_with(CUT_MARK));
+        assert_eq!(read(vec![0xff, b'\n']).await, ["\u{fffd}"]);
+    }
 }

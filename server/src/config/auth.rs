@@ -65,6 +65,12 @@ pub struct AuthArgs {
     #[arg(long, env = "TEPHRA_OIDC_GID_CLAIM", value_name = "CLAIM")]
     pub oidc_gid_claim: Option<String>,
 
+    /// Accept the `email` claim without `email_verified: true` for `--admin-users` and user
+    /// access rules. Only for a provider that never lets users choose or change their address
+    /// and does not send `email_verified`: elsewhere anyone could claim an administrator's.
+    #[arg(long, env = "TEPHRA_OIDC_TRUST_UNVERIFIED_EMAIL")]
+    pub oidc_trust_unverified_email: bool,
+
     /// The audience (`aud`) the provider's access tokens must name to be accepted as
     /// `Authorization: Bearer` tokens; defaults to the client id.
     #[arg(long, env = "TEPHRA_OIDC_AUDIENCE", value_name = "AUDIENCE")]
@@ -88,6 +94,11 @@ pub struct AuthArgs {
     )]
     pub admin_users: Vec<String>,
 
+    /// A file holding the token a Prometheus scraper presents (`Authorization: Bearer`) to
+    /// read `/metrics`; without one only system administrators may read them.
+    #[arg(long, env = "TEPHRA_METRICS_TOKEN_FILE", value_name = "FILE")]
+    pub metrics_token_file: Option<PathBuf>,
+
     /// A session ends after this many minutes without a request.
     #[arg(
         long,
@@ -101,7 +112,7 @@ pub struct AuthArgs {
     #[arg(
         long,
         env = "TEPHRA_SESSION_MAX_HOURS",
-        default_value_t = 24,
+        default_value_t = 12,
         value_name = "HOURS"
     )]
     pub session_max_hours: u32,
@@ -174,6 +185,8 @@ pub struct OidcSettings {
     pub gid_claim: Option<String>,
     /// The audience the provider's access tokens must name to be accepted as bearer tokens.
     pub audience: String,
+    /// Whether an `email` without `email_verified: true` may match admin users and rules.
+    pub trust_unverified_email: bool,
     pub public_url: PublicUrl,
 }
 
@@ -208,6 +221,16 @@ impl AuthArgs {
             return Err(ConfigError {
                 option: "--oidc-issuer (TEPHRA_OIDC_ISSUER)",
                 message: format!("{issuer:?} is not an http(s) URL"),
+            });
+        }
+        if issuer.starts_with("http://") && !loopback_url(issuer) {
+            return Err(ConfigError {
+                option: "--oidc-issuer (TEPHRA_OIDC_ISSUER)",
+                message: format!(
+                    "{issuer:?} is http://: the provider's keys and tokens would cross the \
+                     network unencrypted, so anyone in the path could sign users in; use \
+                     https:// (http:// only on a loopback address, for development)"
+                ),
             });
         }
         let client_id = self.oidc_client_id.clone().ok_or(ConfigError {
@@ -257,8 +280,28 @@ impl AuthArgs {
                 .clone()
                 .filter(|a| !a.trim().is_empty())
                 .unwrap_or_else(|| client_id.clone()),
+            trust_unverified_email: self.oidc_trust_unverified_email,
             public_url,
         }))
+    }
+
+    /// The scraper's token from `--metrics-token-file`, if set.
+    pub fn metrics_token(&self) -> Result<Option<String>, ConfigError> {
+        let Some(file) = &self.metrics_token_file else {
+            return Ok(None);
+        };
+        let token = std::fs::read_to_string(file).map_err(|e| ConfigError {
+            option: "--metrics-token-file (TEPHRA_METRICS_TOKEN_FILE)",
+            message: format!("cannot read {}: {e}", file.display()),
+        })?;
+        let token = token.trim().to_owned();
+        if token.len() < 16 {
+            return Err(ConfigError {
+                option: "--metrics-token-file (TEPHRA_METRICS_TOKEN_FILE)",
+                message: "must hold a token of at least 16 characters".into(),
+            });
+        }
+        Ok(Some(token))
     }
 
     /// Checks the session lifetimes.
@@ -284,6 +327,21 @@ impl AuthArgs {
     }
 }
 
+/// Whether `url` (`http://host[:port]/...`) names a loopback host: `localhost`, `127.*`, `[::1]`.
+fn loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,6 +365,25 @@ mod tests {
         ] {
             let err = parse_public_url(bad).unwrap_err();
             assert!(err.to_string().starts_with("--public-url"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn http_issuers_only_on_loopback() {
+        for url in [
+            "http://127.0.0.1:8080/",
+            "http://localhost:9000",
+            "http://[::1]:80/realms/x",
+        ] {
+            assert!(loopback_url(url), "{url}");
+        }
+        for url in [
+            "http://idp.example.org",
+            "http://127.0.0.1.evil.net/",
+            "http://10.0.0.1",
+            "http://localhost.example.org",
+        ] {
+            assert!(!loopback_url(url), "{url}");
         }
     }
 }

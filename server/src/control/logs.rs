@@ -22,6 +22,10 @@ impl Control {
         ),
         AppError,
     > {
+        // Checked before any call: the name becomes a segment of the API server's URL, where
+        // an encoded `?` or `/` would turn the log read into a read of something else.
+        app::model::validation::dns1123_subdomain(pod)
+            .map_err(|why| AppError::field("pod", format!("is not a pod name: {why}")))?;
         let listing = self.watched(principal, workload_id).await?;
         let project = self.db.projects().get(listing.workload.project_id).await?;
         let client = self

@@ -20,12 +20,22 @@ pub async fn healthz() -> Json<Value> {
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
     match tokio::time::timeout(READY_TIMEOUT, state.control.db.ping()).await {
         Ok(Ok(())) => {
-            let mut problems = state.control.cluster.shared.problems();
-            problems.extend(state.auth.oidc.as_ref().and_then(|o| o.problem()));
-            if problems.is_empty() {
+            // The probe answers anyone who reaches it: it says which part is down, and the
+            // log says why (addresses, the issuer, the API server's errors), for operators only.
+            let mut down = Vec::new();
+            let cluster = state.control.cluster.shared.problems();
+            if !cluster.is_empty() {
+                tracing::warn!(problems = ?cluster, "readiness: the cluster is not ready");
+                down.push("the cluster is not ready");
+            }
+            if let Some(problem) = state.auth.oidc.as_ref().and_then(|o| o.problem()) {
+                tracing::warn!(%problem, "readiness: the identity provider");
+                down.push("the identity provider has not been discovered");
+            }
+            if down.is_empty() {
                 (StatusCode::OK, Json(json!({ "status": "ready" })))
             } else {
-                unavailable(&problems.join("; "))
+                unavailable(&down.join("; "))
             }
         }
         Ok(Err(error)) => {
@@ -39,10 +49,16 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) 
     }
 }
 
-/// Prometheus metrics (`crate::metrics`). Like the probes, open to the scraper without signing
-/// in: it carries counts and project names, nothing of a workload's request.
-pub async fn metrics(State(state): State<AppState>) -> axum::response::Response {
+/// Prometheus metrics (`crate::metrics`): project names and counts, so only for the scraper's
+/// token or a system administrator (`Authenticator::may_scrape`).
+pub async fn metrics(
+    State(state): State<AppState>,
+    parts: axum::http::request::Parts,
+) -> axum::response::Response {
     use axum::response::IntoResponse;
+    if let Err(refused) = state.auth.may_scrape(&parts).await {
+        return super::api::ApiError::from(refused).into_response();
+    }
     match state.control.metrics_text().await {
         Ok(text) => (
             [(

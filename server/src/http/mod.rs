@@ -3,7 +3,9 @@
 
 pub mod api;
 pub mod cross_site;
+mod headers;
 pub mod health;
+mod nul;
 pub mod server_fn_status;
 pub mod sign_in;
 pub mod stylesheet;
@@ -68,9 +70,10 @@ pub fn build_router(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     let site = state.site.clone();
     let sessions = state.sessions.layer();
+    let https = state.sessions.secure;
     let metrics = state.control.metrics.clone();
 
-    Router::new()
+    let router = Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))
@@ -95,13 +98,15 @@ pub fn build_router(state: AppState) -> Router {
             sign_in::require_sign_in,
         ))
         .layer(sessions)
+        .layer(axum::middleware::from_fn(nul::refuse_nul))
         // Server functions read their bodies themselves: the same limit as the REST API's.
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(
             site,
             cross_site::guard,
         ))
-        .layer(CompressionLayer::new())
+        .layer(CompressionLayer::new());
+    headers::with_security_headers(router, https)
         // Every request's log lines carry its id, which the answer also names (`x-request-id`;
         // one the client sent is kept), so a user's report can be found in the logs.
         .layer(PropagateRequestIdLayer::x_request_id())

@@ -78,12 +78,11 @@ async fn callback(
         .as_ref()
         .map_or_else(|| "/".to_owned(), |p| p.next.clone());
     let outcome = match (&query.error, &query.code, &query.state) {
-        (Some(error), _, _) => Err(SignInError::Refused(
-            query
-                .error_description
-                .clone()
-                .unwrap_or_else(|| error.clone()),
-        )),
+        // Whoever opens the callback URL writes these words into the audit trail and the page:
+        // bounded, so a long one cannot fill either.
+        (Some(error), _, _) => Err(SignInError::Refused(bounded(
+            query.error_description.as_deref().unwrap_or(error),
+        ))),
         (None, Some(code), Some(returned_state)) => {
             oidc.finish(pending, code, returned_state, now()).await
         }
@@ -138,11 +137,7 @@ async fn logout(State(state): State<AppState>, session: Session) -> Response {
             serde_json::json!({}),
         )
         .await;
-    let provider = state
-        .auth
-        .oidc
-        .as_ref()
-        .and_then(|o| o.logout_url(Some(&signed_in.identity.id_token)));
+    let provider = state.auth.oidc.as_ref().and_then(|o| o.logout_url());
     Redirect::to(provider.as_deref().unwrap_or("/")).into_response()
 }
 
@@ -246,6 +241,17 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The most of a provider's error text that is kept.
+const MAX_PROVIDER_TEXT: usize = 200;
+
+/// `text` cut to [`MAX_PROVIDER_TEXT`] characters (marked with `…` when cut).
+fn bounded(text: &str) -> String {
+    match text.char_indices().nth(MAX_PROVIDER_TEXT) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +287,14 @@ mod tests {
             next_query("/trainings?project=a&phase=Running"),
             "next=/trainings%3Fproject%3Da%26phase%3DRunning"
         );
+    }
+
+    #[test]
+    fn a_providers_error_text_is_bounded() {
+        assert_eq!(super::bounded("denied"), "denied");
+        let long = "é".repeat(5000);
+        let kept = super::bounded(&long);
+        assert_eq!(kept.chars().count(), super::MAX_PROVIDER_TEXT + 1);
+        assert!(kept.ends_with('…'));
     }
 }

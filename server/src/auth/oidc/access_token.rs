@@ -3,14 +3,16 @@
 //! algorithms, issuer, expiry), but against the configured audience (`--oidc-audience`) and with
 //! no nonce, since no sign-in of Tephra's asked for them.
 
+use super::jose::Header;
 use super::{IdToken, Identity, Oidc};
 use openidconnect::core::CoreIdTokenVerifier;
 use openidconnect::{ClaimsVerificationError, ClientId, JsonWebTokenType, Nonce};
 
 impl Oidc {
     /// Who the access token stands for, or why it is refused, in words safe to show.
-    pub fn verify_access_token(&self, raw: &str) -> Result<Identity, String> {
-        let discovered = self.current().ok_or_else(|| {
+    pub async fn verify_access_token(&self, raw: &str) -> Result<Identity, String> {
+        let header = Header::of(raw);
+        let discovered = self.keys_for(header.kid()).await.ok_or_else(|| {
             format!(
                 "the identity provider {} has not answered yet",
                 self.settings.issuer
@@ -33,7 +35,22 @@ impl Oidc {
         let claims = token
             .claims(&verifier, no_nonce)
             .map_err(|e| self.explain(e))?;
-        Ok(self.identity_from(claims, String::new()))
+        // An ID token proves a sign-in to Tephra's client, not a grant to call its API: one
+        // leaked from a browser (or another app of the same client) must not work as a bearer.
+        let id_token_like = !header.is_access_token()
+            && claims
+                .audiences()
+                .iter()
+                .any(|a| a.as_str() == self.settings.client_id);
+        if id_token_like {
+            return Err(format!(
+                "it is an ID token (its audience is Tephra's client id {:?} and its type is not \
+                 at+jwt); ID tokens prove a sign-in, not a grant to call the API: send an access \
+                 token for the audience {:?}, or an application's token from POST /api/v1/token",
+                self.settings.client_id, self.settings.audience
+            ));
+        }
+        Ok(self.identity_from(claims))
     }
 
     fn explain(&self, error: ClaimsVerificationError) -> String {

@@ -17,6 +17,9 @@ use std::time::Duration;
 
 /// Keys are refreshed this often (discovery fetches the JWKS again).
 const REDISCOVER: Duration = Duration::from_secs(3600);
+/// A token naming a key Tephra lacks makes it fetch the keys again, at most this often: a
+/// provider's rotation is picked up at once, and forged `kid`s cannot make Tephra flood it.
+const KEY_REFRESH: Duration = Duration::from_secs(60);
 
 pub(super) type TokenResponse = StandardTokenResponse<
     IdTokenFields<
@@ -93,6 +96,39 @@ impl Oidc {
     pub(super) fn ready(&self) -> Result<Arc<Discovered>, SignInError> {
         self.current()
             .ok_or_else(|| SignInError::NotDiscovered(self.settings.issuer.clone()))
+    }
+
+    /// The provider's keys for a token signed with key `kid`: those discovered, fetched again
+    /// first when they lack that key and the last such fetch is over [`KEY_REFRESH`] ago.
+    pub(super) async fn keys_for(&self, kid: Option<&str>) -> Option<Arc<Discovered>> {
+        use openidconnect::JsonWebKey;
+        let current = self.current()?;
+        let Some(kid) = kid else {
+            return Some(current);
+        };
+        let known = current
+            .jwks
+            .keys()
+            .iter()
+            .any(|k| k.key_id().is_some_and(|id| id.as_str() == kid));
+        if known {
+            return Some(current);
+        }
+        let due = {
+            let mut last = self.key_refresh.lock().unwrap_or_else(|e| e.into_inner());
+            let due = last.is_none_or(|t| t.elapsed() >= KEY_REFRESH);
+            if due {
+                *last = Some(std::time::Instant::now());
+            }
+            due
+        };
+        if due {
+            tracing::info!(issuer = %self.settings.issuer, kid, "a token names a key Tephra has not seen; fetching the provider's keys again");
+            if let Err(error) = self.discover().await {
+                tracing::warn!(issuer = %self.settings.issuer, %error, "cannot fetch the provider's keys again");
+            }
+        }
+        self.current()
     }
 
     /// Fetches the provider's metadata and keys once.

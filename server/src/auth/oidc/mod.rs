@@ -3,16 +3,19 @@
 //! `http::sign_in` carry values in and out and map [`SignInError`] to answers.
 //!
 //! Discovery runs in the background with backoff, so Tephra starts while the provider is down
-//! (`/readyz` names it until it answers), and again every hour to pick up rotated keys.
+//! (`/readyz` names it until it answers), again every hour, and at once (at most once a minute)
+//! when a token names a key Tephra has not seen, so a provider's key rotation never breaks
+//! sign-in.
 
 mod access_token;
 mod discovery;
+mod jose;
 
 use discovery::{Discovered, IdToken, IdTokenClaims, error_chain};
 
 use super::claims::{constant_time_eq, number, safe_next, strings};
 use crate::config::OidcSettings;
-use openidconnect::core::{CoreAuthenticationFlow, CoreIdToken};
+use openidconnect::core::CoreAuthenticationFlow;
 use openidconnect::{
     AdditionalClaims, AuthorizationCode, ClientId, CsrfToken, LogoutRequest, Nonce,
     PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, Scope,
@@ -54,8 +57,6 @@ pub struct Identity {
     pub groups: Vec<String>,
     pub uid: Option<u32>,
     pub gid: Option<u32>,
-    /// The ID token, for `id_token_hint` at sign-out.
-    pub id_token: String,
 }
 
 impl Identity {
@@ -94,6 +95,8 @@ pub struct Oidc {
     http: openidconnect::reqwest::Client,
     discovered: RwLock<Option<Arc<Discovered>>>,
     last_error: Mutex<Option<String>>,
+    /// When a token's unknown `kid` last made Tephra fetch the keys again.
+    key_refresh: Mutex<Option<std::time::Instant>>,
 }
 
 impl Oidc {
@@ -108,6 +111,7 @@ impl Oidc {
             http,
             discovered: RwLock::new(None),
             last_error: Mutex::new(Some("discovery has not finished yet".into())),
+            key_refresh: Mutex::new(None),
         }))
     }
 
@@ -177,6 +181,10 @@ impl Oidc {
             .extra_fields()
             .id_token()
             .ok_or_else(|| SignInError::BadIdToken("the answer has no ID token".into()))?;
+        let kid = jose::Header::of(&id_token.to_string())
+            .kid()
+            .map(str::to_owned);
+        let discovered = self.keys_for(kid.as_deref()).await.unwrap_or(discovered);
         self.identity_of(&discovered, id_token, &pending.nonce)
     }
 
@@ -203,35 +211,41 @@ impl Oidc {
         let claims = id_token
             .claims(&verifier, &Nonce::new(nonce.to_owned()))
             .map_err(|e| SignInError::BadIdToken(e.to_string()))?;
-        Ok(self.identity_from(claims, id_token.to_string()))
+        Ok(self.identity_from(claims))
     }
 
     /// Who the verified claims name; `raw` is the token they came from.
-    fn identity_from(&self, claims: &IdTokenClaims, raw: String) -> Identity {
+    fn identity_from(&self, claims: &IdTokenClaims) -> Identity {
         let extra = &claims.additional_claims().claims;
         let name = claims
             .name()
             .and_then(|n| n.get(None))
             .map(|n| n.as_str().to_owned())
             .or_else(|| claims.preferred_username().map(|u| u.as_str().to_owned()));
-        let email = claims.email().map(|e| e.as_str().to_owned());
+        let claimed = claims.email().map(|e| e.as_str().to_owned());
+        // Only an address the provider checked may match `--admin-users` or a user rule: where
+        // users can set their own, an unverified one equal to an administrator's would be theirs.
+        let verified =
+            claims.email_verified() == Some(true) || self.settings.trust_unverified_email;
+        let email = claimed.clone().filter(|_| verified);
         Identity {
             issuer: claims.issuer().as_str().to_owned(),
             subject: claims.subject().as_str().to_owned(),
             name: name
-                .or_else(|| email.clone())
+                .or(claimed)
                 .unwrap_or_else(|| claims.subject().as_str().to_owned()),
             email,
             groups: strings(extra.get(&self.settings.groups_claim)),
             uid: number(extra, self.settings.uid_claim.as_deref()),
             gid: number(extra, self.settings.gid_claim.as_deref()),
-            id_token: raw,
         }
     }
 
     /// Where to send the browser after Tephra's own sign-out: the provider's end-session
-    /// endpoint, when it advertises one, coming back to Tephra's home page.
-    pub fn logout_url(&self, id_token: Option<&str>) -> Option<String> {
+    /// endpoint, when it advertises one, coming back to Tephra's home page. The request names
+    /// Tephra's client, not the ID token (`id_token_hint`): a token in a URL stays in browser
+    /// history and proxy logs.
+    pub fn logout_url(&self) -> Option<String> {
         let discovered = self.current()?;
         let endpoint = discovered.end_session.clone()?;
         let mut request = LogoutRequest::from(endpoint)
@@ -240,9 +254,6 @@ impl Oidc {
             PostLogoutRedirectUrl::new(format!("{}/", self.settings.public_url.origin))
         {
             request = request.set_post_logout_redirect_uri(home);
-        }
-        if let Some(token) = id_token.and_then(|t| t.parse::<CoreIdToken>().ok()) {
-            request = request.set_id_token_hint(&token);
         }
         Some(request.http_get_url().to_string())
     }

@@ -42,15 +42,43 @@ pub struct ClusterState {
     pub orphans: Vec<Orphan>,
 }
 
-/// The cluster's state: reachability and orphaned Jobs.
+/// The cluster's state: reachability and orphaned Jobs. The API server's error and the
+/// orphaned Jobs (every project's names) are for system administrators; others learn whether
+/// the cluster answers.
 #[utoipa::path(get, path = "/api/v1/cluster", tag = "cluster",
     responses((status = 200, body = ClusterState), Unauthorized))]
-pub async fn cluster_state(State(state): State<AppState>, Acting(_): Acting) -> Json<ClusterState> {
+pub async fn cluster_state(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+) -> Json<ClusterState> {
+    let admin =
+        crate::access::require_system(&principal, crate::domain::authz::Permission::ManageSystem)
+            .is_ok();
     let shared = &state.control.cluster.shared;
+    let last_error = shared
+        .last_error
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let orphans = if admin {
+        shared
+            .orphans
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    } else {
+        Vec::new()
+    };
     Json(ClusterState {
         id: state.control.cluster.id.clone(),
         configured: state.control.cluster.is_configured(),
-        last_error: shared.last_error.lock().expect("last error lock").clone(),
-        orphans: shared.orphans.lock().expect("orphans lock").clone(),
+        last_error: last_error.map(|error| {
+            if admin {
+                error
+            } else {
+                "the cluster's API server does not answer; system administrators see why".into()
+            }
+        }),
+        orphans,
     })
 }
