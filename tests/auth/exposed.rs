@@ -3,7 +3,7 @@
 //! (`/auth/exposed/check`). No ingress controller runs here: the test sends the headers
 //! ingress-nginx would (`X-Original-URL`, the browser's `Cookie`).
 
-use super::{CLIENT_ID, CLIENT_SECRET, Browser, Setup, ada, location, start_tephra, user};
+use super::{Browser, CLIENT_ID, CLIENT_SECRET, Setup, ada, location, start_tephra, user};
 use anyhow::{Context, ensure};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -137,20 +137,36 @@ async fn only_members_allowed_by_the_url_get_through_the_ingress() -> anyhow::Re
     ensure!(back.starts_with(&prefix), "{back}");
     let (status, set) = check(&setup, &back, None).await?;
     ensure!(status == 200, "{status}");
-    for attribute in ["__Host-tephra-exposed=", "Secure", "HttpOnly", "SameSite=Lax"] {
+    for attribute in [
+        "__Host-tephra-exposed=",
+        "Secure",
+        "HttpOnly",
+        "SameSite=Lax",
+    ] {
         ensure!(set.contains(attribute), "{set}");
     }
     ensure!(!set.contains("Domain"), "host-only: {set}");
     let cookie = set.split(';').next().context("a cookie")?.to_owned();
-    assert_eq!(check(&setup, &lab, Some(&cookie)).await?, (200, String::new()));
+    assert_eq!(
+        check(&setup, &lab, Some(&cookie)).await?,
+        (200, String::new())
+    );
     // The cookie and the grant are for this host alone.
     let other = format!("https://{listed}/");
     assert_eq!(check(&setup, &other, Some(&cookie)).await?.0, 401);
     let grant = &back[prefix.len()..];
-    assert_eq!(check(&setup, &format!("{other}?tephra-grant={grant}"), None).await?.0, 401);
+    assert_eq!(
+        check(&setup, &format!("{other}?tephra-grant={grant}"), None)
+            .await?
+            .0,
+        401
+    );
 
     // Forged, tampered and expired passes are 401s.
-    let key = db.settings().get_or_create("exposed-url-key", String::new).await?;
+    let key = db
+        .settings()
+        .get_or_create("exposed-url-key", String::new)
+        .await?;
     let key = PassKey::from_hex(&key).context("the stored key")?;
     let pat_id = user_id(&setup, "pat@example.org").await?;
     let now = chrono::Utc::now().timestamp();
@@ -171,7 +187,11 @@ async fn only_members_allowed_by_the_url_get_through_the_ingress() -> anyhow::Re
     }
     let cookie_as_grant = cookie.trim_start_matches("__Host-tephra-exposed=");
     let url = format!("https://{open}/?tephra-grant={cookie_as_grant}");
-    assert_eq!(check(&setup, &url, None).await?.0, 401, "a cookie is no grant");
+    assert_eq!(
+        check(&setup, &url, None).await?.0,
+        401,
+        "a cookie is no grant"
+    );
 
     // Signed in but no member: refused at the handshake, and a valid pass does not help.
     assert_eq!(handshake(&nia, &setup, &lab).await?.0, 403);
@@ -194,8 +214,14 @@ async fn only_members_allowed_by_the_url_get_through_the_ingress() -> anyhow::Re
         "https://evil.example/".to_owned(),
         format!("http://{open}/"),
         format!("https://{open}.evil.example/"),
-        format!("https://{}/", url_host(APPS, &alpha.namespace, "nothing", 8888)),
-        format!("https://{}/", url_host(APPS, "tephra-beta", "notebook", 8888)),
+        format!(
+            "https://{}/",
+            url_host(APPS, &alpha.namespace, "nothing", 8888)
+        ),
+        format!(
+            "https://{}/",
+            url_host(APPS, "tephra-beta", "notebook", 8888)
+        ),
     ] {
         assert_eq!(handshake(&pat, &setup, &rd).await?.0, 400, "{rd}");
     }

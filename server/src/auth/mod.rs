@@ -310,9 +310,10 @@ impl Authenticator {
             Err(error) => return Err(error.into()),
         };
         if user.issuer == DEV_ISSUER {
-            let dev = self.dev_principal.clone().ok_or_else(|| {
-                AppError::Unauthorized("the development login is off".into())
-            })?;
+            let dev = self
+                .dev_principal
+                .clone()
+                .ok_or_else(|| AppError::Unauthorized("the development login is off".into()))?;
             return self.with_grants(dev).await;
         }
         let principal = Principal {

@@ -94,7 +94,11 @@ pub fn parse_host(host: &str, ingress_host: &str) -> Option<HostLabel> {
     }
     let mut parts = label.rsplitn(3, '-');
     let hash = parts.next()?;
-    let port: i32 = parts.next()?.parse().ok().filter(|p| (1..=65535).contains(p))?;
+    let port: i32 = parts
+        .next()?
+        .parse()
+        .ok()
+        .filter(|p| (1..=65535).contains(p))?;
     let job_prefix = parts.next().filter(|j| !j.is_empty())?;
     (hash.len() == HASH_LEN).then(|| HostLabel {
         label: label.to_owned(),

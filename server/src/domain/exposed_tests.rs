@@ -85,7 +85,12 @@ fn a_pass_opens_for_its_purpose_host_and_time_only() {
         "a grant is not a cookie"
     );
     assert_eq!(
-        key().open(Purpose::Grant, &sealed, "other-1-0a1b2c3d.apps.example.net", NOW),
+        key().open(
+            Purpose::Grant,
+            &sealed,
+            "other-1-0a1b2c3d.apps.example.net",
+            NOW
+        ),
         Err(PassError::OtherHost)
     );
     assert_eq!(
@@ -127,7 +132,13 @@ fn a_tampered_pass_is_refused() {
 fn the_cookie_is_host_only_secure_and_bounded() {
     let cookie = set_cookie("abc.def", COOKIE_SECONDS);
     assert!(cookie.starts_with("__Host-tephra-exposed=abc.def;"));
-    for attribute in ["Path=/", "Max-Age=28800", "Secure", "HttpOnly", "SameSite=Lax"] {
+    for attribute in [
+        "Path=/",
+        "Max-Age=28800",
+        "Secure",
+        "HttpOnly",
+        "SameSite=Lax",
+    ] {
         assert!(cookie.contains(attribute), "{cookie}");
     }
     assert!(!cookie.contains("Domain"), "{cookie}");

@@ -16,8 +16,8 @@ use super::AppState;
 use super::sign_in::{next_query, page};
 use crate::control::exposed::may_open;
 use crate::domain::exposed::{
-    COOKIE_NAME, COOKIE_SECONDS, GRANT_PARAM, GRANT_SECONDS, HostLabel, Pass, Purpose,
-    parse_host, set_cookie,
+    COOKIE_NAME, COOKIE_SECONDS, GRANT_PARAM, GRANT_SECONDS, HostLabel, Pass, Purpose, parse_host,
+    set_cookie,
 };
 use app::error::AppError;
 use axum::Router;
@@ -58,7 +58,10 @@ impl ReturnUrl {
     /// Reads `rd`; the error says what is wrong with it.
     pub fn parse(rd: &str, ingress_host: &str) -> Result<ReturnUrl, String> {
         let bad = |why: &str| format!("rd: {why}");
-        if rd.chars().any(|c| c.is_control() || c.is_whitespace() || c == '\\') {
+        if rd
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || c == '\\')
+        {
             return Err(bad("must be a URL without spaces or backslashes"));
         }
         let after = rd
@@ -126,7 +129,10 @@ async fn begin(
         return StatusCode::NOT_FOUND.into_response();
     };
     let Some(rd) = query.rd.as_deref() else {
-        return refused(StatusCode::BAD_REQUEST, "rd: the URL to return to is missing");
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "rd: the URL to return to is missing",
+        );
     };
     let target_url = match ReturnUrl::parse(rd, ingress_host) {
         Ok(url) => url,

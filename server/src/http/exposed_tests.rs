@@ -41,7 +41,10 @@ fn rd_is_an_exposed_url_of_this_installation_or_refused() {
 #[test]
 fn a_stale_grant_is_dropped_from_rd() {
     let url = ReturnUrl::parse(
-        &format!("https://{}/tree?tephra-grant=old&a=b&tephra-grant=older", host()),
+        &format!(
+            "https://{}/tree?tephra-grant=old&a=b&tephra-grant=older",
+            host()
+        ),
         APPS,
     )
     .unwrap();
@@ -61,7 +64,10 @@ fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
 
 #[test]
 fn the_original_request_is_read_from_either_ingress() {
-    let nginx = headers(&[("x-original-url", "https://a-1-0a1b2c3d.apps.example.net/x?y=1")]);
+    let nginx = headers(&[(
+        "x-original-url",
+        "https://a-1-0a1b2c3d.apps.example.net/x?y=1",
+    )]);
     assert_eq!(
         original_request(&nginx),
         Some(("a-1-0a1b2c3d.apps.example.net".into(), "/x?y=1".into()))
@@ -87,5 +93,8 @@ fn the_hosts_cookie_is_found_among_others() {
         ("cookie", "b=2"),
     ]);
     assert_eq!(cookie_in(&sent), Some("P.S"));
-    assert_eq!(cookie_in(&headers(&[("cookie", "tephra-exposed=P.S")])), None);
+    assert_eq!(
+        cookie_in(&headers(&[("cookie", "tephra-exposed=P.S")])),
+        None
+    );
 }

@@ -132,7 +132,10 @@ fn forward_auth_annotations(profile: &ClusterProfile) -> BTreeMap<String, String
     };
     [
         ("nginx.ingress.kubernetes.io/auth-url", auth.check_url()),
-        ("nginx.ingress.kubernetes.io/auth-signin", auth.sign_in_url()),
+        (
+            "nginx.ingress.kubernetes.io/auth-signin",
+            auth.sign_in_url(),
+        ),
         (
             "nginx.ingress.kubernetes.io/auth-always-set-cookie",
             "true".to_owned(),
