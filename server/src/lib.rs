@@ -89,6 +89,22 @@ async fn start_cluster(
     })
 }
 
+/// The settings key of the key that signs exposed URLs' passes.
+const EXPOSED_KEY_SETTING: &str = "exposed-url-key";
+
+/// The key that signs exposed URLs' passes, created at the first start and kept in the database
+/// like the owner key, so every replica verifies what any replica signed. A key of its own: a
+/// pass can never be taken for an owner signature or an application token.
+async fn exposed_key(db: &Database) -> anyhow::Result<domain::exposed::PassKey> {
+    let stored = db
+        .settings()
+        .get_or_create(EXPOSED_KEY_SETTING, auth::tokens::new_key)
+        .await
+        .context("cannot read or create the key that signs exposed URLs' passes")?;
+    domain::exposed::PassKey::from_hex(&stored)
+        .context("the stored exposed-URL key is not a key; it was changed by hand")
+}
+
 /// With a shared database several replicas may run, and the holder of a Lease reconciles; with
 /// SQLite there is one.
 fn leadership(args: &ServeArgs, db: &Database) -> Option<cluster::Leadership> {
@@ -122,8 +138,13 @@ impl Application {
             Some(path) => render_cli::load_profile(path).map_err(anyhow::Error::msg)?,
             None => domain::cluster::ClusterProfile::default(),
         };
-        if let Some(public) = args.auth.public_url(args.addr)?
+        let public = args.auth.public_url(args.addr)?;
+        if let Some(public) = &public
             && let Some(why) = profile.ingress_host_refusal(&public.host)
+        {
+            anyhow::bail!("--cluster-profile (TEPHRA_CLUSTER_PROFILE): {why}");
+        }
+        if let Some(why) = profile.forward_auth_refusal(public.as_ref().map(|p| p.origin.as_str()))
         {
             anyhow::bail!("--cluster-profile (TEPHRA_CLUSTER_PROFILE): {why}");
         }
@@ -131,6 +152,7 @@ impl Application {
         let cluster = start_cluster(args, &db, &profile, &metrics).await?;
         let dev_login = args.dev_login_enabled()?;
         let (auth, sessions) = auth::start(args, &db, &cluster.shared.health).await?;
+        let exposed_key = exposed_key(&db).await?;
 
         let listener = TcpListener::bind(args.addr).await.with_context(|| {
             format!(
@@ -195,6 +217,7 @@ impl Application {
             },
             auth,
             sessions,
+            exposed_key,
         });
         tracing::info!(
             addr = %local_addr,

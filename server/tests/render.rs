@@ -5,7 +5,9 @@ mod common;
 
 use common::{fixture, placement, profile, render};
 use serde_json::{Value, json};
-use server::domain::render::Rendered;
+use server::domain::cluster::ForwardAuth;
+use server::domain::exposed::url_host;
+use server::domain::render::{Rendered, exposed_url};
 use server::domain::request::{Request, WorkloadKind};
 
 fn job_json(rendered: &Rendered) -> Value {
@@ -357,7 +359,7 @@ fn an_mpi_launcher_that_waits_for_its_workers_depends_on_them_outside_the_gang()
 }
 
 #[test]
-fn exposed_urls_get_a_service_and_an_ingress_path_where_the_cluster_has_a_class() {
+fn exposed_urls_get_a_service_and_an_ingress_host_each_where_the_cluster_has_a_class_and_host() {
     let value = json!({ "name": "notebook", "projectId": "ml",
         "spec": { "image": "jupyter/base-notebook", "exposedUrls": [
             { "container": 8888, "toolType": "jupyter" }, { "container": 6006 } ] } });
@@ -375,28 +377,51 @@ fn exposed_urls_get_a_service_and_an_ingress_path_where_the_cluster_has_a_class(
     );
     assert_eq!(service["spec"]["selector"]["volcano.sh/task-spec"], "train");
 
-    let mut with_ingress = profile();
-    with_ingress.ingress_class = Some("nginx".into());
+    let mut class_only = profile();
+    class_only.ingress_class = Some("nginx".into());
+    let hostless = request.render(&owner, &class_only).unwrap();
+    assert!(
+        hostless.ingresses.is_empty(),
+        "no host, no Ingress: a hostless rule would put every training on one origin"
+    );
+    assert_eq!(hostless.services.len(), 1);
+
+    let mut with_ingress = class_only.clone();
     with_ingress.ingress_host = Some("ml.example.com".into());
     let rendered = request.render(&owner, &with_ingress).unwrap();
     let ingress = serde_json::to_value(&rendered.ingresses[0]).unwrap();
     assert_eq!(ingress["metadata"]["name"], "notebook-urls");
     assert_eq!(ingress["spec"]["ingressClassName"], "nginx");
-    let rule = &ingress["spec"]["rules"][0];
-    assert_eq!(rule["host"], "ml.example.com");
     let namespace = owner.namespace.as_str();
-    assert_eq!(
-        rule["http"]["paths"][0],
-        json!({ "path": format!("/{namespace}/notebook/8888/"), "pathType": "Prefix",
-                "backend": { "service": { "name": "notebook-train-urls",
-                                          "port": { "number": 8888 } } } })
+    for (i, port) in [8888, 6006].into_iter().enumerate() {
+        let rule = &ingress["spec"]["rules"][i];
+        let host = url_host("ml.example.com", namespace, "notebook", port);
+        assert!(host.starts_with(&format!("notebook-{port}-")), "{host}");
+        assert_eq!(rule["host"], host.as_str());
+        assert_eq!(
+            rule["http"]["paths"],
+            json!([{ "path": "/", "pathType": "Prefix",
+                     "backend": { "service": { "name": "notebook-train-urls",
+                                               "port": { "number": port } } } }])
+        );
+        assert_eq!(
+            exposed_url(&owner, port, &with_ingress),
+            Some(format!("https://{host}/"))
+        );
+    }
+    assert_eq!(exposed_url(&owner, 8888, &class_only), None);
+    let annotations = ingress["metadata"]["annotations"].as_object().unwrap();
+    assert!(
+        !annotations.keys().any(|k| k.starts_with("nginx.")),
+        "no forward auth in the profile, none on the Ingress"
     );
 
-    // A restriction to some users is kept only where no ingress opens the URL to everyone.
+    // A restriction to some users is refused where an ingress would open the URL to everyone.
     let mut restricted = value.clone();
     restricted["spec"]["exposedUrls"][1]["authorizedGroups"] = json!(["ml-team"]);
     let request = Request::parse(&restricted, WorkloadKind::Training).unwrap();
     assert!(request.render(&owner, &profile()).is_ok());
+    assert!(request.render(&owner, &class_only).is_ok());
     let refused = request.render(&owner, &with_ingress).unwrap_err();
     assert_eq!(refused[0].path, "spec.exposedUrls[1].authorizedGroups");
     assert!(
@@ -404,6 +429,38 @@ fn exposed_urls_get_a_service_and_an_ingress_path_where_the_cluster_has_a_class(
             .message
             .starts_with("cannot be enforced on this cluster")
     );
+}
+
+#[test]
+fn with_forward_auth_every_exposed_url_asks_tephra_and_restrictions_are_kept() {
+    let value = json!({ "name": "notebook", "projectId": "ml",
+        "spec": { "image": "jupyter/base-notebook", "exposedUrls": [
+            { "container": 8888, "authorizedUsers": ["ada@example.org"] } ] } });
+    let request = Request::parse(&value, WorkloadKind::Training).unwrap();
+    let owner = request.owner(&placement(Some("default")));
+    let mut guarded = profile();
+    guarded.ingress_class = Some("nginx".into());
+    guarded.ingress_host = Some("ml.example.com".into());
+    guarded.forward_auth = Some(ForwardAuth {
+        url: "https://tephra.example.org".into(),
+        internal_url: Some("http://tephra.tephra-system.svc:3000/".into()),
+    });
+    let rendered = request.render(&owner, &guarded).unwrap();
+    let ingress = serde_json::to_value(&rendered.ingresses[0]).unwrap();
+    let annotations = &ingress["metadata"]["annotations"];
+    assert_eq!(
+        annotations["nginx.ingress.kubernetes.io/auth-url"],
+        "http://tephra.tephra-system.svc:3000/auth/exposed/check"
+    );
+    assert_eq!(
+        annotations["nginx.ingress.kubernetes.io/auth-signin"],
+        "https://tephra.example.org/auth/exposed"
+    );
+    assert_eq!(
+        annotations["nginx.ingress.kubernetes.io/auth-always-set-cookie"],
+        "true"
+    );
+    assert_eq!(annotations["tephra.dev/requested-name"], "notebook");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 mod applications;
 mod expiry;
+mod exposed;
 mod forged;
 mod identity;
 mod matrix;

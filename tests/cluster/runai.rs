@@ -107,9 +107,9 @@ pub async fn an_mpi_launcher_that_waits_is_created_once_its_workers_run(
     result
 }
 
-/// Run:ai's `exposedUrls` on a cluster whose profile names an ingress class: the training's
-/// Service and Ingress exist while it runs, the Ingress routes the URL's path to the Service, and
-/// both go with the workload.
+/// Run:ai's `exposedUrls` on a cluster whose profile names an ingress class and host: the
+/// training's Service and Ingress exist while it runs, the Ingress routes the URL's own host to
+/// the Service, and both go with the workload.
 pub async fn exposed_urls_get_a_service_and_an_ingress_that_go_with_the_workload(
     tb: Arc<Testbed>,
     ns: String,
@@ -145,12 +145,11 @@ pub async fn exposed_urls_get_a_service_and_an_ingress_that_go_with_the_workload
         let spec = ingress[0].spec.clone().context("an Ingress spec")?;
         assert_eq!(spec.ingress_class_name.as_deref(), Some("nginx"));
         let rule = &spec.rules.context("rules")?[0];
-        assert_eq!(rule.host.as_deref(), Some("ml.example.com"));
+        let host =
+            server::domain::exposed::url_host("ml.example.com", &namespace, "notebook", 8888);
+        assert_eq!(rule.host.as_deref(), Some(host.as_str()));
         let path = &rule.http.as_ref().context("http")?.paths[0];
-        assert_eq!(
-            path.path.as_deref(),
-            Some(format!("/{namespace}/notebook/8888/").as_str())
-        );
+        assert_eq!(path.path.as_deref(), Some("/"));
         let backend = path.backend.service.as_ref().context("a service backend")?;
         let service = services.get(&backend.name).await?;
         let ports = service.spec.and_then(|s| s.ports).unwrap_or_default();

@@ -25,13 +25,14 @@ pub fn number(extra: &HashMap<String, serde_json::Value>, claim: Option<&str>) -
 }
 
 /// The return target after sign-in: a path on Tephra itself, never another origin. Anything else
-/// (`https://evil.example`, `//evil.example`, `/\evil.example`) becomes `/`.
+/// (`https://evil.example`, `//evil.example`, `/\evil.example`) becomes `/`. Of the sign-in
+/// routes only the exposed-URL handshake may be returned to; it checks its own target again.
 pub fn safe_next(next: &str) -> String {
     let local = next.starts_with('/')
         && !next.starts_with("//")
         && !next.contains('\\')
         && !next.chars().any(char::is_control)
-        && !next.starts_with("/auth/");
+        && (!next.starts_with("/auth/") || next.starts_with("/auth/exposed?"));
     if local { next.to_owned() } else { "/".into() }
 }
 
@@ -45,7 +46,12 @@ mod tests {
 
     #[test]
     fn only_local_paths_are_return_targets() {
-        for ok in ["/", "/trainings", "/trainings/abc?project=x#top"] {
+        for ok in [
+            "/",
+            "/trainings",
+            "/trainings/abc?project=x#top",
+            "/auth/exposed?rd=https%3A%2F%2Fa-1-0a1b2c3d.apps.example.net%2F",
+        ] {
             assert_eq!(safe_next(ok), ok);
         }
         for bad in [
@@ -55,6 +61,7 @@ mod tests {
             "evil",
             "",
             "/auth/callback",
+            "/auth/exposed/check",
             "/tr\nainings",
         ] {
             assert_eq!(safe_next(bad), "/", "{bad:?}");

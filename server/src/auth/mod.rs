@@ -62,11 +62,20 @@ pub struct Admins {
 
 impl Admins {
     pub fn includes(&self, identity: &Identity) -> bool {
-        identity.groups.iter().any(|g| self.groups.contains(g))
+        self.names(
+            &identity.subject,
+            identity.email.as_deref(),
+            &identity.groups,
+        )
+    }
+
+    /// Whether someone with this subject, e-mail and groups is an administrator.
+    pub fn names(&self, subject: &str, email: Option<&str>, groups: &[String]) -> bool {
+        groups.iter().any(|g| self.groups.contains(g))
             || self
                 .users
                 .iter()
-                .any(|u| *u == identity.subject || identity.email.as_deref() == Some(u.as_str()))
+                .any(|u| u == subject || email == Some(u.as_str()))
     }
 }
 
@@ -288,6 +297,46 @@ impl Authenticator {
                 .map_or_else(|| scope.id().to_owned(), |p| p.project.name.clone()),
         });
         Ok(principal)
+    }
+
+    /// The principal a pass on an exposed URL's host names (`crate::http::exposed`): the user as
+    /// stored now, with the groups of the sign-in the pass came from, and the grants the access
+    /// rules give them now, so a membership taken away counts at the next request.
+    pub async fn principal_of_user(
+        &self,
+        user_id: Uuid,
+        groups: &[String],
+    ) -> Result<Principal, AppError> {
+        let user = match self.db.users().get(user_id).await {
+            Ok(user) => user,
+            Err(crate::db::DbError::NotFound) => {
+                return Err(AppError::Unauthorized("the pass names no user".into()));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        if user.issuer == DEV_ISSUER {
+            let dev = self
+                .dev_principal
+                .clone()
+                .ok_or_else(|| AppError::Unauthorized("the development login is off".into()))?;
+            return self.with_grants(dev).await;
+        }
+        let principal = Principal {
+            user_id: user.id.to_string(),
+            admin: self
+                .admins
+                .names(&user.subject, user.email.as_deref(), groups),
+            subject: user.subject,
+            display_name: user.display_name,
+            email: user.email,
+            groups: groups.to_vec(),
+            dev_login: false,
+            application: None,
+            uid: None,
+            gid: None,
+            grants: Vec::new(),
+        };
+        self.with_grants(principal).await
     }
 
     fn within_lifetime(&self, signed_in: &SignedIn) -> bool {

@@ -6,6 +6,7 @@ mod act;
 mod admission;
 mod clusters;
 mod edit;
+pub mod exposed;
 mod fit;
 mod gpu_use;
 mod idle;

@@ -41,9 +41,16 @@ pub struct ClusterProfile {
     /// it. 81920 is an 80 GB A100 or H100, and the testbed's cards.
     #[serde(rename = "gpuMemoryMiB")]
     pub gpu_memory_mib: u32,
-    /// Host of the exposed URLs (`https://<host>/<namespace>/<job>/<port>/`); without one the
-    /// Ingress rule matches any host.
+    /// The wildcard domain of the exposed URLs: each gets a host of its own,
+    /// `https://<job>-<port>-<hash>.<ingressHost>/` (`crate::domain::exposed`), so no two share
+    /// an origin. Without one no Ingress is rendered: a hostless rule would put every training
+    /// on one origin.
     pub ingress_host: Option<String>,
+    /// Tephra's URLs for the ingress's forward auth of exposed URLs. With it, every request to
+    /// an exposed URL is checked by Tephra (members of the project, and `authorizedUsers` /
+    /// `authorizedGroups`); without it, an exposed URL served by an ingress is open to anyone
+    /// who reaches it, and restricted URLs are refused.
+    pub forward_auth: Option<ForwardAuth>,
     /// NFS exports a training may mount (`server` and a path prefix); none unless listed, so
     /// nobody mounts a server the platform team did not offer, as whatever uid they like.
     pub nfs_exports: Vec<NfsExport>,
@@ -62,6 +69,28 @@ pub struct ClusterProfile {
 }
 
 impl ClusterProfile {
+    /// Whether exposed URLs are served through an Ingress: it needs a class and a host.
+    pub fn serves_exposed_urls(&self) -> bool {
+        self.ingress_class.is_some() && self.ingress_host.is_some()
+    }
+
+    /// Why `forwardAuth` does not fit Tephra's public URL (`scheme://host[:port]`, or none), if
+    /// it does not: the browser must come back to the Tephra it is signed in to.
+    pub fn forward_auth_refusal(&self, public_origin: Option<&str>) -> Option<String> {
+        let auth = self.forward_auth.as_ref()?;
+        let url = auth.url.trim_end_matches('/');
+        match public_origin {
+            Some(origin) if origin.eq_ignore_ascii_case(url) => None,
+            Some(origin) => Some(format!(
+                "forwardAuth.url {url:?} is not Tephra's public URL {origin:?}: browsers would \
+                 be sent to sign in where their session is not"
+            )),
+            None => Some(format!(
+                "forwardAuth.url {url:?} needs --public-url (TEPHRA_PUBLIC_URL) set to it"
+            )),
+        }
+    }
+
     /// Why `ingressHost` may not serve exposed URLs beside Tephra at `public_host` (the public
     /// URL's `host[:port]`), if it may not: a training's page on Tephra's own host or under it
     /// would share cookies and origin with Tephra's pages.
@@ -79,6 +108,31 @@ impl ClusterProfile {
                  give them a domain of their own"
             )
         })
+    }
+}
+
+/// Where the ingress controller and the browser reach Tephra for forward auth.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForwardAuth {
+    /// Tephra's public URL (`--public-url`, checked at start): the browser is sent to
+    /// `<url>/auth/exposed` to be let through.
+    pub url: String,
+    /// Where the ingress controller asks about each request (`<internalUrl>/auth/exposed/check`),
+    /// e.g. Tephra's Service inside the cluster; `url` when left out.
+    pub internal_url: Option<String>,
+}
+
+impl ForwardAuth {
+    /// The ingress-nginx `auth-url`: asked before every request.
+    pub fn check_url(&self) -> String {
+        let base = self.internal_url.as_deref().unwrap_or(&self.url);
+        format!("{}/auth/exposed/check", base.trim_end_matches('/'))
+    }
+
+    /// The ingress-nginx `auth-signin`: where a browser without a pass is sent (`?rd=<url>`).
+    pub fn sign_in_url(&self) -> String {
+        format!("{}/auth/exposed", self.url.trim_end_matches('/'))
     }
 }
 
@@ -115,6 +169,7 @@ impl Default for ClusterProfile {
             gpu_memory_mib: 81920,
             ingress_class: None,
             ingress_host: None,
+            forward_auth: None,
             nfs_exports: Vec::new(),
             service_types: Vec::new(),
             ingress_namespace: None,

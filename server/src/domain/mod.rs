@@ -4,6 +4,7 @@
 
 pub mod authz;
 pub mod cluster;
+pub mod exposed;
 pub mod finish;
 pub mod gpu_use;
 pub mod labels;

@@ -114,6 +114,16 @@ impl Request {
         }
     }
 
+    /// The spec of the pod its exposed URLs reach: the first task's (the training's, the
+    /// master's, the first replica type's), as rendering chooses.
+    pub fn url_spec(&self) -> &Spec {
+        match self {
+            Request::Training(r) => r.spec(),
+            Request::Distributed(r) => r.master(),
+            Request::Generic(r) => &r.first().spec,
+        }
+    }
+
     pub fn parse(value: &Value, kind: WorkloadKind) -> Result<Request, Vec<FieldError>> {
         match kind {
             WorkloadKind::Training => {

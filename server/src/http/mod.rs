@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod cross_site;
+pub mod exposed;
 mod headers;
 pub mod health;
 mod nul;
@@ -42,6 +43,8 @@ pub struct AppState {
     /// Sign-in: sessions, the identity provider, who is an administrator.
     pub auth: Authenticator,
     pub sessions: SessionSettings,
+    /// Signs the passes of exposed URLs' hosts (`exposed`).
+    pub exposed_key: crate::domain::exposed::PassKey,
 }
 
 impl AppState {
@@ -80,6 +83,7 @@ pub fn build_router(state: AppState) -> Router {
         .route(STYLESHEET_PATH, get(stylesheet::serve))
         .merge(api::router())
         .merge(sign_in::router())
+        .merge(exposed::router())
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             shell(options.clone())
         })

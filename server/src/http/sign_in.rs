@@ -164,7 +164,7 @@ pub async fn require_sign_in(
     Redirect::to(&format!("/auth/login?{query}")).into_response()
 }
 
-fn next_query(target: &str) -> String {
+pub(super) fn next_query(target: &str) -> String {
     let mut out = String::from("next=");
     for byte in target.bytes() {
         match byte {
@@ -216,7 +216,12 @@ fn session_failed(error: &tower_sessions::session::Error) -> Response {
 }
 
 /// A small page for what happens outside the app's own pages.
-fn page(status: StatusCode, title: &str, message: &str, retry_next: Option<&str>) -> Response {
+pub(super) fn page(
+    status: StatusCode,
+    title: &str,
+    message: &str,
+    retry_next: Option<&str>,
+) -> Response {
     let retry = retry_next.map_or_else(String::new, |next| {
         format!(
             r#"<p><a href="/auth/login?{}">Sign in again</a></p>"#,

@@ -189,6 +189,29 @@ impl Workloads<'_> {
         row.try_into()
     }
 
+    /// Live workloads whose Job name starts with `prefix` (what an exposed URL's host keeps of
+    /// the name), oldest first, at most `limit`.
+    pub async fn live_by_name_prefix(
+        &self,
+        prefix: &str,
+        limit: i64,
+    ) -> DbResult<Vec<StoredWorkload>> {
+        // substr rather than LIKE: a name's `_` would be a wildcard there.
+        let length = i32::try_from(prefix.len()).unwrap_or(i32::MAX);
+        let sql = format!(
+            "SELECT {COLUMNS} FROM workloads w
+              WHERE w.deleted_at IS NULL AND substr(w.name, 1, $2) = $1
+              ORDER BY w.created_at LIMIT $3"
+        );
+        let rows: Vec<Row> = on_pool!(self.0, pool => sqlx::query_as(&sql)
+            .bind(prefix)
+            .bind(length)
+            .bind(limit)
+            .fetch_all(pool)
+            .await)?;
+        rows.into_iter().map(StoredWorkload::try_from).collect()
+    }
+
     /// Every live workload's desired and actual phase: what the reconciler compares with the
     /// cluster.
     pub async fn intents(&self) -> DbResult<Vec<Intent>> {

@@ -43,15 +43,17 @@ impl Binding {
                     ),
                 }
             }
-            if profile.ingress_class.is_some() {
+            // Without an Ingress only the cluster reaches the URL, which is at least as narrow;
+            // with forward auth Tephra checks the lists on every request.
+            if profile.serves_exposed_urls() && profile.forward_auth.is_none() {
                 for (i, url) in spec.exposed_urls.iter().enumerate() {
                     if let Some(field) = url.restricted_by {
                         errors.add(
                             join(&index(&join(path, "exposedUrls"), i), field),
                             "cannot be enforced on this cluster: its exposed URLs are served by \
-                             an ingress where Tephra does not sign users in, so anyone who \
-                             reaches it could open the URL; leave it out to expose the URL to \
-                             everyone, or leave out the URL",
+                             an ingress without Tephra's forward auth, so anyone who reaches it \
+                             could open the URL; leave it out to expose the URL to everyone, or \
+                             leave out the URL",
                         );
                     }
                 }

@@ -19,6 +19,7 @@ pub use binding::Binding;
 pub use generic::{RUN_MODE_ANNOTATION, generic};
 pub use rendered::{Rendered, S3Secret, with_warnings};
 pub use s3::{ACCESS_KEY_ID, COPIED_FROM, ENDPOINT, SECRET_ACCESS_KEY};
+pub use service::exposed_url;
 
 use super::cluster::ClusterProfile;
 use super::labels::Owner;

@@ -1,7 +1,9 @@
 //! Services for the ports a training exposes (one per service type, selecting the task's pods),
-//! and for its exposed URLs (a ClusterIP Service, and an Ingress when the cluster has a class).
+//! and for its exposed URLs (a ClusterIP Service, and an Ingress with a host per URL when the
+//! cluster has an ingress class and host).
 
 use crate::domain::cluster::ClusterProfile;
+use crate::domain::exposed::url_host;
 use crate::domain::labels::{Owner, TASK_SPEC, WORKLOAD_ID};
 use app::model::training::checked::Spec;
 use app::model::training::request::ServiceType;
@@ -111,13 +113,41 @@ pub(super) fn for_urls(spec: &Spec, task: &str, workload: &Owner) -> Option<Serv
     ))
 }
 
-/// The path of one exposed URL: unique in the cluster, since namespaces and Job names are.
-pub fn url_path(workload: &Owner, container: i32) -> String {
-    format!("/{}/{}/{container}/", workload.namespace, workload.job_name)
+/// The URL users open for one exposed URL, when the cluster serves exposed URLs through an
+/// ingress: `https://<job>-<port>-<hash>.<ingressHost>/`, an origin of its own.
+pub fn exposed_url(workload: &Owner, container: i32, profile: &ClusterProfile) -> Option<String> {
+    profile.ingress_class.as_ref()?;
+    let host = profile.ingress_host.as_deref()?;
+    Some(format!(
+        "https://{}/",
+        url_host(host, &workload.namespace, &workload.job_name, container)
+    ))
 }
 
-/// An Ingress for a task's exposed URLs when the cluster names an ingress class: one path per
-/// URL, `/<namespace>/<job>/<port>/`, on the profile's host (any host without one).
+/// The ingress-nginx annotations that send every request to Tephra's forward auth first, and
+/// pass the cookie it sets on to the browser (on a 200 too, where ingress-nginx would drop it).
+fn forward_auth_annotations(profile: &ClusterProfile) -> BTreeMap<String, String> {
+    let Some(auth) = &profile.forward_auth else {
+        return BTreeMap::new();
+    };
+    [
+        ("nginx.ingress.kubernetes.io/auth-url", auth.check_url()),
+        (
+            "nginx.ingress.kubernetes.io/auth-signin",
+            auth.sign_in_url(),
+        ),
+        (
+            "nginx.ingress.kubernetes.io/auth-always-set-cookie",
+            "true".to_owned(),
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+/// An Ingress for a task's exposed URLs when the cluster names an ingress class and host: one
+/// rule per URL, on its own host, path `/`; behind Tephra's forward auth where the profile has it.
 pub(super) fn ingress_for_urls(
     spec: &Spec,
     task: &str,
@@ -125,36 +155,49 @@ pub(super) fn ingress_for_urls(
     profile: &ClusterProfile,
 ) -> Option<Ingress> {
     let class = profile.ingress_class.as_ref()?;
+    let ingress_host = profile.ingress_host.as_deref()?;
     if spec.exposed_urls.is_empty() {
         return None;
     }
     let service = urls_service_name(workload, task);
-    let paths = spec
+    let rules = spec
         .exposed_urls
         .iter()
-        .map(|url| HTTPIngressPath {
-            path: Some(url_path(workload, url.container)),
-            path_type: "Prefix".into(),
-            backend: IngressBackend {
-                service: Some(IngressServiceBackend {
-                    name: service.clone(),
-                    port: Some(ServiceBackendPort {
-                        number: Some(url.container),
-                        ..ServiceBackendPort::default()
-                    }),
-                }),
-                ..IngressBackend::default()
-            },
+        .map(|url| IngressRule {
+            host: Some(url_host(
+                ingress_host,
+                &workload.namespace,
+                &workload.job_name,
+                url.container,
+            )),
+            http: Some(HTTPIngressRuleValue {
+                paths: vec![HTTPIngressPath {
+                    path: Some("/".into()),
+                    path_type: "Prefix".into(),
+                    backend: IngressBackend {
+                        service: Some(IngressServiceBackend {
+                            name: service.clone(),
+                            port: Some(ServiceBackendPort {
+                                number: Some(url.container),
+                                ..ServiceBackendPort::default()
+                            }),
+                        }),
+                        ..IngressBackend::default()
+                    },
+                }],
+            }),
         })
         .collect();
+    let mut metadata = owned(workload, format!("{}-urls", workload.job_name));
+    metadata
+        .annotations
+        .get_or_insert_with(BTreeMap::new)
+        .extend(forward_auth_annotations(profile));
     Some(Ingress {
-        metadata: owned(workload, format!("{}-urls", workload.job_name)),
+        metadata,
         spec: Some(IngressSpec {
             ingress_class_name: Some(class.clone()),
-            rules: Some(vec![IngressRule {
-                host: profile.ingress_host.clone(),
-                http: Some(HTTPIngressRuleValue { paths }),
-            }]),
+            rules: Some(rules),
             ..IngressSpec::default()
         }),
         ..Ingress::default()

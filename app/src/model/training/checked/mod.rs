@@ -364,6 +364,11 @@ pub struct ExposedUrl {
     pub container: i32,
     /// `authorizedUsers` or `authorizedGroups` when the request restricts who may open it.
     pub restricted_by: Option<&'static str>,
+    /// Who may open it besides being allowed to read the project's workloads: a user id, e-mail
+    /// or subject in `authorized_users`, or a group in `authorized_groups`. Both empty: every
+    /// such reader.
+    pub authorized_users: Vec<String>,
+    pub authorized_groups: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

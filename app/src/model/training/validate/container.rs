@@ -284,9 +284,9 @@ pub(super) fn ports(
     all(checked)
 }
 
-/// The container ports a URL is exposed for, each once, with the field that restricts who may
-/// open it (Run:ai's `authorizedUsers` or `authorizedGroups`), which only a cluster without an
-/// ingress can honour (see the server's binding).
+/// The container ports a URL is exposed for, each once, with who may open it (Run:ai's
+/// `authorizedUsers` and `authorizedGroups`), which a cluster honours either by serving no
+/// ingress or through Tephra's forward auth (see the server's binding).
 pub(super) fn exposed_urls(
     errors: &mut Errors,
     urls: &[crate::model::training::request::ExposedUrl],
@@ -311,9 +311,12 @@ pub(super) fn exposed_urls(
         } else {
             None
         };
+        let names = |l: &Option<Vec<String>>| l.iter().flatten().cloned().collect();
         checked.push(container.map(|container| ExposedUrl {
             container,
             restricted_by,
+            authorized_users: names(&url.authorized_users),
+            authorized_groups: names(&url.authorized_groups),
         }));
     }
     all(checked)
