@@ -23,7 +23,10 @@ pub async fn every_kind_of_storage_is_created_bound_and_mounted(
     tb: Arc<Testbed>,
     ns: String,
 ) -> anyhow::Result<()> {
-    let profile = format!("dataVolumes:\n  {DATA_VOLUME}: imagenet\n");
+    // The bucket's endpoint is one the profile offers: node protection refuses any other.
+    let profile = format!(
+        "dataVolumes:\n  {DATA_VOLUME}: imagenet\ns3Endpoints: [\"http://minio.lab:9000\"]\n"
+    );
     let (t, _profile) = Tephra::start_with_profile(&tb, &ns, &profile).await?;
     let result = async {
         let ns = t.namespace();
