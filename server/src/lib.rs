@@ -218,6 +218,7 @@ impl Application {
             auth,
             sessions,
             exposed_key,
+            limits: http::limits::RateLimiter::new(args.limits.limits()?),
         });
         tracing::info!(
             addr = %local_addr,
@@ -264,7 +265,11 @@ impl Application {
                 tracing::debug!(%error, "cannot set TCP_NODELAY");
             }
         });
-        let serve = axum::serve(listener, self.router).with_graceful_shutdown(signal);
+        // The client's address reaches the rate limits (`http::limits`).
+        let service = self
+            .router
+            .into_make_service_with_connect_info::<std::net::SocketAddr>();
+        let serve = axum::serve(listener, service).with_graceful_shutdown(signal);
         let grace = self.grace;
         let served = tokio::select! {
             served = serve => served.context("the HTTP server failed"),

@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 mod clusters;
 mod cross_site;
 mod headers;
+mod limits;
 mod metrics;
 mod nul;
 mod projects;

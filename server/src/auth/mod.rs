@@ -7,6 +7,7 @@
 pub mod bearer;
 pub mod claims;
 pub mod oidc;
+pub mod pending;
 mod scrape;
 pub mod sessions;
 pub mod tokens;
@@ -30,7 +31,6 @@ pub const DEV_ISSUER: &str = "tephra:dev-login";
 
 /// Session keys.
 pub const SIGNED_IN: &str = "signed_in";
-pub const PENDING_LOGIN: &str = "pending_login";
 
 pub fn dev_identity() -> UserIdentity {
     UserIdentity {
@@ -142,6 +142,8 @@ pub struct Authenticator {
     app_tokens: tokens::AppTokens,
     /// What a scraper presents to read `/metrics` (`--metrics-token-file`).
     scrape_token: Option<String>,
+    /// Seals the sign-ins on their way through the provider (`pending`).
+    pub pending: pending::PendingSeal,
 }
 
 impl Authenticator {
@@ -183,6 +185,7 @@ impl Authenticator {
             oidc,
             admins,
             max_session_seconds,
+            pending: pending::PendingSeal::new(app_tokens.derived_key("pending-login")),
             app_tokens,
             scrape_token: None,
         })

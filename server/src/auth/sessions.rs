@@ -74,34 +74,76 @@ impl Sessions {
     }
 }
 
-#[async_trait]
-impl SessionStore for Sessions {
-    async fn create(&self, record: &mut Record) -> session_store::Result<()> {
+/// What the table keeps for a session id: a SHA-256 of it, never the id itself, so whoever
+/// reads the table (a backup, a replica, a leaked dump) holds no cookie that signs anyone in.
+fn stored(id: &Id) -> Id {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::new()
+        .chain_update(b"tephra-session-id:")
+        .chain_update(id.0.to_le_bytes())
+        .finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    Id(i128::from_le_bytes(bytes))
+}
+
+impl Sessions {
+    async fn create_stored(&self, record: &mut Record) -> session_store::Result<()> {
         match self {
             Sessions::Sqlite(s) => s.create(record).await,
             Sessions::Postgres(s) => s.create(record).await,
         }
     }
 
-    async fn save(&self, record: &Record) -> session_store::Result<()> {
-        match self {
-            Sessions::Sqlite(s) => s.save(record).await,
-            Sessions::Postgres(s) => s.save(record).await,
-        }
-    }
-
-    async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
-        match self {
-            Sessions::Sqlite(s) => s.load(id).await,
-            Sessions::Postgres(s) => s.load(id).await,
-        }
-    }
-
-    async fn delete(&self, id: &Id) -> session_store::Result<()> {
+    async fn delete_stored(&self, id: &Id) -> session_store::Result<()> {
         match self {
             Sessions::Sqlite(s) => s.delete(id).await,
             Sessions::Postgres(s) => s.delete(id).await,
         }
+    }
+}
+
+#[async_trait]
+impl SessionStore for Sessions {
+    async fn create(&self, record: &mut Record) -> session_store::Result<()> {
+        loop {
+            let key = stored(&record.id);
+            let mut row = Record {
+                id: key,
+                ..record.clone()
+            };
+            self.create_stored(&mut row).await?;
+            if row.id == key {
+                return Ok(());
+            }
+            // The inner store drew another id on a (128-bit) collision; that one has no cookie
+            // value behind it, so drop it and start again from a fresh id.
+            self.delete_stored(&row.id).await?;
+            record.id = Id::default();
+        }
+    }
+
+    async fn save(&self, record: &Record) -> session_store::Result<()> {
+        let row = Record {
+            id: stored(&record.id),
+            ..record.clone()
+        };
+        match self {
+            Sessions::Sqlite(s) => s.save(&row).await,
+            Sessions::Postgres(s) => s.save(&row).await,
+        }
+    }
+
+    async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
+        let found = match self {
+            Sessions::Sqlite(s) => s.load(&stored(id)).await,
+            Sessions::Postgres(s) => s.load(&stored(id)).await,
+        }?;
+        Ok(found.map(|record| Record { id: *id, ..record }))
+    }
+
+    async fn delete(&self, id: &Id) -> session_store::Result<()> {
+        self.delete_stored(&stored(id)).await
     }
 }
 
@@ -122,5 +164,18 @@ pub async fn delete_expired_forever(store: Sessions) {
             tracing::warn!(%error, "cannot delete expired sessions");
         }
         tokio::time::sleep(Duration::from_secs(15 * 60)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_keeps_a_hash_of_the_id() {
+        let id = Id(0x1234_5678_9abc_def0_1122_3344_5566_7788);
+        assert_eq!(stored(&id), stored(&id), "the same id, the same row");
+        assert_ne!(stored(&id), id);
+        assert_ne!(stored(&id), stored(&Id(id.0 + 1)));
     }
 }

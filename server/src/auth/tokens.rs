@@ -95,6 +95,12 @@ impl AppTokens {
         Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key size")
     }
 
+    /// A key for another purpose, derived from this one (HMAC of `label`), so one stored key
+    /// serves several signatures that cannot stand in for each other.
+    pub fn derived_key(&self, label: &str) -> Vec<u8> {
+        self.sign(label)
+    }
+
     fn sign(&self, input: &str) -> Vec<u8> {
         let mut mac = self.mac();
         mac.update(input.as_bytes());

@@ -4,10 +4,12 @@
 
 mod access;
 mod auth;
+mod limits;
 
 pub use access::{AccessArgs, ProjectAccess};
 pub use auth::{AuthArgs, OidcSettings, PublicUrl};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+pub use limits::LimitArgs;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -254,6 +256,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub access: AccessArgs,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -317,6 +322,7 @@ impl ServeArgs {
         self.auth.oidc(self.addr)?;
         self.auth.check_sessions()?;
         self.project_access()?;
+        self.limits.limits()?;
         crate::db::Engine::from_url(&self.database_url()).map_err(|e| ConfigError {
             option: "--database-url (TEPHRA_DATABASE_URL)",
             message: e.to_string(),

@@ -6,6 +6,7 @@ pub mod cross_site;
 pub mod exposed;
 mod headers;
 pub mod health;
+pub mod limits;
 mod nul;
 pub mod server_fn_status;
 pub mod sign_in;
@@ -45,6 +46,8 @@ pub struct AppState {
     pub sessions: SessionSettings,
     /// Signs the passes of exposed URLs' hosts (`exposed`).
     pub exposed_key: crate::domain::exposed::PassKey,
+    /// Requests per minute and client address on sign-in, tokens and writes.
+    pub limits: limits::RateLimiter,
 }
 
 impl AppState {
@@ -103,6 +106,10 @@ pub fn build_router(state: AppState) -> Router {
         ))
         .layer(sessions)
         .layer(axum::middleware::from_fn(nul::refuse_nul))
+        .layer(axum::middleware::from_fn_with_state(
+            state.limits.clone(),
+            limits::limit,
+        ))
         // Server functions read their bodies themselves: the same limit as the REST API's.
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(

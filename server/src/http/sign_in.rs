@@ -5,7 +5,8 @@
 use super::AppState;
 use crate::auth::claims::safe_next;
 use crate::auth::oidc::{PendingLogin, SignInError};
-use crate::auth::{PENDING_LOGIN, SIGNED_IN, SignedIn};
+use crate::auth::pending;
+use crate::auth::{SIGNED_IN, SignedIn};
 use axum::Router;
 use axum::extract::{Query, Request, State};
 use axum::http::{Method, StatusCode, header};
@@ -31,13 +32,9 @@ struct LoginQuery {
     next: Option<String>,
 }
 
-/// Starts a sign-in: remembers state, nonce and PKCE verifier in the session, then sends the
-/// browser to the provider.
-async fn login(
-    State(state): State<AppState>,
-    session: Session,
-    Query(query): Query<LoginQuery>,
-) -> Response {
+/// Starts a sign-in: keeps state, nonce and PKCE verifier in a signed cookie (no session row),
+/// then sends the browser to the provider.
+async fn login(State(state): State<AppState>, Query(query): Query<LoginQuery>) -> Response {
     let Some(oidc) = &state.auth.oidc else {
         return page(
             StatusCode::NOT_FOUND,
@@ -47,10 +44,13 @@ async fn login(
         );
     };
     match oidc.begin(query.next.as_deref().unwrap_or("/"), now()) {
-        Ok((url, pending)) => match session.insert(PENDING_LOGIN, pending).await {
-            Ok(()) => Redirect::to(&url).into_response(),
-            Err(error) => session_failed(&error),
-        },
+        Ok((url, pending)) => {
+            let cookie = state
+                .auth
+                .pending
+                .set_cookie(pending, state.sessions.secure);
+            ([(header::SET_COOKIE, cookie)], Redirect::to(&url)).into_response()
+        }
         Err(error) => failed(&error, "/"),
     }
 }
@@ -63,17 +63,33 @@ struct CallbackQuery {
     error_description: Option<String>,
 }
 
-/// Finishes a sign-in: verifies the provider's answer, records the user, replaces the session id
-/// (so an id planted before sign-in is worthless after it) and returns to the page asked for.
+/// Finishes a sign-in (see [`finish`]) and removes the pending sign-in's cookie, whatever the
+/// outcome: it is good for one answer only.
 async fn callback(
     State(state): State<AppState>,
     session: Session,
+    headers: header::HeaderMap,
     Query(query): Query<CallbackQuery>,
+) -> Response {
+    let started = state.auth.pending.from_headers(&headers);
+    let mut response = finish(&state, session, query, started).await;
+    if let Ok(clear) = pending::clear_cookie(state.sessions.secure).parse() {
+        response.headers_mut().append(header::SET_COOKIE, clear);
+    }
+    response
+}
+
+/// Verifies the provider's answer, records the user, replaces the session id (so an id planted
+/// before sign-in is worthless after it) and returns to the page asked for.
+async fn finish(
+    state: &AppState,
+    session: Session,
+    query: CallbackQuery,
+    pending: Option<PendingLogin>,
 ) -> Response {
     let Some(oidc) = &state.auth.oidc else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let pending: Option<PendingLogin> = session.remove(PENDING_LOGIN).await.ok().flatten();
     let next = pending
         .as_ref()
         .map_or_else(|| "/".to_owned(), |p| p.next.clone());

@@ -36,7 +36,8 @@ pub struct Extra {
 }
 impl AdditionalClaims for Extra {}
 
-/// A sign-in on its way through the provider, kept in the browser's session.
+/// A sign-in on its way through the provider, kept in the browser as a signed cookie
+/// (`auth::pending`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PendingLogin {
     state: String,

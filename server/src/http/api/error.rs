@@ -106,8 +106,13 @@ impl ApiError {
     /// 400 for a body or query the extractors could not read: no field to name beyond what
     /// the message says.
     pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::status(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// An answer of `status` saying `message`, for refusals made before any handler runs.
+    pub fn status(status: StatusCode, message: impl Into<String>) -> Self {
         ApiError(ErrorBody {
-            code: StatusCode::BAD_REQUEST.as_u16(),
+            code: status.as_u16(),
             message: message.into(),
             details: Vec::new(),
             desired_phase: None,
