@@ -219,6 +219,7 @@ impl Application {
             sessions,
             exposed_key,
             limits: http::limits::RateLimiter::new(args.limits.limits()?),
+            streams: http::streams::Streams::new(args.limits.streams()?),
         });
         tracing::info!(
             addr = %local_addr,

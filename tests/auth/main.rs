@@ -9,6 +9,7 @@ mod exposed;
 mod forged;
 mod identity;
 mod matrix;
+mod streams;
 
 use anyhow::{Context, bail, ensure};
 use reqwest::StatusCode;

@@ -19,19 +19,30 @@ pub struct SseStream {
 impl SseStream {
     /// Opens `url` and checks that it answers with an event stream.
     pub async fn open(url: &str) -> anyhow::Result<Self> {
-        let response = reqwest::Client::new()
-            .get(url)
+        Self::send(reqwest::Client::new().get(url)).await
+    }
+
+    /// Sends `request` (with its client's cookies or a bearer token) and checks that it answers
+    /// with an event stream.
+    pub async fn send(request: reqwest::RequestBuilder) -> anyhow::Result<Self> {
+        let response = request
             .header("accept", "text/event-stream")
             .send()
             .await
-            .with_context(|| format!("GET {url}"))?;
+            .context("opening an event stream")?;
         if !response.status().is_success() {
             bail!(
-                "GET {url} answered {}: {}",
+                "{} answered {}: {}",
+                response.url().clone(),
                 response.status(),
                 response.text().await.unwrap_or_default()
             );
         }
+        Self::of(response)
+    }
+
+    /// The events of an answer already checked to be a stream.
+    pub fn of(response: reqwest::Response) -> anyhow::Result<Self> {
         Ok(SseStream {
             body: response.bytes_stream().boxed(),
             buffer: String::new(),

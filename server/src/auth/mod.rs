@@ -10,7 +10,10 @@ pub mod oidc;
 pub mod pending;
 mod scrape;
 pub mod sessions;
+mod standing;
 pub mod tokens;
+
+pub use standing::Credential;
 
 use crate::config::ServeArgs;
 use crate::db::{Database, DbResult, users::Identity as UserIdentity};
@@ -196,11 +199,23 @@ impl Authenticator {
         &self,
         request: &http::request::Parts,
     ) -> Result<Principal, AppError> {
-        let principal = self.identify(request).await?;
-        self.with_grants(principal).await
+        Ok(self.authenticate_renewably(request).await?.0)
     }
 
-    async fn identify(&self, request: &http::request::Parts) -> Result<Principal, AppError> {
+    /// The principal with what it proved itself with, for a response that lasts (a stream) to
+    /// ask again while it runs ([`Authenticator::renew`]).
+    pub async fn authenticate_renewably(
+        &self,
+        request: &http::request::Parts,
+    ) -> Result<(Principal, Credential), AppError> {
+        let (principal, credential) = self.identify(request).await?;
+        Ok((self.with_grants(principal).await?, credential))
+    }
+
+    async fn identify(
+        &self,
+        request: &http::request::Parts,
+    ) -> Result<(Principal, Credential), AppError> {
         if let Some(value) = request.headers.get(http::header::AUTHORIZATION) {
             let token = value
                 .to_str()
@@ -216,12 +231,18 @@ impl Authenticator {
                         "the Authorization header must be `Bearer <token>`".into(),
                     )
                 })?;
-            return self.bearer(token).await;
+            let principal = self.bearer(token).await?;
+            return Ok((principal, Credential::Bearer(token.to_owned())));
         }
         if let Some(session) = request.extensions.get::<Session>() {
             match session.get::<SignedIn>(SIGNED_IN).await {
                 Ok(Some(signed_in)) if self.within_lifetime(&signed_in) => {
-                    return Ok(self.principal_for(signed_in.user_id, &signed_in.identity));
+                    let principal = self.principal_for(signed_in.user_id, &signed_in.identity);
+                    // A signed-in session has been saved, so it has an id.
+                    let credential = session
+                        .id()
+                        .map_or(Credential::Unrenewable, Credential::Session);
+                    return Ok((principal, credential));
                 }
                 Ok(Some(_)) => {
                     let _ = session.flush().await;
@@ -236,7 +257,7 @@ impl Authenticator {
             }
         }
         if let Some(dev) = &self.dev_principal {
-            return Ok(dev.clone());
+            return Ok((dev.clone(), Credential::DevLogin));
         }
         let why = if self.oidc.is_some() {
             "not signed in: sign in at /auth/login, or send `Authorization: Bearer <token>` \

@@ -1,9 +1,12 @@
 //! How many requests one client address may make per minute to what anonymous callers can make
-//! Tephra work for (`http::limits`).
+//! Tephra work for (`http::limits`), and how long and how many event and log streams may run
+//! (`http::streams`).
 
 use super::ConfigError;
 use crate::http::limits::Limits;
+use crate::http::streams::StreamLimits;
 use clap::Args;
+use std::time::Duration;
 
 #[derive(Debug, Clone, Args)]
 pub struct LimitArgs {
@@ -39,9 +42,81 @@ pub struct LimitArgs {
     /// Tephra's port (the chart's NetworkPolicy): otherwise a client picks its own address.
     #[arg(long, env = "TEPHRA_TRUST_FORWARDED_FOR")]
     pub trust_forwarded_for: bool,
+
+    /// Event and log streams one user or application may have open at once (in each replica);
+    /// one more is a 429.
+    #[arg(
+        long,
+        env = "TEPHRA_STREAMS_PER_PRINCIPAL",
+        default_value_t = 16,
+        value_name = "N"
+    )]
+    pub streams_per_principal: u32,
+
+    /// How often an open stream asks again whether its session or token still stands and what
+    /// its caller may see; a stream whose caller signed out or lost access ends at the next check.
+    #[arg(
+        long,
+        env = "TEPHRA_STREAM_RECHECK_SECONDS",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
+    pub stream_recheck_seconds: u32,
+
+    /// The longest a log follow runs before it stops (the reader opens it again to go on).
+    #[arg(
+        long,
+        env = "TEPHRA_LOG_FOLLOW_MAX_MINUTES",
+        default_value_t = 60,
+        value_name = "MINUTES"
+    )]
+    pub log_follow_max_minutes: u32,
+
+    /// The most bytes of log one follow passes on before it stops.
+    #[arg(
+        long,
+        env = "TEPHRA_LOG_FOLLOW_MAX_MIB",
+        default_value_t = 64,
+        value_name = "MIB"
+    )]
+    pub log_follow_max_mib: u32,
 }
 
 impl LimitArgs {
+    pub fn streams(&self) -> Result<StreamLimits, ConfigError> {
+        for (option, value) in [
+            (
+                "--streams-per-principal (TEPHRA_STREAMS_PER_PRINCIPAL)",
+                self.streams_per_principal,
+            ),
+            (
+                "--stream-recheck-seconds (TEPHRA_STREAM_RECHECK_SECONDS)",
+                self.stream_recheck_seconds,
+            ),
+            (
+                "--log-follow-max-minutes (TEPHRA_LOG_FOLLOW_MAX_MINUTES)",
+                self.log_follow_max_minutes,
+            ),
+            (
+                "--log-follow-max-mib (TEPHRA_LOG_FOLLOW_MAX_MIB)",
+                self.log_follow_max_mib,
+            ),
+        ] {
+            if value == 0 {
+                return Err(ConfigError {
+                    option,
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
+        Ok(StreamLimits {
+            per_principal: self.streams_per_principal as usize,
+            recheck: Duration::from_secs(self.stream_recheck_seconds.into()),
+            follow_time: Duration::from_secs(u64::from(self.log_follow_max_minutes) * 60),
+            follow_bytes: i64::from(self.log_follow_max_mib) * 1024 * 1024,
+        })
+    }
+
     pub fn limits(&self) -> Result<Limits, ConfigError> {
         for (option, value) in [
             (

@@ -323,6 +323,7 @@ impl ServeArgs {
         self.auth.check_sessions()?;
         self.project_access()?;
         self.limits.limits()?;
+        self.limits.streams()?;
         crate::db::Engine::from_url(&self.database_url()).map_err(|e| ConfigError {
             option: "--database-url (TEPHRA_DATABASE_URL)",
             message: e.to_string(),

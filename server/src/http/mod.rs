@@ -10,6 +10,7 @@ pub mod limits;
 mod nul;
 pub mod server_fn_status;
 pub mod sign_in;
+pub mod streams;
 pub mod stylesheet;
 
 use crate::auth::Authenticator;
@@ -48,6 +49,8 @@ pub struct AppState {
     pub exposed_key: crate::domain::exposed::PassKey,
     /// Requests per minute and client address on sign-in, tokens and writes.
     pub limits: limits::RateLimiter,
+    /// Open event and log streams per principal, and how long they may run.
+    pub streams: streams::Streams,
 }
 
 impl AppState {

@@ -56,6 +56,13 @@ pub struct Conflict(pub ErrorBody);
 
 #[derive(utoipa::IntoResponses)]
 #[response(
+    status = 429,
+    description = "Too many requests or open streams; the message says which limit"
+)]
+pub struct TooManyRequests(pub ErrorBody);
+
+#[derive(utoipa::IntoResponses)]
+#[response(
     status = 500,
     description = "The server failed; the message says where"
 )]

@@ -6,12 +6,18 @@
 //! just connected: fetch the state again). A stream filtered to one workload starts with its
 //! current state; others start with `resync`, so a client that subscribes first and then fetches
 //! never misses a change.
+//!
+//! The stream ends with `closed` (`{"reason"}`) when its caller signs out, their session or
+//! token ends, or what they may see changes (`crate::http::streams`); a browser's `EventSource`
+//! then reconnects and sees what it may see now, or is refused.
 
-use super::error::{BadRequest, Forbidden, NotFound, Unauthorized};
-use super::{Acting, ApiError};
+use super::error::{BadRequest, Forbidden, NotFound, TooManyRequests, Unauthorized};
+use super::{ActingRenewably, ApiError};
 use crate::cluster::{Published, event_of};
 use crate::domain::authz::Permission;
-use crate::http::AppState;
+use crate::http::{AppState, streams};
+use app::error::AppError;
+use app::model::principal::Principal;
 use app::model::workload::WorkloadEvent;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
@@ -71,29 +77,66 @@ fn sse(name: &str, data: &impl serde::Serialize) -> Event {
         .unwrap_or_else(|_| Event::default().event("resync").data("{}"))
 }
 
+/// The projects a principal may see the workloads of: what an events stream shows.
+async fn visible(state: &AppState, principal: &Principal) -> Result<HashSet<String>, AppError> {
+    Ok(state
+        .control
+        .projects(principal, Permission::ReadWorkloads)
+        .await?
+        .into_iter()
+        .map(|p| p.project.id.to_string())
+        .collect())
+}
+
+/// Whether a stream opened with `query` for a principal who could see `shown` still shows what
+/// that principal may see now: the same projects, and the filtered workload or project still
+/// readable. When not, the stream ends and the client reconnects to what it may see now.
+async fn still_shows(
+    state: AppState,
+    principal: Principal,
+    query: Arc<EventsQuery>,
+    shown: Arc<HashSet<String>>,
+) -> Result<(), String> {
+    if visible(&state, &principal)
+        .await
+        .map_err(|e| e.to_string())?
+        != *shown
+    {
+        return Err("what you may see has changed; reconnect".into());
+    }
+    if let Some(key) = &query.project_id {
+        state
+            .control
+            .readable_project(&principal, key)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    if let Some(id) = &query.workload_id {
+        state
+            .control
+            .watched(&principal, id)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// Live status changes as Server-Sent Events.
 #[utoipa::path(get, path = "/api/v1/workloads/events", tag = "events", params(EventsQuery),
-    responses((status = 200, description = "text/event-stream of `workload` events (WorkloadEvent JSON) and `resync`", body = WorkloadEvent),
+    responses((status = 200, description = "text/event-stream of `workload` events (WorkloadEvent JSON), `resync`, and `closed` (`{\"reason\"}`) when the stream ends because the caller signed out or what they may see changed", body = WorkloadEvent),
         BadRequest, Unauthorized,
-        Forbidden, NotFound))]
+        Forbidden, NotFound, TooManyRequests))]
 pub async fn stream_events(
     State(state): State<AppState>,
-    Acting(principal): Acting,
+    ActingRenewably(principal, credential): ActingRenewably,
     query: Result<Query<EventsQuery>, QueryRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let Query(query) =
         query.map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))?;
+    let slot = state.streams.open(&principal)?;
     // Subscribe before reading anything, so nothing that happens in between is lost.
     let receiver = state.control.cluster.events.subscribe();
-    // What the principal may see is fixed when the stream opens; a rule removed later takes
-    // effect when the client reconnects.
-    let visible: HashSet<String> = state
-        .control
-        .projects(&principal, Permission::ReadWorkloads)
-        .await?
-        .into_iter()
-        .map(|p| p.project.id.to_string())
-        .collect();
+    let shown = Arc::new(visible(&state, &principal).await?);
     let project = match &query.project_id {
         Some(key) => Some(
             state
@@ -116,27 +159,32 @@ pub async fn stream_events(
     // One workload's page shows its pods and events; lists need only the summary.
     let detailed = query.workload_id.is_some();
     let workload = query.workload_id.clone();
+    let visible_now = Arc::clone(&shown);
     let matches = move |e: &Published| {
-        visible.contains(&e.project_id)
+        visible_now.contains(&e.project_id)
             && project.as_ref().is_none_or(|p| *p == e.project_id)
             && workload.as_ref().is_none_or(|w| *w == e.workload_id)
     };
-    let changes = outgoing(receiver, matches).map(move |out| {
-        Ok(match out {
-            Outgoing::Workload(e) => Event::default()
-                .event("workload")
-                .data(if detailed { &e.full } else { &e.summary }.as_str()),
-            Outgoing::Resync { missed } => Event::default()
-                .event("resync")
-                .data(format!("{{\"missed\":{missed}}}")),
-        })
+    let changes = outgoing(receiver, matches).map(move |out| match out {
+        Outgoing::Workload(e) => Event::default()
+            .event("workload")
+            .data(if detailed { &e.full } else { &e.summary }.as_str()),
+        Outgoing::Resync { missed } => Event::default()
+            .event("resync")
+            .data(format!("{{\"missed\":{missed}}}")),
+    });
+    let query = Arc::new(query);
+    let still = streams::checking(state.clone(), credential, move |state, principal| {
+        still_shows(state, principal, Arc::clone(&query), Arc::clone(&shown))
     });
     // Counted as an open stream until the client goes away and the stream is dropped.
     let open = state.control.metrics.stream_opened();
-    let changes = changes.map(move |event| {
-        let _counted = &open;
-        event
-    });
+    let changes = streams::until_refused(changes, state.streams.limits().recheck, None, still).map(
+        move |event| {
+            let _counted = (&open, &slot);
+            Ok(event.unwrap_or_else(|why| sse("closed", &serde_json::json!({ "reason": why }))))
+        },
+    );
     let stream = futures::stream::once(std::future::ready(Ok(first))).chain(changes);
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
 }

@@ -86,6 +86,19 @@ impl FromRequestParts<AppState> for Acting {
     }
 }
 
+/// The principal with what it proved itself with, for a response that lasts and asks again while
+/// it runs (`crate::http::streams`).
+pub struct ActingRenewably(pub Principal, pub crate::auth::Credential);
+
+impl FromRequestParts<AppState> for ActingRenewably {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let (principal, credential) = state.auth.authenticate_renewably(parts).await?;
+        Ok(ActingRenewably(principal, credential))
+    }
+}
+
 /// A JSON body of `T`; a body that is not JSON or not a `T` gets 400 saying why (serde names
 /// the field: "unknown field `x`", "missing field `name`").
 pub struct JsonBody<T>(pub T);
