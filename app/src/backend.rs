@@ -4,7 +4,7 @@
 
 use crate::error::AppError;
 use crate::model::access::{
-    ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewApplication,
+    ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewAppSecret, NewApplication,
 };
 use crate::model::action::Action;
 use crate::model::org::{Department, Organisation, Project};
@@ -177,6 +177,14 @@ pub trait Backend: Send + Sync + 'static {
         principal: &Principal,
         id: &str,
     ) -> Result<ApplicationView, AppError>;
+
+    /// A new secret for the application; the old one and its tokens stop working.
+    async fn rotate_application_secret(
+        &self,
+        principal: &Principal,
+        id: &str,
+        new: &NewAppSecret,
+    ) -> Result<CreatedApplication, AppError>;
 
     /// The audit trail, for system administrators.
     async fn audit(&self, principal: &Principal, query: &AuditQuery)

@@ -7,7 +7,7 @@ use crate::domain::request::WorkloadKind;
 use app::backend::Backend;
 use app::error::AppError;
 use app::model::access::{
-    ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewApplication,
+    ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewAppSecret, NewApplication,
 };
 use app::model::action::Action;
 use app::model::gpu_use::GpuUse;
@@ -288,6 +288,17 @@ impl Backend for Services {
         id: &str,
     ) -> Result<ApplicationView, AppError> {
         self.governance().revoke_app(principal, id).await
+    }
+
+    async fn rotate_application_secret(
+        &self,
+        principal: &Principal,
+        id: &str,
+        new: &NewAppSecret,
+    ) -> Result<CreatedApplication, AppError> {
+        self.governance()
+            .rotate_app_secret(principal, id, new)
+            .await
     }
 
     async fn audit(

@@ -3,6 +3,7 @@
 //! must refuse. Tokens are forged only where a test must show a bad one is refused, and then with
 //! the provider's own key (`/__test/sign`).
 
+mod app_bounds;
 mod applications;
 mod expiry;
 mod exposed;

@@ -109,6 +109,8 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
         ("POST /api/v1/apps", [201, 201, 201, 201, 201, 403, 401]),
         ("GET /api/v1/apps/{id}", admin_only),
         ("DELETE /api/v1/apps/{id}", admin_only),
+        // Only the creator (here the administrator) or a system administrator.
+        ("POST /api/v1/apps/{id}/secret", admin_only),
         // Public: the credentials in the body decide.
         ("POST /api/v1/token", [200; 7]),
         ("GET /api/v1/audit", [200, 403, 403, 403, 403, 403, 401]),
@@ -298,12 +300,14 @@ impl World {
                 Some(json!({"name": format!("app{}", self.next())})),
             ),
             ("GET", "/api/v1/apps/{id}") => (fill(&self.app_id), None),
-            ("DELETE", "/api/v1/apps/{id}") => {
+            // Each on an application of its own: a new secret ends the old one's tokens.
+            ("POST", "/api/v1/apps/{id}/secret") | ("DELETE", "/api/v1/apps/{id}") => {
                 let body = json!({"name": format!("doomed{}", self.next())});
                 let app = self
                     .as_admin(Method::POST, "/api/v1/apps", Some(body), 201)
                     .await?;
-                (fill(app["id"].as_str().context("app id")?), None)
+                let body = (*method == Method::POST).then(|| json!({}));
+                (fill(app["id"].as_str().context("app id")?), body)
             }
             ("POST", "/api/v1/token") => (
                 route.to_owned(),

@@ -2,6 +2,7 @@
 //! on both engines (registered in main.rs).
 
 use super::{submitted, training, user};
+use server::db::applications::NewSecret;
 use server::db::audit::AuditFilter;
 use server::db::projects::NewProject;
 use server::db::workloads::WorkloadFilter;
@@ -62,15 +63,22 @@ pub async fn access_rules_are_unique_and_their_changes_audited(db: &Database, _:
 
 pub async fn applications_act_as_their_own_user_and_revoke_once(db: &Database, _: &str) {
     let owner = user(db, "ada").await;
+    let secret = |hash: &str| NewSecret {
+        hash: hash.into(),
+        expires_at: chrono::Utc::now() + chrono::Duration::days(90),
+    };
     let app = db
         .applications()
-        .create("nightly", owner, "hash")
+        .create("nightly", owner, &secret("hash"), serde_json::json!({}))
         .await
         .unwrap();
+    assert!(app.expires_at.is_some() && app.secret_set_at.is_some());
     let acting_as = db.users().get(app.user_id).await.unwrap();
     assert_eq!(acting_as.display_name, "nightly");
     assert!(matches!(
-        db.applications().create("nightly", owner, "other").await,
+        db.applications()
+            .create("nightly", owner, &secret("other"), serde_json::json!({}))
+            .await,
         Err(DbError::Conflict(_))
     ));
     db.applications().touch(app.id).await.unwrap();
@@ -80,9 +88,26 @@ pub async fn applications_act_as_their_own_user_and_revoke_once(db: &Database, _
     let again = db.applications().get(app.id).await.unwrap();
     assert_eq!(again.last_used_at, Some(first_use), "at most once a minute");
 
+    let rotated = db
+        .applications()
+        .rotate(app.id, &secret("rotated"), owner)
+        .await
+        .unwrap()
+        .expect("rotated");
+    assert_eq!(rotated.secret_hash, "rotated");
+    assert!(rotated.secret_set_at >= app.secret_set_at);
+
     let revoked = db.applications().revoke(app.id, owner).await.unwrap();
     assert!(revoked.and_then(|a| a.revoked_at).is_some());
     assert_eq!(db.applications().revoke(app.id, owner).await.unwrap(), None);
+    assert!(
+        db.applications()
+            .rotate(app.id, &secret("again"), owner)
+            .await
+            .unwrap()
+            .is_none(),
+        "a revoked application stays revoked"
+    );
     assert_eq!(db.applications().list(Some(owner)).await.unwrap().len(), 1);
     assert_eq!(
         db.applications()
@@ -101,8 +126,9 @@ pub async fn applications_act_as_their_own_user_and_revoke_once(db: &Database, _
         })
         .await
         .unwrap();
-    assert_eq!(total, 2);
+    assert_eq!(total, 3, "created, rotated, revoked");
     assert_eq!(events[0].event.action, "application.revoke");
+    assert_eq!(events[1].event.action, "application.rotate_secret");
 }
 
 pub async fn lists_limited_to_some_projects_show_only_theirs(db: &Database, _: &str) {

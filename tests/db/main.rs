@@ -239,6 +239,7 @@ pub(crate) async fn user(db: &Database, subject: &str) -> Uuid {
         email: Some(format!("{subject}@example.com")),
         uid: None,
         gid: None,
+        groups: Vec::new(),
     };
     db.users().upsert(&identity).await.expect("user stored").id
 }
@@ -363,14 +364,22 @@ async fn users_are_recorded_once_per_identity(db: &Database, _: &str) {
         email: None,
         uid: Some(1000),
         gid: None,
+        groups: vec!["ml-team".into()],
     };
     let first = db.users().upsert(&identity).await.unwrap();
+    assert_eq!(first.groups.0, ["ml-team"]);
     identity.display_name = "Ada Lovelace".into();
     identity.email = Some("ada@example.com".into());
+    identity.groups = vec!["vision".into(), "speech".into()];
     let second = db.users().upsert(&identity).await.unwrap();
     assert_eq!(first.id, second.id, "the same identity keeps its id");
     assert_eq!(second.display_name, "Ada Lovelace");
     assert_eq!(second.email.as_deref(), Some("ada@example.com"));
+    assert_eq!(
+        second.groups.0,
+        ["vision", "speech"],
+        "the groups of the last sign-in"
+    );
     assert!(second.last_seen_at >= first.last_seen_at);
     assert_eq!(second.created_at, first.created_at);
 

@@ -184,6 +184,7 @@ pub async fn create_application(
     name: String,
     role_id: i64,
     project: String,
+    expires_days: Option<i64>,
 ) -> Result<CreatedApplication, AppError> {
     use crate::model::access::{AppRole, NewApplication};
     let (backend, principal) = crate::backend::acting().await?;
@@ -197,7 +198,38 @@ pub async fn create_application(
         }]
     };
     backend
-        .create_application(&principal, &NewApplication { name, roles })
+        .create_application(
+            &principal,
+            &NewApplication {
+                name,
+                roles,
+                expires_at: expires_days.map(days_ahead),
+                ..NewApplication::default()
+            },
+        )
+        .await
+}
+
+/// RFC 3339 for `days` from now, as the Applications page's "expires in" choice sends it.
+#[cfg(feature = "ssr")]
+fn days_ahead(days: i64) -> String {
+    (chrono::Utc::now() + chrono::Duration::days(days))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// A new secret for an application, expiring `expires_days` from now (90 when left out).
+#[server(prefix = "/api/fn", endpoint = "rotate_application_secret")]
+pub async fn rotate_application_secret(
+    id: String,
+    expires_days: Option<i64>,
+) -> Result<CreatedApplication, AppError> {
+    use crate::model::access::NewAppSecret;
+    let (backend, principal) = crate::backend::acting().await?;
+    let new = NewAppSecret {
+        expires_at: expires_days.map(days_ahead),
+    };
+    backend
+        .rotate_application_secret(&principal, &id, &new)
         .await
 }
 

@@ -77,9 +77,26 @@ pub struct AppRole {
 pub struct NewApplication {
     /// Lowercase letters, digits and `-`; it is also the client id.
     pub name: String,
-    /// Roles to give it, each no wider than the creator's own on that scope.
+    /// Roles to give it, each no wider than the creator's own on that scope. It acts with no
+    /// more than its creator holds at the time, whatever it was given.
     #[serde(default)]
     pub roles: Vec<AppRole>,
+    /// When its secret stops working (RFC 3339): at most a year ahead; 90 days when left out.
+    #[serde(default)]
+    pub expires_at: Option<String>,
+    /// Must be `true` to give it the system administrator role, which reaches everything.
+    #[serde(default)]
+    pub confirm_system_administrator: bool,
+}
+
+/// A new secret for an application (`POST /api/v1/apps/{id}/secret`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewAppSecret {
+    /// When the new secret stops working (RFC 3339); 90 days when left out.
+    #[serde(default)]
+    pub expires_at: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,6 +111,10 @@ pub struct ApplicationView {
     pub created_at: String,
     pub last_used_at: Option<String>,
     pub revoked_at: Option<String>,
+    /// When its secret, and every token from it, stops working.
+    pub expires_at: Option<String>,
+    /// Whether that time has passed (a new secret makes it work again).
+    pub expired: bool,
     pub enabled: bool,
     /// "Researcher in vision" and the like.
     pub roles: Vec<String>,

@@ -1,7 +1,10 @@
 //! Applications: credentials for scripts. A user creates one with a role no wider than their
-//! own, copies its secret (shown once), and revokes it when it is no longer needed.
+//! own, copies its secret (shown once), replaces the secret before it expires, and revokes the
+//! application when it is no longer needed.
 
-use crate::api::{CreateApplication, RevokeApplication, list_applications, list_projects};
+use crate::api::{
+    CreateApplication, RevokeApplication, RotateApplicationSecret, list_applications, list_projects,
+};
 use crate::components::loaded::loaded;
 use crate::components::style::CARD_CLASS;
 use crate::components::style::ROW_DANGER_BUTTON_CLASS;
@@ -35,9 +38,10 @@ fn Applications(apps: Vec<ApplicationView>, projects: Vec<ProjectSummary>) -> im
     crate::components::hydrated::island_ready();
     let create = ServerAction::<CreateApplication>::new();
     let revoke = ServerAction::<RevokeApplication>::new();
+    let rotate = ServerAction::<RotateApplicationSecret>::new();
     let apps = RwSignal::new(Ok::<_, AppError>(apps));
     Effect::new(move |_| {
-        if create.version().get() + revoke.version().get() > 0 {
+        if create.version().get() + revoke.version().get() + rotate.version().get() > 0 {
             leptos::task::spawn_local(async move { apps.set(list_applications().await) });
         }
     });
@@ -48,7 +52,10 @@ fn Applications(apps: Vec<ApplicationView>, projects: Vec<ProjectSummary>) -> im
             <code>"POST /api/v1/token"</code>
             " with an application's client id and secret answers an access token to send as "
             <code>"Authorization: Bearer …"</code>
-            "; it lasts an hour. An application acts with the role you give it here, which can be no wider than yours."
+            "; it lasts an hour. An application acts with the role you give it here, which can be no wider than yours, and never with more than you hold yourself: when you lose a role, it loses it too. "
+            "Its secret expires; "
+            <strong>"New secret"</strong>
+            " replaces it, and the old secret and its tokens stop working at once."
         </p>
         <section class=format!("mb-6 {CARD_CLASS}")>
             <h2 class="mb-3 font-semibold">"New application"</h2>
@@ -75,6 +82,10 @@ fn Applications(apps: Vec<ApplicationView>, projects: Vec<ProjectSummary>) -> im
                             .collect_view()}
                     </select>
                 </label>
+                <label class="text-sm font-medium">
+                    "Secret expires in"
+                    <ExpiryChoice id="app-expires" />
+                </label>
                 <button type="submit" class=BUTTON data-testid="create-app">"Create"</button>
             </ActionForm>
             {move || {
@@ -86,11 +97,33 @@ fn Applications(apps: Vec<ApplicationView>, projects: Vec<ProjectSummary>) -> im
                         Err(error) => view! { <ErrorPanel error /> }.into_any(),
                     })
             }}
+            {move || {
+                rotate
+                    .value()
+                    .get()
+                    .map(|outcome| match outcome {
+                        Ok(created) => view! { <Secret created /> }.into_any(),
+                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                    })
+            }}
         </section>
         {move || match apps.get() {
-            Ok(list) => view! { <AppTable list revoke /> }.into_any(),
+            Ok(list) => view! { <AppTable list revoke rotate /> }.into_any(),
             Err(error) => view! { <ErrorPanel error /> }.into_any(),
         }}
+    }
+}
+
+/// How long a new secret works; 90 days unless chosen otherwise.
+#[component]
+fn ExpiryChoice(id: &'static str) -> impl IntoView {
+    view! {
+        <select id=id name="expires_days" class=FIELD>
+            <option value="30">"30 days"</option>
+            <option value="90" selected>"90 days"</option>
+            <option value="180">"180 days"</option>
+            <option value="365">"365 days"</option>
+        </select>
     }
 }
 
@@ -110,16 +143,21 @@ fn Secret(created: CreatedApplication) -> impl IntoView {
     }
 }
 
-const COLUMNS: [Column; 5] = [
+const COLUMNS: [Column; 6] = [
     Column::text("Name (client id)"),
     Column::text("Roles"),
     Column::text("Created"),
     Column::text("Last used"),
+    Column::text("Secret expires"),
     Column::text("Status"),
 ];
 
 #[component]
-fn AppTable(list: Vec<ApplicationView>, revoke: ServerAction<RevokeApplication>) -> impl IntoView {
+fn AppTable(
+    list: Vec<ApplicationView>,
+    revoke: ServerAction<RevokeApplication>,
+    rotate: ServerAction<RotateApplicationSecret>,
+) -> impl IntoView {
     if list.is_empty() {
         return view! { <p class="text-sm text-slate-600 dark:text-slate-400">"No applications yet."</p> }.into_any();
     }
@@ -129,7 +167,9 @@ fn AppTable(list: Vec<ApplicationView>, revoke: ServerAction<RevokeApplication>)
                 .into_iter()
                 .map(|app| {
                     let id = app.id.clone();
+                    let rotate_id = app.id.clone();
                     let name = app.name.clone();
+                    let rotate_name = app.name.clone();
                     view! {
                         <tr class="border-b border-slate-100 last:border-0 dark:border-slate-800">
                             <td class="px-4 py-2 font-mono">{app.name}</td>
@@ -144,8 +184,22 @@ fn AppTable(list: Vec<ApplicationView>, revoke: ServerAction<RevokeApplication>)
                                 }}
                             </td>
                             <td class="px-4 py-2">
+                                {match app.expires_at {
+                                    Some(at) if app.expired => view! { "expired " <Timestamp rfc3339=at /> }.into_any(),
+                                    Some(at) => view! { <Timestamp rfc3339=at /> }.into_any(),
+                                    None => "never".into_any(),
+                                }}
+                            </td>
+                            <td class="px-4 py-2">
                                 {if app.enabled {
                                     view! {
+                                        <ActionForm action=rotate attr:class="mb-1">
+                                            <input type="hidden" name="id" value=rotate_id />
+                                            <input type="hidden" name="expires_days" value="90" />
+                                            <button type="submit" data-testid=format!("rotate-{}", rotate_name) class=ROW_DANGER_BUTTON_CLASS>
+                                                "New secret"
+                                            </button>
+                                        </ActionForm>
                                         <ActionForm action=revoke>
                                             <input type="hidden" name="id" value=id />
                                             <button type="submit" data-testid=format!("revoke-{}", name) class=ROW_DANGER_BUTTON_CLASS>

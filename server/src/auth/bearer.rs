@@ -133,6 +133,16 @@ impl Authenticator {
             Err(e) => return Err(e.into()),
         };
         let app = self.usable(app)?;
+        // Same-second tokens pass: `iat` has whole seconds only.
+        if app
+            .secret_set_at
+            .is_some_and(|at| claims.iat < at.timestamp())
+        {
+            return Err(unauthorized(
+                "the access token was issued before the application's secret was rotated; get \
+                 a new one with the new secret",
+            ));
+        }
         self.touch(&app).await;
         Ok(Principal {
             user_id: app.user_id.to_string(),
@@ -150,14 +160,25 @@ impl Authenticator {
     }
 
     fn usable(&self, app: Application) -> Result<Application, AppError> {
-        match app.revoked_at {
-            Some(at) => Err(unauthorized(format!(
+        let time = |at: chrono::DateTime<chrono::Utc>| {
+            at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        };
+        if let Some(at) = app.revoked_at {
+            return Err(unauthorized(format!(
                 "application {:?} was revoked at {}",
                 app.name,
-                at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-            ))),
-            None => Ok(app),
+                time(at)
+            )));
         }
+        if let Some(at) = app.expires_at.filter(|at| *at <= chrono::Utc::now()) {
+            return Err(unauthorized(format!(
+                "the secret of application {:?} expired at {}; its creator can give it a new \
+                 one (POST /api/v1/apps/{{id}}/secret)",
+                app.name,
+                time(at)
+            )));
+        }
+        Ok(app)
     }
 
     async fn touch(&self, app: &Application) {

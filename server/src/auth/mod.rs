@@ -6,6 +6,8 @@
 
 pub mod bearer;
 pub mod claims;
+mod creator;
+mod grants;
 pub mod oidc;
 pub mod pending;
 mod scrape;
@@ -17,7 +19,6 @@ pub use standing::Credential;
 
 use crate::config::ServeArgs;
 use crate::db::{Database, DbResult, users::Identity as UserIdentity};
-use crate::domain::authz::{self, Caller, Role, Scope};
 use crate::supervise::{Health, supervise};
 use anyhow::Context;
 use app::error::AppError;
@@ -43,6 +44,7 @@ pub fn dev_identity() -> UserIdentity {
         email: None,
         uid: None,
         gid: None,
+        groups: Vec::new(),
     }
 }
 
@@ -267,60 +269,6 @@ impl Authenticator {
              applications one); no identity provider is configured for people (--oidc-issuer)"
         };
         Err(AppError::Unauthorized(why.into()))
-    }
-
-    /// Adds the roles the access rules give the principal, and the system administrator role
-    /// to administrators named in the settings and the development user.
-    async fn with_grants(&self, mut principal: Principal) -> Result<Principal, AppError> {
-        let rules: Vec<_> = self
-            .db
-            .access_rules()
-            .all()
-            .await?
-            .into_iter()
-            .map(|stored| stored.rule)
-            .collect();
-        let caller = match &principal.application {
-            Some(app) => Caller {
-                app: Some(app.clone()),
-                ..Caller::default()
-            },
-            None => Caller {
-                subject: Some(principal.subject.clone()),
-                email: principal.email.clone(),
-                groups: principal.groups.clone(),
-                app: None,
-            },
-        };
-        let mut grants = authz::grants_of(&rules, &caller);
-        if principal.admin {
-            grants.insert(0, (Role::SystemAdministrator, Scope::System));
-            grants.dedup();
-        }
-        let names = if grants.iter().any(|(_, s)| matches!(s, Scope::Project(_))) {
-            self.db.projects().list().await?
-        } else {
-            Vec::new()
-        };
-        let departments = if grants
-            .iter()
-            .any(|(_, s)| matches!(s, Scope::Department(_)))
-        {
-            self.db.departments().list().await?
-        } else {
-            Vec::new()
-        };
-        principal.grants = crate::access::described(&grants, |scope| match scope {
-            Scope::Department(id) => departments
-                .iter()
-                .find(|d| d.department.id.to_string() == *id)
-                .map_or_else(|| id.clone(), |d| d.department.name.clone()),
-            _ => names
-                .iter()
-                .find(|p| p.project.id.to_string() == scope.id())
-                .map_or_else(|| scope.id().to_owned(), |p| p.project.name.clone()),
-        });
-        Ok(principal)
     }
 
     /// The principal a pass on an exposed URL's host names (`crate::http::exposed`): the user as

@@ -27,20 +27,32 @@ pub struct Application {
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
+    /// When the secret, and every token it gave, stops working (`None` only if set so by hand).
+    pub expires_at: Option<DateTime<Utc>>,
+    /// When the current secret was made; tokens issued before it no longer work.
+    pub secret_set_at: Option<DateTime<Utc>>,
 }
 
-const COLUMNS: &str =
-    "id, name, user_id, owner_id, secret_hash, created_at, last_used_at, revoked_at";
+const COLUMNS: &str = "id, name, user_id, owner_id, secret_hash, created_at, last_used_at, \
+                       revoked_at, expires_at, secret_set_at";
+
+/// A secret to store: its hash, and when it expires.
+pub struct NewSecret {
+    pub hash: String,
+    pub expires_at: DateTime<Utc>,
+}
 
 pub struct Applications<'a>(pub(super) &'a super::Database);
 
 impl Applications<'_> {
-    /// Creates the application and the user row it acts as, with its audit event.
+    /// Creates the application and the user row it acts as, with its audit event (`detail`
+    /// says what was notable, such as a system administrator's role).
     pub async fn create(
         &self,
         name: &str,
         owner: Uuid,
-        secret_hash: &str,
+        secret: &NewSecret,
+        detail: serde_json::Value,
     ) -> DbResult<Application> {
         let at = now();
         let app = Application {
@@ -48,10 +60,12 @@ impl Applications<'_> {
             name: name.to_owned(),
             user_id: Uuid::new_v4(),
             owner_id: owner,
-            secret_hash: secret_hash.to_owned(),
+            secret_hash: secret.hash.clone(),
             created_at: at,
             last_used_at: None,
             revoked_at: None,
+            expires_at: Some(secret.expires_at),
+            secret_set_at: Some(at),
         };
         let taken = || {
             format!(
@@ -72,19 +86,20 @@ impl Applications<'_> {
             .await
             .map_err(conflict_as(taken))?;
             sqlx::query(
-                "INSERT INTO applications (id, name, user_id, owner_id, secret_hash, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
+                "INSERT INTO applications (id, name, user_id, owner_id, secret_hash, created_at,
+                                           expires_at, secret_set_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $6)",
             )
             .bind(app.id)
             .bind(name)
             .bind(app.user_id)
             .bind(owner)
-            .bind(secret_hash)
+            .bind(&secret.hash)
             .bind(at)
+            .bind(secret.expires_at)
             .execute(&mut *tx)
             .await
             .map_err(conflict_as(taken))?;
-            let detail = serde_json::json!({ "name": name });
             record_in!(&mut *tx, Some(owner), "application.create", "application", app.id, &detail)
                 .await?;
             tx.commit().await?;
@@ -132,6 +147,42 @@ impl Applications<'_> {
             done == 1
         });
         Ok(if revoked {
+            Some(self.get(id).await?)
+        } else {
+            None
+        })
+    }
+
+    /// Gives the application a new secret: the old one and every token it gave stop working.
+    /// `None` when it is revoked (a revoked application stays revoked).
+    pub async fn rotate(
+        &self,
+        id: Uuid,
+        secret: &NewSecret,
+        by: Uuid,
+    ) -> DbResult<Option<Application>> {
+        let rotated = on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            let done = sqlx::query(
+                "UPDATE applications SET secret_hash = $2, expires_at = $3, secret_set_at = $4
+                  WHERE id = $1 AND revoked_at IS NULL",
+            )
+            .bind(id)
+            .bind(&secret.hash)
+            .bind(secret.expires_at)
+            .bind(now())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if done == 1 {
+                let detail = serde_json::json!({ "expiresAt": secret.expires_at });
+                record_in!(&mut *tx, Some(by), "application.rotate_secret", "application", id, &detail)
+                    .await?;
+                tx.commit().await?;
+            }
+            done == 1
+        });
+        Ok(if rotated {
             Some(self.get(id).await?)
         } else {
             None

@@ -16,6 +16,9 @@ pub struct User {
     /// The Linux uid and gid from the provider's token at the last sign-in.
     pub uid: Option<i64>,
     pub gid: Option<i64>,
+    /// The groups the provider named at the last sign-in: what an application the user made
+    /// may act with is bounded by the rules they reach, groups included.
+    pub groups: sqlx::types::Json<Vec<String>>,
 }
 
 /// What an identity provider says about someone at sign-in.
@@ -27,12 +30,13 @@ pub struct Identity {
     pub email: Option<String>,
     pub uid: Option<i64>,
     pub gid: Option<i64>,
+    pub groups: Vec<String>,
 }
 
 pub struct Users<'a>(pub(super) &'a super::Database);
 
 const COLUMNS: &str =
-    "id, issuer, subject, display_name, email, created_at, last_seen_at, uid, gid";
+    "id, issuer, subject, display_name, email, created_at, last_seen_at, uid, gid, groups";
 
 impl Users<'_> {
     /// Records a sign-in: creates the user on first sight, otherwise refreshes the name and email
@@ -41,14 +45,15 @@ impl Users<'_> {
         let at = now();
         let sql = format!(
             "INSERT INTO users (id, issuer, subject, display_name, email, created_at, last_seen_at,
-                                uid, gid)
-             VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8)
+                                uid, gid, groups)
+             VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9)
              ON CONFLICT (issuer, subject) DO UPDATE
                 SET display_name = excluded.display_name,
                     email = excluded.email,
                     last_seen_at = excluded.last_seen_at,
                     uid = excluded.uid,
-                    gid = excluded.gid
+                    gid = excluded.gid,
+                    groups = excluded.groups
              RETURNING {COLUMNS}"
         );
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
@@ -60,6 +65,7 @@ impl Users<'_> {
             .bind(at)
             .bind(identity.uid)
             .bind(identity.gid)
+            .bind(sqlx::types::Json(&identity.groups))
             .fetch_one(pool)
             .await)?)
     }

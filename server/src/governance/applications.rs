@@ -6,12 +6,55 @@ use super::{Governance, actor, invalid, name_of, rfc3339};
 use crate::access;
 use crate::auth::tokens::{hash_secret, new_secret};
 use crate::db::DbError;
-use crate::db::applications::Application;
-use crate::domain::authz::{AccessRule, Permission, Subject};
+use crate::db::applications::{Application, NewSecret};
+use crate::domain::authz::{AccessRule, Permission, Role, Subject};
 use app::error::AppError;
-use app::model::access::{ApplicationView, CreatedApplication, NewApplication};
+use app::model::access::{ApplicationView, CreatedApplication, NewAppSecret, NewApplication};
 use app::model::principal::Principal;
+use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
+
+/// How long a secret works when the request does not say.
+const DEFAULT_LIFETIME_DAYS: i64 = 90;
+/// The longest a secret may work: a leaked one must not work for good.
+const LONGEST_LIFETIME_DAYS: i64 = 366;
+
+/// A fresh secret, shown once, and what to store of it: its hash and its expiry, `expires_at`
+/// (RFC 3339, in the future, at most [`LONGEST_LIFETIME_DAYS`] ahead) or the default.
+fn new_secret_until(
+    expires_at: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(String, NewSecret), AppError> {
+    let expires_at = match expires_at {
+        None => now + Duration::days(DEFAULT_LIFETIME_DAYS),
+        Some(text) => {
+            let at = DateTime::parse_from_rfc3339(text)
+                .map_err(|e| {
+                    invalid(
+                        "expiresAt",
+                        format!("{text:?} is not an RFC 3339 time ({e})"),
+                    )
+                })?
+                .with_timezone(&Utc);
+            if at <= now || at > now + Duration::days(LONGEST_LIFETIME_DAYS) {
+                return Err(invalid(
+                    "expiresAt",
+                    format!(
+                        "{text} is not allowed: a time in the future, at most \
+                         {LONGEST_LIFETIME_DAYS} days ahead"
+                    ),
+                ));
+            }
+            at
+        }
+    };
+    let secret = new_secret();
+    let stored = NewSecret {
+        hash: hash_secret(&secret),
+        expires_at,
+    };
+    Ok((secret, stored))
+}
 
 /// Lowercase letters, digits and `-`, starting and ending with a letter or digit, at most 63.
 fn check_name(name: &str) -> Result<(), AppError> {
@@ -48,6 +91,7 @@ impl Governance {
         let owner = actor(principal)
             .ok_or_else(|| AppError::Forbidden("only a signed-in user may create one".into()))?;
         check_name(&new.name)?;
+        let (secret, stored) = new_secret_until(new.expires_at.as_deref(), Utc::now())?;
         let mut rules = Vec::new();
         for (i, role) in new.roles.iter().enumerate() {
             let prefix = format!("roles[{i}].");
@@ -55,22 +99,30 @@ impl Governance {
                 .role_on_scope(role.role_id, &role.scope_type, &role.scope_id, &prefix)
                 .await?;
             no_wider(principal, role_kind, &scope, &format!("{prefix}roleId"))?;
+            if role_kind == Role::SystemAdministrator && !new.confirm_system_administrator {
+                return Err(invalid(
+                    &format!("{prefix}roleId"),
+                    "the system administrator role reaches every project and setting; to give \
+                     it to an application, also send `confirmSystemAdministrator: true`",
+                ));
+            }
             rules.push(AccessRule {
                 subject: Subject::App(new.name.clone()),
                 role: role_kind,
                 scope,
             });
         }
-        let secret = new_secret();
+        let system = rules.iter().any(|r| r.role == Role::SystemAdministrator);
+        let detail = serde_json::json!({ "name": new.name, "systemAdministrator": system });
         let app = self
             .db
             .applications()
-            .create(&new.name, owner, &hash_secret(&secret))
+            .create(&new.name, owner, &stored, detail)
             .await?;
         for rule in &rules {
             self.db.access_rules().add(rule, Some(owner)).await?;
         }
-        tracing::info!(application = %app.name, "application created");
+        tracing::info!(application = %app.name, system_administrator = system, "application created");
         Ok(CreatedApplication {
             application: self.app_view(&app).await?,
             client_secret: secret,
@@ -120,6 +172,32 @@ impl Governance {
         }
     }
 
+    /// Gives the application a new secret, shown once: the old secret and every token it gave
+    /// stop working at once.
+    pub async fn rotate_app_secret(
+        &self,
+        principal: &Principal,
+        id: &str,
+        new: &NewAppSecret,
+    ) -> Result<CreatedApplication, AppError> {
+        let app = self.own_app(principal, id).await?;
+        let (secret, stored) = new_secret_until(new.expires_at.as_deref(), Utc::now())?;
+        let by = actor(principal).unwrap_or(app.owner_id);
+        match self.db.applications().rotate(app.id, &stored, by).await? {
+            Some(rotated) => {
+                tracing::info!(application = %rotated.name, "application secret rotated");
+                Ok(CreatedApplication {
+                    application: self.app_view(&rotated).await?,
+                    client_secret: secret,
+                })
+            }
+            None => Err(AppError::Conflict(format!(
+                "application {:?} is revoked; a revoked application gets no new secret",
+                app.name
+            ))),
+        }
+    }
+
     /// The application with this id (or name) if the principal owns it or administers the
     /// system; others get 404, so ids cannot be probed.
     async fn own_app(&self, principal: &Principal, key: &str) -> Result<Application, AppError> {
@@ -152,6 +230,8 @@ impl Governance {
             created_at: rfc3339(app.created_at),
             last_used_at: app.last_used_at.map(rfc3339),
             revoked_at: app.revoked_at.map(rfc3339),
+            expires_at: app.expires_at.map(rfc3339),
+            expired: app.expires_at.is_some_and(|at| at <= Utc::now()),
             enabled: app.revoked_at.is_none(),
             roles: self.role_labels(&Subject::App(app.name.clone())).await?,
         })

@@ -70,6 +70,7 @@ impl Identity {
             email: self.email.clone(),
             uid: self.uid.map(i64::from),
             gid: self.gid.map(i64::from),
+            groups: self.groups.clone(),
         }
     }
 }

@@ -292,6 +292,30 @@ pub fn grants_of(rules: &[AccessRule], caller: &Caller) -> Vec<Grant> {
     held
 }
 
+/// The grants of an application that its creator's grants allow as well: an application never
+/// acts with more than the person who made it holds now. `department_of` gives a project's
+/// department, so a department administrator's application keeps its roles in their projects.
+pub fn bounded_by(
+    app: Vec<Grant>,
+    creator: &[Grant],
+    department_of: impl Fn(&str) -> Option<String>,
+) -> Vec<Grant> {
+    app.into_iter()
+        .filter(|(role, scope)| {
+            let target = match scope {
+                Scope::Project(id) => Target::Project {
+                    id: id.clone(),
+                    department: department_of(id),
+                },
+                other => other.target(),
+            };
+            role.permissions()
+                .iter()
+                .all(|permission| allows(creator, *permission, &target))
+        })
+        .collect()
+}
+
 /// Whether any grant allows `permission` on `target`.
 pub fn allows(grants: &[Grant], permission: Permission, target: &Target) -> bool {
     grants

@@ -213,3 +213,37 @@ fn role_ids_round_trip_and_grants_are_listed_once() {
         vec![(Role::Viewer, Scope::Project("4".into()))]
     );
 }
+
+#[test]
+fn an_application_keeps_only_what_its_creator_still_holds() {
+    let project = |id: &str| Scope::Project(id.into());
+    let app = vec![
+        (Role::Researcher, project("vision")),
+        (Role::ProjectAdministrator, project("speech")),
+        (Role::Viewer, project("audio")),
+    ];
+    let creator = vec![
+        (Role::ProjectAdministrator, project("vision")),
+        (Role::Researcher, project("speech")),
+        (
+            Role::DepartmentAdministrator,
+            Scope::Department("research".into()),
+        ),
+    ];
+    let department_of = |id: &str| (id == "audio").then(|| "research".to_owned());
+    assert_eq!(
+        bounded_by(app.clone(), &creator, department_of),
+        [
+            (Role::Researcher, project("vision")),
+            (Role::Viewer, project("audio")),
+        ],
+        "a wider role than the creator's now is dropped; a department's project is reached"
+    );
+    assert!(
+        bounded_by(app, &[], department_of).is_empty(),
+        "a creator without rules"
+    );
+    let admin = vec![(Role::SystemAdministrator, Scope::System)];
+    let everything = vec![(Role::SystemAdministrator, Scope::System)];
+    assert_eq!(bounded_by(everything.clone(), &admin, |_| None), everything);
+}

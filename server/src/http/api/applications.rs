@@ -5,7 +5,7 @@ use super::error::{BadRequest, Conflict, Forbidden, NotFound, Unauthorized};
 use super::{Acting, ApiError, JsonBody, created};
 use crate::auth::bearer::{Credentials, IssuedToken};
 use crate::http::AppState;
-use app::model::access::{ApplicationView, CreatedApplication, NewApplication};
+use app::model::access::{ApplicationView, CreatedApplication, NewAppSecret, NewApplication};
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
@@ -16,6 +16,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/apps", get(list_apps).post(create_app))
         .route("/api/v1/apps/{id}", get(get_app).delete(revoke_app))
+        .route("/api/v1/apps/{id}/secret", post(rotate_secret))
         .route("/api/v1/token", post(token))
 }
 
@@ -63,6 +64,32 @@ pub async fn revoke_app(
     Path(id): Path<String>,
 ) -> Result<Json<ApplicationView>, ApiError> {
     Ok(Json(state.governance().revoke_app(&principal, &id).await?))
+}
+
+/// Gives an application a new secret, shown only in this answer; the old secret and every token
+/// it gave stop working at once. The body (`expiresAt`) may be left out.
+#[utoipa::path(post, path = "/api/v1/apps/{id}/secret", tag = "applications",
+    params(("id" = String, Path, description = "The application's id or name")),
+    request_body(content = Option<NewAppSecret>),
+    responses((status = 200, body = CreatedApplication), BadRequest, Unauthorized, NotFound, Conflict))]
+pub async fn rotate_secret(
+    State(state): State<AppState>,
+    Acting(principal): Acting,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Json<CreatedApplication>, ApiError> {
+    let new: NewAppSecret = if body.iter().all(u8::is_ascii_whitespace) {
+        NewAppSecret::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::bad_request(format!("the body is not valid: {e}")))?
+    };
+    Ok(Json(
+        state
+            .governance()
+            .rotate_app_secret(&principal, &id, &new)
+            .await?,
+    ))
 }
 
 /// An access token for an application: `{"grantType": "client_credentials", "clientId",

@@ -72,6 +72,7 @@ use utoipa::OpenApi;
         applications::create_app,
         applications::get_app,
         applications::revoke_app,
+        applications::rotate_secret,
         applications::token,
         audit::list_audit,
     ),

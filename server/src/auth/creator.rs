@@ -1,0 +1,45 @@
+//! Who made an application, as the rules see them now: an application acts with no more than
+//! its creator holds, so a creator removed from a project takes the application's access there
+//! with them, and one who is no longer an administrator takes that too.
+
+use super::{Authenticator, DEV_ISSUER};
+use crate::db::DbError;
+use crate::domain::authz::{self, AccessRule, Caller, Grant, Role, Scope};
+use app::error::AppError;
+
+impl Authenticator {
+    /// The grants the creator of application `name` holds now: the rules that name their
+    /// subject, verified e-mail or the groups of their last sign-in, and the administrator
+    /// settings. None for an application that no longer exists.
+    pub(super) async fn creator_grants(
+        &self,
+        name: &str,
+        rules: &[AccessRule],
+    ) -> Result<Vec<Grant>, AppError> {
+        let app = match self.db.applications().by_name(name).await {
+            Ok(app) => app,
+            Err(DbError::NotFound) => return Ok(Vec::new()),
+            Err(error) => return Err(error.into()),
+        };
+        let creator = self.db.users().get(app.owner_id).await?;
+        let (caller, admin) = if creator.issuer == DEV_ISSUER {
+            (Caller::default(), self.dev_principal.is_some())
+        } else {
+            let admin =
+                self.admins
+                    .names(&creator.subject, creator.email.as_deref(), &creator.groups);
+            let caller = Caller {
+                subject: Some(creator.subject),
+                email: creator.email,
+                groups: creator.groups.0,
+                app: None,
+            };
+            (caller, admin)
+        };
+        let mut grants = authz::grants_of(rules, &caller);
+        if admin {
+            grants.push((Role::SystemAdministrator, Scope::System));
+        }
+        Ok(grants)
+    }
+}
