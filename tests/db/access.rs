@@ -7,7 +7,7 @@ use server::db::audit::AuditFilter;
 use server::db::projects::NewProject;
 use server::db::workloads::WorkloadFilter;
 use server::db::{Database, DbError};
-use server::domain::authz::{AccessRule, Role, Scope, Subject};
+use server::domain::authz::{AccessRule, Caller, Role, Scope, Subject};
 
 pub async fn access_rules_are_unique_and_their_changes_audited(db: &Database, _: &str) {
     let admin = user(db, "root").await;
@@ -35,6 +35,42 @@ pub async fn access_rules_are_unique_and_their_changes_audited(db: &Database, _:
     };
     db.access_rules().add(&system, None).await.unwrap();
     assert_eq!(db.access_rules().all().await.unwrap().len(), 2);
+    let app_rule = AccessRule {
+        subject: Subject::App("vision-team".into()),
+        ..rule.clone()
+    };
+    db.access_rules().add(&app_rule, None).await.unwrap();
+    let naming = |caller: Caller| async move {
+        let found = db.access_rules().matching(&caller).await.unwrap();
+        found.into_iter().map(|s| s.rule).collect::<Vec<_>>()
+    };
+    let member = Caller {
+        subject: Some("s-1".into()),
+        email: Some("ada@example.com".into()),
+        groups: vec!["other".into(), "vision-team".into()],
+        app: None,
+    };
+    assert_eq!(
+        naming(member).await,
+        std::slice::from_ref(&rule),
+        "by group, not the app's rule"
+    );
+    let root = Caller {
+        email: Some("root@example.com".into()),
+        ..Caller::default()
+    };
+    assert_eq!(naming(root).await, std::slice::from_ref(&system));
+    let app = Caller {
+        app: Some("vision-team".into()),
+        ..Caller::default()
+    };
+    assert_eq!(naming(app).await, [app_rule]);
+    assert!(naming(Caller::default()).await.is_empty());
+    let removed_app_rule = db.access_rules().all().await.unwrap()[2].id;
+    db.access_rules()
+        .remove(removed_app_rule, None)
+        .await
+        .unwrap();
 
     let removed = db
         .access_rules()
@@ -55,7 +91,7 @@ pub async fn access_rules_are_unique_and_their_changes_audited(db: &Database, _:
         })
         .await
         .unwrap();
-    assert_eq!(total, 3, "two adds and a removal");
+    assert_eq!(total, 5, "three adds and two removals");
     assert_eq!(events[0].event.action, "access_rule.remove");
     assert_eq!(events[0].event.detail["subjectId"], "vision-team");
     assert_eq!(events[0].actor_name.as_deref(), Some("root@example.com"));

@@ -170,3 +170,36 @@ async fn generic_jobs_are_their_own_collection_and_a_paused_one_waits() {
     let (_, list) = get(&server, "/api/v1/workloads/generic").await;
     assert_eq!(list["total"], 1, "nothing more was stored");
 }
+
+/// The list pages in the database's order across its 500-row pages: the page asked for, the
+/// offset of the next, with Run:ai's filters applied on the way.
+#[tokio::test]
+async fn a_long_list_pages_in_the_database_order() {
+    let server = Running::start().await;
+    for i in 0..505 {
+        let body = json!({ "name": format!("w-{i:03}"), "projectId": "default",
+                           "spec": { "image": "busybox" } });
+        post(&server, "/api/v1/workloads/trainings", body).await;
+    }
+    let (status, newest) = get(&server, "/api/v1/workloads?limit=3").await;
+    assert_eq!(status, 200, "{newest}");
+    assert_eq!(names(&newest), ["w-504", "w-503", "w-502"]);
+    assert_eq!(newest["next"], 3);
+    let (_, last) = get(&server, "/api/v1/workloads?offset=500&limit=10").await;
+    assert_eq!(names(&last), ["w-004", "w-003", "w-002", "w-001", "w-000"]);
+    assert_eq!(last["next"], Value::Null);
+    let (_, across) = get(
+        &server,
+        "/api/v1/workloads?sortBy=createdAt&sortOrder=asc&offset=499&limit=3",
+    )
+    .await;
+    assert_eq!(names(&across), ["w-499", "w-500", "w-501"]);
+    assert_eq!(across["next"], 502);
+    let (_, filtered) = get(&server, "/api/v1/workloads?filterBy=name%3D%40-00&limit=4").await;
+    assert_eq!(names(&filtered), ["w-009", "w-008", "w-007", "w-006"]);
+    assert_eq!(filtered["next"], 4);
+    let (_, by_name) = get(&server, "/api/v1/workloads?sortBy=name&offset=503").await;
+    assert_eq!(names(&by_name), ["w-503", "w-504"]);
+    assert_eq!(by_name["next"], Value::Null);
+    server.stop().await;
+}

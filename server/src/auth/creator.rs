@@ -4,18 +4,14 @@
 
 use super::{Authenticator, DEV_ISSUER};
 use crate::db::DbError;
-use crate::domain::authz::{self, AccessRule, Caller, Grant, Role, Scope};
+use crate::domain::authz::{self, Caller, Grant, Role, Scope};
 use app::error::AppError;
 
 impl Authenticator {
     /// The grants the creator of application `name` holds now: the rules that name their
     /// subject, verified e-mail or the groups of their last sign-in, and the administrator
     /// settings. None for an application that no longer exists.
-    pub(super) async fn creator_grants(
-        &self,
-        name: &str,
-        rules: &[AccessRule],
-    ) -> Result<Vec<Grant>, AppError> {
+    pub(super) async fn creator_grants(&self, name: &str) -> Result<Vec<Grant>, AppError> {
         let app = match self.db.applications().by_name(name).await {
             Ok(app) => app,
             Err(DbError::NotFound) => return Ok(Vec::new()),
@@ -36,7 +32,8 @@ impl Authenticator {
             };
             (caller, admin)
         };
-        let mut grants = authz::grants_of(rules, &caller);
+        let rules = self.rules_naming(&caller).await?;
+        let mut grants = authz::grants_of(&rules, &caller);
         if admin {
             grants.push((Role::SystemAdministrator, Scope::System));
         }

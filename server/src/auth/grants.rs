@@ -2,7 +2,7 @@
 //! own rules, the administrator settings, and for an application no more than its creator's.
 
 use super::Authenticator;
-use crate::domain::authz::{self, Caller, Role, Scope};
+use crate::domain::authz::{self, AccessRule, Caller, Role, Scope};
 use app::error::AppError;
 use app::model::principal::Principal;
 
@@ -13,14 +13,6 @@ impl Authenticator {
         &self,
         mut principal: Principal,
     ) -> Result<Principal, AppError> {
-        let rules: Vec<_> = self
-            .db
-            .access_rules()
-            .all()
-            .await?
-            .into_iter()
-            .map(|stored| stored.rule)
-            .collect();
         let caller = match &principal.application {
             Some(app) => Caller {
                 app: Some(app.clone()),
@@ -33,23 +25,24 @@ impl Authenticator {
                 app: None,
             },
         };
+        let rules = self.rules_naming(&caller).await?;
         let mut grants = authz::grants_of(&rules, &caller);
         if principal.admin {
             grants.insert(0, (Role::SystemAdministrator, Scope::System));
             grants.dedup();
         }
         let names = if grants.iter().any(|(_, s)| matches!(s, Scope::Project(_))) {
-            self.db.projects().list().await?
+            self.db.projects().names().await?
         } else {
             Vec::new()
         };
         if let Some(app) = &principal.application {
-            let creator = self.creator_grants(app, &rules).await?;
+            let creator = self.creator_grants(app).await?;
             grants = authz::bounded_by(grants, &creator, |id| {
                 names
                     .iter()
-                    .find(|p| p.project.id.to_string() == id)
-                    .map(|p| p.project.department_id.to_string())
+                    .find(|(project, _, _)| project.to_string() == id)
+                    .map(|(_, _, department)| department.to_string())
             });
         }
         let departments = if grants
@@ -67,9 +60,21 @@ impl Authenticator {
                 .map_or_else(|| id.clone(), |d| d.department.name.clone()),
             _ => names
                 .iter()
-                .find(|p| p.project.id.to_string() == scope.id())
-                .map_or_else(|| scope.id().to_owned(), |p| p.project.name.clone()),
+                .find(|(project, _, _)| project.to_string() == scope.id())
+                .map_or_else(|| scope.id().to_owned(), |(_, name, _)| name.clone()),
         });
         Ok(principal)
+    }
+
+    /// The access rules that name `caller`.
+    pub(super) async fn rules_naming(&self, caller: &Caller) -> Result<Vec<AccessRule>, AppError> {
+        Ok(self
+            .db
+            .access_rules()
+            .matching(caller)
+            .await?
+            .into_iter()
+            .map(|stored| stored.rule)
+            .collect())
     }
 }

@@ -3,7 +3,7 @@
 
 use super::audit::record_in;
 use super::{DbError, DbResult, conflict_as, now, on_pool};
-use crate::domain::authz::{AccessRule, Role, Scope, Subject};
+use crate::domain::authz::{AccessRule, Caller, Role, Scope, Subject};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -71,8 +71,41 @@ fn detail(rule: &AccessRule) -> serde_json::Value {
 pub struct AccessRules<'a>(pub(super) &'a super::Database);
 
 impl AccessRules<'_> {
-    /// Every rule, oldest first. Rules are few (people and groups per project), so the caller's
-    /// grants are worked out from all of them in memory.
+    /// The rules that name `caller`: its subject or e-mail, one of its groups, or the
+    /// application it is. Each request reads these, not the whole table.
+    pub async fn matching(&self, caller: &Caller) -> DbResult<Vec<StoredRule>> {
+        let mut subjects: Vec<(&str, &str)> = Vec::new();
+        subjects.extend(caller.subject.as_deref().map(|s| ("user", s)));
+        subjects.extend(caller.email.as_deref().map(|e| ("user", e)));
+        subjects.extend(caller.groups.iter().map(|g| ("group", g.as_str())));
+        subjects.extend(caller.app.as_deref().map(|a| ("app", a)));
+        if subjects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wanted: Vec<String> = (0..subjects.len())
+            .map(|i| {
+                format!(
+                    "(subject_type = ${} AND subject_id = ${})",
+                    2 * i + 1,
+                    2 * i + 2
+                )
+            })
+            .collect();
+        let sql = format!(
+            "SELECT {COLUMNS} FROM access_rules WHERE {} ORDER BY id",
+            wanted.join(" OR ")
+        );
+        let rows: Vec<Row> = on_pool!(self.0, pool => {
+            let mut query = sqlx::query_as(&sql);
+            for (kind, id) in &subjects {
+                query = query.bind(*kind).bind(*id);
+            }
+            query.fetch_all(pool).await
+        })?;
+        rows.into_iter().map(TryInto::try_into).collect()
+    }
+
+    /// Every rule, oldest first, for the lists administrators read.
     pub async fn all(&self) -> DbResult<Vec<StoredRule>> {
         let sql = format!("SELECT {COLUMNS} FROM access_rules ORDER BY id");
         let rows: Vec<Row> = on_pool!(self.0, pool => sqlx::query_as(&sql).fetch_all(pool).await)?;

@@ -202,6 +202,13 @@ impl Projects<'_> {
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).fetch_all(pool).await)?)
     }
 
+    /// Every project's id, name and department, and nothing else: what naming a principal's
+    /// grants needs on every request, without counting anyone's workloads.
+    pub async fn names(&self) -> DbResult<Vec<(Uuid, String, i64)>> {
+        let sql = "SELECT id, name, department_id FROM projects";
+        Ok(on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?)
+    }
+
     /// The projects with an idle-GPU timeout for trainings, by name. Filtered here rather than
     /// in SQL: the two engines spell a JSON lookup differently, and projects are few.
     pub async fn with_idle_rule(&self) -> DbResult<Vec<Project>> {

@@ -104,6 +104,25 @@ impl ListQuery {
         Ok(query)
     }
 
+    /// The field the list is sorted by, and whether from the largest down.
+    pub fn sort(&self) -> (Option<&str>, bool) {
+        (self.sort_by.as_deref(), self.descending)
+    }
+
+    /// How many matching items to skip, and at most how many to show.
+    pub fn window(&self) -> (usize, usize) {
+        (self.offset, self.limit.unwrap_or(usize::MAX))
+    }
+
+    /// Whether `item`, as it serializes, passes every filter.
+    pub fn matches<T: Serialize>(&self, item: &T) -> bool {
+        if self.filters.is_empty() {
+            return true;
+        }
+        let value = serde_json::to_value(item).unwrap_or(Value::Null);
+        self.filters.iter().all(|f| f.matches(&value))
+    }
+
     /// The offset of the page after one that showed `shown` of `total` items, if any.
     pub fn next(&self, shown: usize, total: usize) -> Option<usize> {
         let end = self.offset.saturating_add(shown);

@@ -110,23 +110,65 @@ pub struct WorkloadList {
     pub next: Option<usize>,
 }
 
-/// Every workload the caller may read, across its projects.
-async fn visible(state: &AppState, principal: &Principal) -> Result<Vec<Workload>, ApiError> {
-    let mut all = Vec::new();
+/// The order the database can give the list in, when the query's sort is one it keeps in step
+/// with (times; names and phases sort by collation there, by bytes here). `None` sorts here.
+fn database_order(query: &ListQuery) -> Option<(&'static str, &'static str)> {
+    let (field, descending) = query.sort();
+    let direction = if descending { "desc" } else { "asc" };
+    match field {
+        None => Some(("createdAt", "desc")),
+        Some("createdAt") => Some(("createdAt", direction)),
+        Some("updatedAt") => Some(("updatedAt", direction)),
+        _ => None,
+    }
+}
+
+/// The page the query asks for of the workloads the caller may read, and the offset of the next.
+/// The database pages through them in its order, 500 at a time, and each is cut down to its list
+/// shape at once, so no spec outlives its page. Sorted by the database, the scan stops once the
+/// page and one more match are found; otherwise every match is kept (without specs) and sorted.
+async fn scan(
+    state: &AppState,
+    principal: &Principal,
+    query: &ListQuery,
+    search: Option<String>,
+) -> Result<(Vec<RunaiWorkload>, Option<usize>), ApiError> {
+    let order = database_order(query);
+    let (skip, show) = query.window();
+    let enough = skip.saturating_add(show).saturating_add(1);
+    let mut matched = Vec::new();
     let mut offset = 0;
     loop {
-        let query = WorkloadQuery {
+        let page_query = WorkloadQuery {
+            name: search.clone(),
+            sort_by: order.map(|(field, _)| field.to_owned()),
+            sort_order: order.map(|(_, direction)| direction.to_owned()),
             offset: Some(offset),
             limit: Some(500),
             ..WorkloadQuery::default()
         };
-        let page = state.control.list(None, principal, &query).await?;
-        all.extend(page.workloads);
+        let page = state.control.list(None, principal, &page_query).await?;
+        matched.extend(
+            page.workloads
+                .into_iter()
+                .map(RunaiWorkload::from)
+                .filter(|w| query.matches(w)),
+        );
         match page.next {
+            Some(_) if order.is_some() && matched.len() >= enough => break,
             Some(next) => offset = next,
-            None => return Ok(all),
+            None => break,
         }
     }
+    if order.is_some() {
+        let more = matched.len() > skip.saturating_add(show);
+        let page: Vec<_> = matched.into_iter().skip(skip).take(show).collect();
+        let next = (more && !page.is_empty()).then(|| skip + page.len());
+        return Ok((page, next));
+    }
+    let (page, total) = query.apply(matched);
+    let next = query.next(page.len(), total);
+    Ok((page, next))
 }
 
 /// List workloads of every kind.
@@ -144,28 +186,17 @@ pub async fn list_workloads(
     Query(mut pairs): Query<Vec<(String, String)>>,
 ) -> Result<Json<WorkloadList>, ApiError> {
     let deleted = take(&mut pairs, "deleted");
-    let search = take(&mut pairs, "search").map(|s| s.to_lowercase());
+    let search = take(&mut pairs, "search").filter(|s| !s.is_empty());
     let query = ListQuery::parse(&pairs, FIELDS)?;
-    let workloads = match deleted.as_deref() {
-        None | Some("false") => visible(&state, &principal).await?,
-        Some("true") => Vec::new(),
+    let (workloads, next) = match deleted.as_deref() {
+        None | Some("false") => scan(&state, &principal, &query, search).await?,
+        Some("true") => (Vec::new(), None),
         Some(other) => {
             return Err(ApiError::bad_request(format!(
                 "deleted: {other:?} is not true or false"
             )));
         }
     };
-    let rows: Vec<RunaiWorkload> = workloads
-        .into_iter()
-        .map(RunaiWorkload::from)
-        .filter(|w| {
-            search
-                .as_ref()
-                .is_none_or(|s| w.name.to_lowercase().contains(s))
-        })
-        .collect();
-    let (workloads, total) = query.apply(rows);
-    let next = query.next(workloads.len(), total);
     Ok(Json(WorkloadList { workloads, next }))
 }
 
