@@ -1,12 +1,15 @@
-//! Rate limits per client address on what an anonymous caller can make Tephra work for: the
-//! sign-in routes, the token endpoint, and every write of the REST API. Past a limit the answer is
+//! Rate limits on what a caller can make Tephra work for: per client address on the sign-in
+//! routes, the token endpoint and every write of the REST API; and per principal, once known, on
+//! the token endpoint (per client id, whatever address a guesser uses) and the REST API's writes
+//! (per user or application, however many addresses it comes from). Past a limit the answer is
 //! 429 with `Retry-After`; nothing behind it runs. Counting is per minute in fixed windows, in
-//! memory (each replica counts its own), with the table bounded however many addresses call.
+//! memory (each replica counts its own), with the table bounded however many callers there are.
 //! Loopback callers are not counted.
 
 use crate::http::api::ApiError;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::collections::HashMap;
@@ -15,8 +18,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const WINDOW: Duration = Duration::from_secs(60);
-/// Addresses remembered at most; past it, windows that ended are dropped first.
+/// Callers remembered at most; past it, windows that ended are dropped first.
 const MAX_ADDRESSES: usize = 50_000;
+
+/// Who is counted: a client address, or a principal (a user's id, an application's name).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Counted {
+    Address(IpAddr),
+    Principal(String),
+}
 
 /// What is limited, each with its own count per address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -80,7 +90,7 @@ struct Window {
 #[derive(Clone)]
 pub struct RateLimiter {
     limits: Limits,
-    windows: Arc<Mutex<HashMap<(Class, IpAddr), Window>>>,
+    windows: Arc<Mutex<HashMap<(Class, Counted), Window>>>,
 }
 
 impl RateLimiter {
@@ -92,7 +102,7 @@ impl RateLimiter {
     }
 
     /// Counts one request; `Err` with the seconds until the window ends when over the limit.
-    fn admit(&self, class: Class, address: IpAddr, now: Instant) -> Result<(), u64> {
+    fn admit(&self, class: Class, who: Counted, now: Instant) -> Result<(), u64> {
         let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
         if windows.len() >= MAX_ADDRESSES {
             windows.retain(|_, w| now.duration_since(w.began) < WINDOW);
@@ -101,7 +111,7 @@ impl RateLimiter {
                 windows.clear();
             }
         }
-        let window = windows.entry((class, address)).or_insert(Window {
+        let window = windows.entry((class, who)).or_insert(Window {
             began: now,
             count: 0,
         });
@@ -119,10 +129,47 @@ impl RateLimiter {
         Ok(())
     }
 
+    /// Counts one request of `class` by `principal`, made over the connection `parts` came on;
+    /// a 429 naming the limit when over it. Loopback callers are not counted.
+    pub fn admit_principal(
+        &self,
+        class: Class,
+        principal: &str,
+        parts: &Parts,
+    ) -> Result<(), ApiError> {
+        let connection = parts.extensions.get::<ConnectInfo<SocketAddr>>();
+        let address = self.address_of(&parts.headers, connection);
+        if address.is_none_or(|a| a.is_loopback()) {
+            return Ok(());
+        }
+        self.admit(
+            class,
+            Counted::Principal(principal.to_owned()),
+            Instant::now(),
+        )
+        .map_err(|retry_after| {
+            tracing::warn!(principal, ?class, "rate limit reached");
+            ApiError::too_many(
+                format!("too many requests as {principal:?}; try again in {retry_after} seconds"),
+                retry_after,
+            )
+        })
+    }
+
     fn address(&self, request: &Request) -> Option<IpAddr> {
+        self.address_of(
+            request.headers(),
+            request.extensions().get::<ConnectInfo<SocketAddr>>(),
+        )
+    }
+
+    fn address_of(
+        &self,
+        headers: &HeaderMap,
+        connection: Option<&ConnectInfo<SocketAddr>>,
+    ) -> Option<IpAddr> {
         if self.limits.trust_forwarded_for
-            && let Some(forwarded) = request
-                .headers()
+            && let Some(forwarded) = headers
                 .get("x-forwarded-for")
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.rsplit(',').next())
@@ -130,10 +177,7 @@ impl RateLimiter {
         {
             return Some(forwarded);
         }
-        request
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|info| info.0.ip())
+        connection.map(|info| info.0.ip())
     }
 }
 
@@ -147,7 +191,7 @@ pub async fn limit(State(limiter): State<RateLimiter>, request: Request, next: N
     let Some(address) = limiter.address(&request).filter(|a| !a.is_loopback()) else {
         return next.run(request).await;
     };
-    match limiter.admit(class, address, Instant::now()) {
+    match limiter.admit(class, Counted::Address(address), Instant::now()) {
         Ok(()) => next.run(request).await,
         Err(retry_after) => {
             tracing::warn!(%address, ?class, "rate limit reached");
@@ -176,22 +220,23 @@ mod tests {
             write: 3,
             trust_forwarded_for: false,
         });
-        let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let address = |a: &str| Counted::Address(a.parse().unwrap());
+        let (a, b) = (address("10.0.0.1"), address("10.0.0.2"));
         let now = Instant::now();
-        assert!(limiter.admit(Class::Token, a, now).is_ok());
-        let retry = limiter.admit(Class::Token, a, now).unwrap_err();
+        assert!(limiter.admit(Class::Token, a.clone(), now).is_ok());
+        let retry = limiter.admit(Class::Token, a.clone(), now).unwrap_err();
         assert_eq!(retry, 60);
         assert!(
-            limiter.admit(Class::Token, b, now).is_ok(),
+            limiter.admit(Class::Token, b.clone(), now).is_ok(),
             "another address"
         );
         assert!(
-            limiter.admit(Class::SignIn, a, now).is_ok(),
+            limiter.admit(Class::SignIn, a.clone(), now).is_ok(),
             "another class"
         );
         let later = now + WINDOW;
         assert!(
-            limiter.admit(Class::Token, a, later).is_ok(),
+            limiter.admit(Class::Token, a.clone(), later).is_ok(),
             "a new window"
         );
         assert_eq!(Class::of(&Method::GET, "/api/v1/workloads"), None);

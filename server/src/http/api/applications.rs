@@ -1,10 +1,11 @@
 //! `/api/v1/apps` (applications for scripts) and `POST /api/v1/token` (an application's
 //! credentials for a short-lived access token), in Run:ai's shapes.
 
-use super::error::{BadRequest, Conflict, Forbidden, NotFound, Unauthorized};
+use super::error::{BadRequest, Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized};
 use super::{Acting, ApiError, JsonBody, created};
 use crate::auth::bearer::{Credentials, IssuedToken};
 use crate::http::AppState;
+use crate::http::limits::Class;
 use app::model::access::{ApplicationView, CreatedApplication, NewAppSecret, NewApplication};
 use axum::Json;
 use axum::Router;
@@ -97,11 +98,16 @@ pub async fn rotate_secret(
 /// (`appID`/`appSecret` too). Use it as `Authorization: Bearer <accessToken>`.
 #[utoipa::path(post, path = "/api/v1/token", tag = "applications",
     request_body(content = serde_json::Value, description = "grantType and the application's credentials"),
-    responses((status = 200, body = IssuedToken), BadRequest, Unauthorized))]
+    responses((status = 200, body = IssuedToken), BadRequest, Unauthorized, TooManyRequests))]
 pub async fn token(
     State(state): State<AppState>,
+    parts: axum::http::request::Parts,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<Json<IssuedToken>, ApiError> {
     let credentials = Credentials::parse(&body)?;
+    // Per client id too: a guesser of one application's secret gains nothing from more addresses.
+    state
+        .limits
+        .admit_principal(Class::Token, &credentials.client_id, &parts)?;
     Ok(Json(state.auth.issue_token(&credentials).await?))
 }

@@ -100,9 +100,9 @@ pub fn status_of(error: &AppError) -> StatusCode {
     }
 }
 
-/// An error answer.
+/// An error answer, and for a 429 when to try again (`Retry-After`, seconds).
 #[derive(Debug)]
-pub struct ApiError(ErrorBody);
+pub struct ApiError(ErrorBody, Option<u64>);
 
 impl ApiError {
     /// What the answer says.
@@ -118,13 +118,23 @@ impl ApiError {
 
     /// An answer of `status` saying `message`, for refusals made before any handler runs.
     pub fn status(status: StatusCode, message: impl Into<String>) -> Self {
-        ApiError(ErrorBody {
-            code: status.as_u16(),
-            message: message.into(),
-            details: Vec::new(),
-            desired_phase: None,
-            actual_phase: None,
-        })
+        ApiError(
+            ErrorBody {
+                code: status.as_u16(),
+                message: message.into(),
+                details: Vec::new(),
+                desired_phase: None,
+                actual_phase: None,
+            },
+            None,
+        )
+    }
+
+    /// 429 saying `message`, to be tried again after `seconds`.
+    pub fn too_many(message: impl Into<String>, seconds: u64) -> Self {
+        let mut error = Self::status(StatusCode::TOO_MANY_REQUESTS, message);
+        error.1 = Some(seconds);
+        error
     }
 
     pub fn body(&self) -> &ErrorBody {
@@ -156,20 +166,29 @@ impl From<AppError> for ApiError {
             } => (Some(*desired), Some(*actual)),
             _ => (None, None),
         };
-        ApiError(ErrorBody {
-            code,
-            message,
-            details: details(error.field_errors()),
-            desired_phase,
-            actual_phase,
-        })
+        ApiError(
+            ErrorBody {
+                code,
+                message,
+                details: details(error.field_errors()),
+                desired_phase,
+                actual_phase,
+            },
+            None,
+        )
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.0.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, Json(self.0)).into_response()
+        let mut response = (status, Json(self.0)).into_response();
+        if let Some(seconds) = self.1 {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, seconds.into());
+        }
+        response
     }
 }
 

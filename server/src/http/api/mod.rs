@@ -25,12 +25,13 @@ pub mod workloads;
 pub use error::{ApiError, ErrorBody, ErrorDetail};
 
 use super::AppState;
+use crate::http::limits::Class;
 use app::model::principal::Principal;
 use axum::Json;
 use axum::Router;
 use axum::extract::{FromRequest, FromRequestParts};
-use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::http::{Method, StatusCode};
 use serde::Serialize;
 
 pub fn router() -> Router<AppState> {
@@ -82,7 +83,18 @@ impl FromRequestParts<AppState> for Acting {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        Ok(Acting(state.backend.authenticate(parts).await?))
+        let principal = state.backend.authenticate(parts).await?;
+        // Writes count per principal as well as per address: one account spread over many
+        // addresses is still one caller.
+        let writes = [Method::POST, Method::PUT, Method::PATCH, Method::DELETE];
+        if writes.contains(&parts.method) {
+            let who = principal
+                .application
+                .clone()
+                .unwrap_or_else(|| principal.user_id.clone());
+            state.limits.admit_principal(Class::Write, &who, parts)?;
+        }
+        Ok(Acting(principal))
     }
 }
 
