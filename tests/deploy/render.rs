@@ -119,6 +119,11 @@ pub fn defaults_run_one_hardened_replica_on_sqlite_in_an_empty_dir() -> anyhow::
         "SQLite needs no URL"
     );
     ensure!(
+        env(c, "TEPHRA_TRUST_FORWARDED_FOR").is_none(),
+        "without the Ingress and its namespaces, a forwarded address is anyone's to claim"
+    );
+    ensure!(env(c, "TEPHRA_METRICS_TOKEN_FILE").is_none());
+    ensure!(
         volume(d, "data").is_some_and(|v| v["emptyDir"].is_object()),
         "the data directory is an emptyDir"
     );
@@ -179,6 +184,20 @@ pub fn production_values_reference_secrets_and_spread_three_replicas() -> anyhow
     assert_eq!(
         env(c, "TEPHRA_PUBLIC_URL").map(|e| &e["value"]),
         Some(&"https://tephra.example.org".into())
+    );
+    // Behind the Ingress, with only its namespaces let in, clients count by the address it saw.
+    assert_eq!(
+        env(c, "TEPHRA_TRUST_FORWARDED_FOR").map(|e| &e["value"]),
+        Some(&"true".into())
+    );
+    let token = env(c, "TEPHRA_METRICS_TOKEN_FILE").context("the scraper's token file")?;
+    let metrics = volume(d, "metrics-token").context("the token is a volume")?;
+    assert_eq!(metrics["secret"]["secretName"], "tephra-metrics");
+    ensure!(
+        token["value"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(mount_path(c, "metrics-token").unwrap_or("?"))
     );
 
     let pdb = of_kind(&objects, "PodDisruptionBudget");

@@ -106,3 +106,18 @@ app.kubernetes.io/part-of: tephra
 {{- define "tephra.s3CsiDriver" -}}
 {{- default "ru.yandex.s3.csi" .Values.clusterProfile.s3CsiDriver }}
 {{- end }}
+
+{{/*
+"true" when Tephra should count clients by X-Forwarded-For: as `config.trustForwardedFor` says,
+or with `auto` when the Ingress is rendered and the NetworkPolicy lets only named peers (the
+ingress controller) reach the port, so nobody else can send the header.
+*/}}
+{{- define "tephra.trustForwardedFor" -}}
+{{- $trust := .Values.config.trustForwardedFor -}}
+{{- $np := .Values.networkPolicy -}}
+{{- if kindIs "bool" $trust -}}
+{{- if $trust -}}true{{- end -}}
+{{- else if and .Values.ingress.enabled $np.enabled (or $np.ingressNamespaces $np.ingressFrom) -}}
+true
+{{- end -}}
+{{- end }}
