@@ -453,6 +453,27 @@ async fn the_new_training_form_submits_without_javascript() {
         page.contains("lowercase letters, digits or"),
         "the name's message is shown"
     );
+    assert!(
+        page.contains("data-testid=\"from-link\"") && page.contains("runs image busybox"),
+        "a form filled in from its address says so"
+    );
+    // Anyone can send such a link: the form names what it would mount before it is submitted.
+    let crafted = serde_json::json!({"name": "x", "projectId": "default", "spec": {
+        "image": "busybox", "storage": {"secretVolume": [{"secret": "db-password", "mountPath": "/s"}]}}});
+    let link = format!(
+        "/trainings/new?draft={}",
+        app::model::url::encode(&crafted.to_string())
+    );
+    let page = server.get(&link).await.text().await.unwrap();
+    assert!(
+        page.contains("mounts Secret db-password at /s"),
+        "the crafted link's Secret is named"
+    );
+    let plain = server.get("/trainings/new").await.text().await.unwrap();
+    assert!(
+        !plain.contains("from-link"),
+        "a plain form has no such notice"
+    );
     assert_eq!(
         server
             .db

@@ -48,6 +48,8 @@ struct Start {
     /// An error from a submit without JavaScript that no field can show.
     problem: Option<String>,
     cloned_from: Option<String>,
+    /// Filled in from the page's address (`?draft=`): what it would run and reach, to check.
+    from_link: Option<Vec<String>>,
 }
 
 impl Start {
@@ -58,6 +60,7 @@ impl Start {
             errors: Vec::new(),
             problem: None,
             cloned_from: None,
+            from_link: None,
         }
     }
 }
@@ -112,6 +115,7 @@ async fn start_from(
         let start = Start {
             errors,
             problem,
+            from_link: Some(draft.carried()),
             ..Start::fresh(draft)
         };
         return Ok((start, projects));
@@ -217,6 +221,7 @@ fn TrainingForm(start: Start, projects: Vec<(String, String)>) -> impl IntoView 
                 }}
             </p>
         })}
+        {start.from_link.map(|lines| view! { <FromLink lines /> })}
         {start.problem.map(|problem| view! {
             <p role="alert" class="mb-4 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
                 {problem}
@@ -253,6 +258,22 @@ fn TrainingForm(start: Start, projects: Vec<(String, String)>) -> impl IntoView 
                 <preview::Preview />
             </div>
         </div>
+    }
+}
+
+/// A form filled in from its address: anyone can send a link that fills in any request, so the
+/// reader is told, and shown what it would run and reach, before they submit it.
+#[component]
+fn FromLink(lines: Vec<String>) -> impl IntoView {
+    view! {
+        <section aria-label="Filled in from a link" class="mb-4 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950" data-testid="from-link">
+            <p class="font-medium">
+                "This form was filled in from its address: a link someone sent, or your own submit coming back. Check it before you submit. As it stands, it:"
+            </p>
+            <ul class="mt-1 list-disc pl-5">
+                {lines.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+            </ul>
+        </section>
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod fields;
 mod generic;
+mod link;
 pub use generic::TYPE_KEY;
 pub mod path;
 pub mod posted;
