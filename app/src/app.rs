@@ -19,6 +19,8 @@ pub const STYLESHEET_PATH: &str = "/pkg/tephra.css";
 
 /// The HTML document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::csp::send_with_page();
     view! {
         <!DOCTYPE html>
         <html lang="en">

@@ -11,6 +11,7 @@ pub mod app;
 #[cfg(feature = "ssr")]
 pub mod backend;
 pub mod components;
+pub mod csp;
 pub mod error;
 pub mod model;
 pub mod pages;
