@@ -68,6 +68,7 @@ async fn start_cluster(
     db: &Database,
     profile: &domain::cluster::ClusterProfile,
     metrics: &Arc<metrics::Metrics>,
+    keys: Option<&domain::keyring::Keyring>,
 ) -> anyhow::Result<cluster::ClusterHandle> {
     let id = cluster::cluster_id(db, args.cluster_id.as_deref()).await?;
     Ok(match cluster::connect(args.kubeconfig.as_deref()).await? {
@@ -75,7 +76,7 @@ async fn start_cluster(
             let settings = cluster::Settings {
                 profile: profile.clone(),
                 resync: Duration::from_secs(args.resync_seconds),
-                key: cluster::owner_key(db).await?,
+                key: cluster::owner_key(db, keys.map(|k| &k.owner)).await?,
                 metrics: Arc::clone(metrics),
                 leadership: leadership(args, db),
                 project_access: args.project_access()?,
@@ -94,8 +95,17 @@ const EXPOSED_KEY_SETTING: &str = "exposed-url-key";
 
 /// The key that signs exposed URLs' passes, created at the first start and kept in the database
 /// like the owner key, so every replica verifies what any replica signed. A key of its own: a
-/// pass can never be taken for an owner signature or an application token.
-async fn exposed_key(db: &Database) -> anyhow::Result<domain::exposed::PassKey> {
+/// pass can never be taken for an owner signature or an application token. With a keys file it
+/// is derived from the token keys instead, so the database holds no key that opens a job's host.
+async fn exposed_key(
+    db: &Database,
+    keys: Option<&domain::keyring::Keyring>,
+) -> anyhow::Result<domain::exposed::PassKey> {
+    if let Some(keys) = keys {
+        let tokens = auth::tokens::AppTokens::from_ring(keys.tokens.clone());
+        let (current, older) = tokens.derived_keys("exposed-url-pass");
+        return Ok(domain::exposed::PassKey::rotating(current, older));
+    }
     let stored = db
         .settings()
         .get_or_create(EXPOSED_KEY_SETTING, auth::tokens::new_key)
@@ -133,6 +143,7 @@ fn leptos_options(args: &ServeArgs, local_addr: SocketAddr) -> LeptosOptions {
 impl Application {
     pub async fn build(args: &ServeArgs) -> anyhow::Result<Self> {
         args.validate()?;
+        let keys = args.keys.keyring()?;
         let db = open_database(args).await?;
         let profile = match &args.cluster_profile {
             Some(path) => render_cli::load_profile(path).map_err(anyhow::Error::msg)?,
@@ -149,10 +160,11 @@ impl Application {
             anyhow::bail!("--cluster-profile (TEPHRA_CLUSTER_PROFILE): {why}");
         }
         let metrics = metrics::Metrics::new();
-        let cluster = start_cluster(args, &db, &profile, &metrics).await?;
+        let cluster = start_cluster(args, &db, &profile, &metrics, keys.as_ref()).await?;
         let dev_login = args.dev_login_enabled()?;
-        let (auth, sessions) = auth::start(args, &db, &cluster.shared.health).await?;
-        let exposed_key = exposed_key(&db).await?;
+        let token_keys = keys.as_ref().map(|k| &k.tokens);
+        let (auth, sessions) = auth::start(args, &db, &cluster.shared.health, token_keys).await?;
+        let exposed_key = exposed_key(&db, keys.as_ref()).await?;
 
         let listener = TcpListener::bind(args.addr).await.with_context(|| {
             format!(

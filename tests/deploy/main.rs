@@ -49,6 +49,7 @@ fn main() {
         render::defaults_run_one_hardened_replica_on_sqlite_in_an_empty_dir,
         render::production_values_reference_secrets_and_spread_three_replicas,
         render::secrets_given_as_values_go_into_secrets_not_the_pod_spec,
+        render::a_keys_secret_is_mounted_read_only_and_passed_as_the_keys_file,
         render::sqlite_with_several_replicas_is_refused_at_template_time,
         render::settings_tephra_would_refuse_are_refused_at_template_time,
         render::every_variable_the_pod_gets_is_one_tephra_reads,

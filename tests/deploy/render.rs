@@ -271,6 +271,38 @@ pub fn secrets_given_as_values_go_into_secrets_not_the_pod_spec() -> anyhow::Res
     Ok(())
 }
 
+pub fn a_keys_secret_is_mounted_read_only_and_passed_as_the_keys_file() -> anyhow::Result<()> {
+    let objects = chart::template(&Values::production())?;
+    let d = deployment(&objects)?;
+    let c = container(d)?;
+    let keys = volume(d, "keys").context("the keys Secret is a volume")?;
+    assert_eq!(keys["secret"]["secretName"], "tephra-keys");
+    assert_eq!(keys["secret"]["items"][0]["key"], "keys.yaml");
+    assert_eq!(keys["secret"]["defaultMode"], 288);
+    let file = env(c, "TEPHRA_KEYS_FILE").context("the keys file is named")?["value"]
+        .as_str()
+        .unwrap_or_default();
+    let mount = mount_path(c, "keys").context("the keys are mounted")?;
+    ensure!(file.starts_with(mount), "{file} under {mount}");
+    let mounted = c["volumeMounts"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["name"] == "keys"))
+        .context("the keys mount")?;
+    assert_eq!(mounted["readOnly"], true);
+    // Another key name in the Secret is still the file Tephra reads.
+    let objects = chart::template(&Values::production().set("keys.existingSecretKey=signing"))?;
+    let d = deployment(&objects)?;
+    let keys = volume(d, "keys").context("the keys Secret is a volume")?;
+    assert_eq!(keys["secret"]["items"][0]["key"], "signing");
+    assert_eq!(keys["secret"]["items"][0]["path"], "keys.yaml");
+    // Without the value the keys stay in the database: no variable, no volume.
+    let objects = chart::template(&Values::defaults())?;
+    let d = deployment(&objects)?;
+    ensure!(env(container(d)?, "TEPHRA_KEYS_FILE").is_none());
+    ensure!(volume(d, "keys").is_none());
+    Ok(())
+}
+
 pub fn sqlite_with_several_replicas_is_refused_at_template_time() -> anyhow::Result<()> {
     for values in [
         Values::defaults().set("replicaCount=3"),

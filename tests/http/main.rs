@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 mod clusters;
 mod cross_site;
 mod headers;
+mod keys;
 mod limits;
 mod metrics;
 mod nul;
@@ -80,11 +81,16 @@ impl Running {
     }
 
     /// Stops the server and starts another on the same database.
-    async fn restart(mut self) -> Self {
+    async fn restart(self) -> Self {
+        self.restart_with(&[]).await
+    }
+
+    /// Stops the server and starts another on the same data directory with `extra` flags.
+    async fn restart_with(mut self, extra: &[&str]) -> Self {
         let data = tempfile::tempdir().unwrap();
         let data = std::mem::replace(&mut self._data, data);
         self.stop().await;
-        Self::start_in(data).await
+        Self::start_with(data, extra).await
     }
 
     async fn stop(mut self) {

@@ -19,6 +19,7 @@ pub use standing::Credential;
 
 use crate::config::ServeArgs;
 use crate::db::{Database, DbResult, users::Identity as UserIdentity};
+use crate::domain::keyring::KeyRing;
 use crate::supervise::{Health, supervise};
 use anyhow::Context;
 use app::error::AppError;
@@ -90,6 +91,7 @@ pub async fn start(
     args: &ServeArgs,
     db: &Database,
     health: &Health,
+    keys: Option<&KeyRing>,
 ) -> anyhow::Result<(Authenticator, SessionSettings)> {
     let oidc = match args.auth.oidc(args.addr)? {
         Some(settings) => {
@@ -113,6 +115,7 @@ pub async fn start(
         oidc,
         admins,
         max_session_seconds,
+        keys,
     )
     .await
     .context("cannot record the development user or the token key")?
@@ -152,13 +155,15 @@ pub struct Authenticator {
 }
 
 impl Authenticator {
-    /// With `dev_login`, records the development user (creating it on first start).
+    /// With `dev_login`, records the development user (creating it on first start). Tokens are
+    /// signed with `keys` (the keys file's token ring), or else with the database's key.
     pub async fn new(
         db: &Database,
         dev_login: bool,
         oidc: Option<Arc<Oidc>>,
         admins: Admins,
         max_session_seconds: i64,
+        keys: Option<&KeyRing>,
     ) -> DbResult<Self> {
         let dev_principal = if dev_login {
             let user = db.users().upsert(&dev_identity()).await?;
@@ -178,19 +183,25 @@ impl Authenticator {
         } else {
             None
         };
-        let key = db
-            .settings()
-            .get_or_create(tokens::SETTING, tokens::new_key)
-            .await?;
-        let app_tokens = tokens::AppTokens::new(&key)
-            .map_err(|e| crate::db::DbError::Corrupt(format!("the token key: {e}")))?;
+        let app_tokens = match keys {
+            Some(ring) => tokens::AppTokens::from_ring(ring.clone()),
+            None => {
+                let key = db
+                    .settings()
+                    .get_or_create(tokens::SETTING, tokens::new_key)
+                    .await?;
+                tokens::AppTokens::new(&key)
+                    .map_err(|e| crate::db::DbError::Corrupt(format!("the token key: {e}")))?
+            }
+        };
+        let (pending_key, older_pending_keys) = app_tokens.derived_keys("pending-login");
         Ok(Authenticator {
             db: db.clone(),
             dev_principal,
             oidc,
             admins,
             max_session_seconds,
-            pending: pending::PendingSeal::new(app_tokens.derived_key("pending-login")),
+            pending: pending::PendingSeal::new(pending_key, older_pending_keys),
             app_tokens,
             scrape_token: None,
         })

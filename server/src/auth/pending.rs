@@ -2,7 +2,8 @@
 //! ten minutes, not in a session row: an anonymous `GET /auth/login` writes nothing to the
 //! database, so nobody can fill the session table by asking for sign-in pages. The cookie holds
 //! `state`, `nonce` and the PKCE verifier, which only this browser needs back, signed with a key
-//! derived from the installation's token key so it cannot be forged or altered.
+//! derived from the installation's token key so it cannot be forged or altered. A cookie sealed
+//! just before a key rotation still opens under the older key while it is listed.
 
 use super::oidc::PendingLogin;
 use base64::Engine as _;
@@ -19,31 +20,37 @@ const MAX_NEXT: usize = 1024;
 
 #[derive(Clone)]
 pub struct PendingSeal {
-    key: Vec<u8>,
+    /// Seals.
+    current: Vec<u8>,
+    /// Still open what they sealed.
+    older: Vec<Vec<u8>>,
+}
+
+fn mac(key: &[u8], payload: &str) -> Hmac<Sha256> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes any key size");
+    mac.update(payload.as_bytes());
+    mac
 }
 
 impl PendingSeal {
-    pub fn new(key: Vec<u8>) -> Self {
-        PendingSeal { key }
-    }
-
-    fn mac(&self, payload: &str) -> Hmac<Sha256> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key size");
-        mac.update(payload.as_bytes());
-        mac
+    /// Seals with `current`; opens what `current` or any of `older` sealed.
+    pub fn new(current: Vec<u8>, older: Vec<Vec<u8>>) -> Self {
+        PendingSeal { current, older }
     }
 
     fn seal(&self, pending: &PendingLogin) -> String {
         let json = serde_json::to_vec(pending).unwrap_or_default();
         let payload = B64.encode(json);
-        let signature = B64.encode(self.mac(&payload).finalize().into_bytes());
+        let signature = B64.encode(mac(&self.current, &payload).finalize().into_bytes());
         format!("{payload}.{signature}")
     }
 
     fn open(&self, value: &str) -> Option<PendingLogin> {
         let (payload, signature) = value.split_once('.')?;
         let signature = B64.decode(signature).ok()?;
-        self.mac(payload).verify_slice(&signature).ok()?;
+        std::iter::once(&self.current)
+            .chain(&self.older)
+            .find(|key| mac(key, payload).verify_slice(&signature).is_ok())?;
         serde_json::from_slice(&B64.decode(payload).ok()?).ok()
     }
 
@@ -97,7 +104,7 @@ mod tests {
 
     #[test]
     fn a_sealed_sign_in_comes_back_only_unaltered() {
-        let seal = PendingSeal::new(b"key".to_vec());
+        let seal = PendingSeal::new(b"key".to_vec(), Vec::new());
         let set = seal.set_cookie(pending("/trainings"), true);
         assert!(set.contains("HttpOnly") && set.contains("Secure") && set.contains("Max-Age=600"));
         let value = set["tephra_login=".len()..]
@@ -108,7 +115,7 @@ mod tests {
             .from_headers(&headers(&format!("other=1; tephra_login={value}")))
             .expect("opens");
         assert_eq!(back.next, "/trainings");
-        let other_key = PendingSeal::new(b"another".to_vec());
+        let other_key = PendingSeal::new(b"another".to_vec(), Vec::new());
         assert!(
             other_key
                 .from_headers(&headers(&format!("tephra_login={value}")))
@@ -131,5 +138,20 @@ mod tests {
             .unwrap_or_default();
         let back = seal.from_headers(&headers(&format!("tephra_login={value}")));
         assert_eq!(back.map(|p| p.next).as_deref(), Some("/"));
+    }
+
+    #[test]
+    fn a_sign_in_sealed_before_a_rotation_opens_while_the_older_key_is_listed() {
+        let before = PendingSeal::new(b"old".to_vec(), Vec::new());
+        let set = before.set_cookie(pending("/trainings"), true);
+        let value = set["tephra_login=".len()..]
+            .split(';')
+            .next()
+            .unwrap_or_default();
+        let cookie = headers(&format!("tephra_login={value}"));
+        let rotated = PendingSeal::new(b"new".to_vec(), vec![b"old".to_vec()]);
+        assert!(rotated.from_headers(&cookie).is_some());
+        let dropped = PendingSeal::new(b"new".to_vec(), Vec::new());
+        assert!(dropped.from_headers(&cookie).is_none());
     }
 }

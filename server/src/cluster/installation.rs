@@ -1,7 +1,9 @@
 //! What identifies this installation, kept in the database at the first start: the key that signs
-//! what Tephra creates, and the cluster's id that Run:ai clients send back.
+//! what Tephra creates (unless a keys file holds it), and the cluster's id that Run:ai clients
+//! send back.
 
 use crate::db::Database;
+use crate::domain::keyring::KeyRing;
 use crate::domain::ownership::OwnerKey;
 use anyhow::Context;
 use uuid::Uuid;
@@ -9,8 +11,13 @@ use uuid::Uuid;
 /// The settings key of the key that signs Tephra's Jobs.
 const OWNER_KEY_SETTING: &str = "owner-key";
 
-/// The installation's owner key, created at the first start and read from the database after.
-pub async fn owner_key(db: &Database) -> anyhow::Result<OwnerKey> {
+/// The installation's owner key: the keys file's ring when one is given (the database's key is
+/// then neither read nor created), else created at the first start and read from the database
+/// after.
+pub async fn owner_key(db: &Database, ring: Option<&KeyRing>) -> anyhow::Result<OwnerKey> {
+    if let Some(ring) = ring {
+        return Ok(OwnerKey::from_ring(ring));
+    }
     let stored = db
         .settings()
         .get_or_create(OWNER_KEY_SETTING, || {

@@ -158,6 +158,8 @@ pub struct ClusterHandle {
     election: Option<Arc<lease::Election>>,
     /// The API server, for what is read on demand (pod logs); `None` without a cluster.
     pub client: Option<kube::Client>,
+    /// What signs and recognises Tephra's objects; `None` without a cluster.
+    pub key: Option<OwnerKey>,
 }
 
 /// The reason a workload shows while Tephra has no cluster to run it on.
@@ -178,6 +180,7 @@ impl ClusterHandle {
             _leading: Arc::new(leading_tx),
             election: None,
             client: None,
+            key: None,
         }
     }
 
@@ -308,7 +311,7 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         profile,
         namespaces,
         shared: shared.clone(),
-        key,
+        key: key.clone(),
         backoffs,
         refresh: refresh_tx,
         events: events.clone(),
@@ -345,6 +348,7 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         _leading: leading_tx,
         election,
         client: Some(client),
+        key: Some(key),
     }
 }
 

@@ -4,11 +4,13 @@
 
 mod access;
 mod auth;
+mod keys;
 mod limits;
 
 pub use access::{AccessArgs, ProjectAccess};
 pub use auth::{AuthArgs, OidcSettings, PublicUrl};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+pub use keys::KeyArgs;
 pub use limits::LimitArgs;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -259,6 +261,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub limits: LimitArgs,
+
+    #[command(flatten)]
+    pub keys: KeyArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -324,6 +329,7 @@ impl ServeArgs {
         self.project_access()?;
         self.limits.limits()?;
         self.limits.streams()?;
+        self.keys.keyring()?;
         crate::db::Engine::from_url(&self.database_url()).map_err(|e| ConfigError {
             option: "--database-url (TEPHRA_DATABASE_URL)",
             message: e.to_string(),

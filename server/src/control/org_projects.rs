@@ -229,14 +229,10 @@ impl Control {
     /// the cluster cannot be read the project is created: the reconciler reads the namespace
     /// again before it labels or uses it, and refuses it then.
     async fn foreign_namespace(&self, namespace: &str) -> Result<bool, AppError> {
-        let Some(client) = &self.cluster.client else {
+        let (Some(client), Some(key)) = (&self.cluster.client, &self.cluster.key) else {
             return Ok(false);
         };
-        let key = crate::cluster::owner_key(&self.db).await.map_err(|e| {
-            tracing::error!(error = %e, "cannot read the owner key");
-            AppError::Internal
-        })?;
-        match crate::cluster::namespace::exists_unsigned(client, &key, namespace).await {
+        match crate::cluster::namespace::exists_unsigned(client, key, namespace).await {
             Ok(foreign) => Ok(foreign),
             Err(error) => {
                 tracing::warn!(%error, namespace, "cannot read the new project's namespace; the reconciler checks it");

@@ -153,9 +153,13 @@ pub enum PassError {
     Expired,
 }
 
-/// The key passes are signed with; kept in the database's settings like Tephra's other keys.
+/// The key passes are signed with: kept in the database's settings, or, with a keys file,
+/// derived from its token keys; then what an older key signed opens while it is listed.
 #[derive(Clone)]
-pub struct PassKey(Vec<u8>);
+pub struct PassKey {
+    current: Vec<u8>,
+    older: Vec<Vec<u8>>,
+}
 
 impl std::fmt::Debug for PassKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -167,11 +171,19 @@ impl PassKey {
     /// A key from its stored form (hex); `None` when it is not hex or too short to be a key.
     pub fn from_hex(stored: &str) -> Option<Self> {
         let bytes = hex::decode(stored.trim()).ok()?;
-        (bytes.len() >= 32).then_some(PassKey(bytes))
+        (bytes.len() >= 32).then_some(PassKey {
+            current: bytes,
+            older: Vec::new(),
+        })
     }
 
-    fn mac(&self, purpose: Purpose, payload: &str) -> Hmac<Sha256> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes keys of any size");
+    /// Seals with `current`; opens what `current` or any of `older` sealed.
+    pub fn rotating(current: Vec<u8>, older: Vec<Vec<u8>>) -> Self {
+        PassKey { current, older }
+    }
+
+    fn mac(key: &[u8], purpose: Purpose, payload: &str) -> Hmac<Sha256> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any size");
         for part in [purpose.tag(), "\n", payload] {
             mac.update(part.as_bytes());
         }
@@ -181,7 +193,11 @@ impl PassKey {
     /// `<payload>.<signature>`, both base64url: safe in a query and in a cookie.
     pub fn seal(&self, purpose: Purpose, pass: &Pass) -> String {
         let payload = B64.encode(serde_json::to_vec(pass).expect("a pass serializes"));
-        let signature = B64.encode(self.mac(purpose, &payload).finalize().into_bytes());
+        let signature = B64.encode(
+            Self::mac(&self.current, purpose, &payload)
+                .finalize()
+                .into_bytes(),
+        );
         format!("{payload}.{signature}")
     }
 
@@ -197,9 +213,14 @@ impl PassKey {
         let (payload, signature) = sealed.split_once('.').ok_or(PassError::Malformed)?;
         let signature = B64.decode(signature).map_err(|_| PassError::Malformed)?;
         // `verify_slice` compares in constant time; nothing is read before it passes.
-        self.mac(purpose, payload)
-            .verify_slice(&signature)
-            .map_err(|_| PassError::BadSignature)?;
+        std::iter::once(&self.current)
+            .chain(&self.older)
+            .find(|key| {
+                Self::mac(key, purpose, payload)
+                    .verify_slice(&signature)
+                    .is_ok()
+            })
+            .ok_or(PassError::BadSignature)?;
         let bytes = B64.decode(payload).map_err(|_| PassError::Malformed)?;
         let pass: Pass = serde_json::from_slice(&bytes).map_err(|_| PassError::Malformed)?;
         if !pass.host.eq_ignore_ascii_case(host) {

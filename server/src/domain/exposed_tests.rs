@@ -143,3 +143,16 @@ fn the_cookie_is_host_only_secure_and_bounded() {
     }
     assert!(!cookie.contains("Domain"), "{cookie}");
 }
+
+#[test]
+fn a_pass_sealed_before_a_rotation_opens_while_the_older_key_is_listed() {
+    let (old, new) = (vec![1u8; 32], vec![2u8; 32]);
+    let sealed =
+        PassKey::rotating(old.clone(), Vec::new()).seal(Purpose::Cookie, &pass(Uuid::new_v4()));
+    let rotated = PassKey::rotating(new.clone(), vec![old]);
+    assert!(rotated.open(Purpose::Cookie, &sealed, HOST, NOW).is_ok());
+    assert_eq!(
+        PassKey::rotating(new, Vec::new()).open(Purpose::Cookie, &sealed, HOST, NOW),
+        Err(PassError::BadSignature)
+    );
+}

@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod exposed;
 pub mod finish;
 pub mod gpu_use;
+pub mod keyring;
 pub mod labels;
 pub mod live_edit;
 pub mod logs;

@@ -5,20 +5,30 @@
 //! workload's, and since the name is in the signature, copying a real Job's labels and annotations
 //! onto another Job does not pass either. Requests cannot set either key: labels and annotations
 //! under `tephra.dev/` are refused by the validator.
+//!
+//! With a keys file the key can be rotated: Tephra signs with the current key and accepts a
+//! signature under any key listed. The annotation does not name its key: trying each of a
+//! handful of keys costs a few HMACs, and a second annotation would be one more thing that can
+//! drift from the signature it describes.
 
 use hmac::{Hmac, Mac};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use sha2::Sha256;
 use uuid::Uuid;
 
+use super::keyring::KeyRing;
 use super::labels::WORKLOAD_ID;
 
 /// The annotation carrying the owner signature.
 pub const OWNER: &str = "tephra.dev/owner";
 
-/// The key Tephra signs its Jobs with.
+/// The keys Tephra signs its Jobs with: the current one, and older ones whose signatures are
+/// still Tephra's.
 #[derive(Clone)]
-pub struct OwnerKey(Vec<u8>);
+pub struct OwnerKey {
+    current: Vec<u8>,
+    older: Vec<Vec<u8>>,
+}
 
 impl std::fmt::Debug for OwnerKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -30,11 +40,26 @@ impl OwnerKey {
     /// A key from its stored form (hex); `None` when it is not hex or too short to be a key.
     pub fn from_hex(stored: &str) -> Option<Self> {
         let bytes = hex::decode(stored.trim()).ok()?;
-        (bytes.len() >= 32).then_some(OwnerKey(bytes))
+        (bytes.len() >= 32).then_some(OwnerKey {
+            current: bytes,
+            older: Vec::new(),
+        })
     }
 
-    fn mac(&self, id: &str, namespace: &str, name: &str) -> Hmac<Sha256> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes keys of any size");
+    /// The keys file's owner ring: its current key signs, every key verifies.
+    pub fn from_ring(ring: &KeyRing) -> Self {
+        OwnerKey {
+            current: ring.current().1.bytes().to_vec(),
+            older: ring
+                .keys()
+                .skip(1)
+                .map(|key| key.bytes().to_vec())
+                .collect(),
+        }
+    }
+
+    fn mac(key: &[u8], id: &str, namespace: &str, name: &str) -> Hmac<Sha256> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any size");
         // Separators that cannot occur in a UUID or a Kubernetes name keep the fields apart.
         for part in [id, "\n", namespace, "\n", name] {
             mac.update(part.as_bytes());
@@ -42,9 +67,25 @@ impl OwnerKey {
         mac
     }
 
-    /// The owner annotation's value for a workload's Job.
+    /// Whether `signature` is any listed key's of `id`, `namespace` and `name`.
+    fn signed(&self, signature: &[u8], id: &str, namespace: &str, name: &str) -> bool {
+        // `verify_slice` compares in constant time.
+        std::iter::once(&self.current)
+            .chain(&self.older)
+            .any(|key| {
+                Self::mac(key, id, namespace, name)
+                    .verify_slice(signature)
+                    .is_ok()
+            })
+    }
+
+    /// The owner annotation's value for a workload's Job, under the current key.
     pub fn sign(&self, id: &str, namespace: &str, name: &str) -> String {
-        hex::encode(self.mac(id, namespace, name).finalize().into_bytes())
+        hex::encode(
+            Self::mac(&self.current, id, namespace, name)
+                .finalize()
+                .into_bytes(),
+        )
     }
 
     /// The workload that owns an object with this metadata, if its label and signature agree.
@@ -55,11 +96,8 @@ impl OwnerKey {
         // A cluster-wide object (an S3 volume) is signed with an empty namespace.
         let namespace = meta.namespace.as_deref().unwrap_or_default();
         let name = meta.name.as_deref()?;
-        // `verify_slice` compares in constant time.
-        self.mac(id_text, namespace, name)
-            .verify_slice(&signature)
-            .ok()
-            .map(|()| id)
+        self.signed(&signature, id_text, namespace, name)
+            .then_some(id)
     }
 
     /// The owner annotation's value for an object this installation keeps for its organisation
@@ -98,10 +136,7 @@ impl OwnerKey {
             .and_then(|a| a.get(OWNER))
             .and_then(|s| hex::decode(s).ok());
         match (signature, meta.name.as_deref()) {
-            (Some(signature), Some(name)) => self
-                .mac(owner, namespace, name)
-                .verify_slice(&signature)
-                .is_ok(),
+            (Some(signature), Some(name)) => self.signed(&signature, owner, namespace, name),
             _ => false,
         }
     }
@@ -286,6 +321,64 @@ mod tests {
             key().owner(&meta(&id, "tephra-a", "train", Some(theirs))),
             None
         );
+    }
+
+    /// The keys file's owner ring with `current` signing and `older` still accepted.
+    fn ring(current: u8, older: &[u8]) -> OwnerKey {
+        let mut keys = String::new();
+        for (i, byte) in std::iter::once(&current).chain(older).enumerate() {
+            let key = hex::encode([*byte; 32]);
+            keys.push_str(&format!("    - {{kid: k{i}, key: {key}}}\n"));
+        }
+        let text = format!(
+            "owner:\n  current: k0\n  keys:\n{keys}tokens:\n  current: t\n  keys:\n    - \
+             {{kid: t, key: {}}}\n",
+            hex::encode([0xeeu8; 32])
+        );
+        OwnerKey::from_ring(&crate::domain::keyring::Keyring::parse(&text).unwrap().owner)
+    }
+
+    #[test]
+    fn after_a_rotation_what_the_older_key_signed_is_still_owned_while_it_is_listed() {
+        let id = Uuid::new_v4().to_string();
+        let before = ring(1, &[]);
+        let job = meta(
+            &id,
+            "tephra-a",
+            "train",
+            Some(before.sign(&id, "tephra-a", "train")),
+        );
+        let namespace = ObjectMeta {
+            name: Some("tephra-a".into()),
+            annotations: Some(
+                [(OWNER.to_owned(), before.sign_installation("", "tephra-a"))].into(),
+            ),
+            ..ObjectMeta::default()
+        };
+        let rotated = ring(2, &[1]);
+        assert_eq!(rotated.owner(&job), id.parse().ok());
+        assert!(rotated.owns_installation(&namespace));
+        assert_ne!(
+            rotated.sign(&id, "tephra-a", "train"),
+            before.sign(&id, "tephra-a", "train"),
+            "the current key signs"
+        );
+        let dropped = ring(2, &[]);
+        assert_eq!(dropped.owner(&job), None);
+        assert!(!dropped.owns_installation(&namespace));
+    }
+
+    #[test]
+    fn the_database_key_in_a_ring_verifies_what_it_signed_before() {
+        let id = Uuid::new_v4().to_string();
+        let database = OwnerKey::from_hex(&"01".repeat(32)).unwrap();
+        let job = meta(
+            &id,
+            "tephra-a",
+            "train",
+            Some(database.sign(&id, "tephra-a", "train")),
+        );
+        assert_eq!(ring(2, &[1]).owner(&job), id.parse().ok());
     }
 
     #[test]
