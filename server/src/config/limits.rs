@@ -102,12 +102,7 @@ impl LimitArgs {
                 self.log_follow_max_mib,
             ),
         ] {
-            if value == 0 {
-                return Err(ConfigError {
-                    option,
-                    message: "must be at least 1".into(),
-                });
-            }
+            at_least_one(option, value, "must be at least 1")?;
         }
         Ok(StreamLimits {
             per_principal: self.streams_per_principal as usize,
@@ -132,12 +127,7 @@ impl LimitArgs {
                 self.rate_limit_writes,
             ),
         ] {
-            if value == 0 {
-                return Err(ConfigError {
-                    option,
-                    message: "must be at least 1 request a minute".into(),
-                });
-            }
+            at_least_one(option, value, "must be at least 1 request a minute")?;
         }
         Ok(Limits {
             sign_in: self.rate_limit_sign_in,
@@ -146,4 +136,15 @@ impl LimitArgs {
             trust_forwarded_for: self.trust_forwarded_for,
         })
     }
+}
+
+/// Refuses 0 for `option`, saying `message`.
+fn at_least_one(option: &'static str, value: u32, message: &str) -> Result<(), ConfigError> {
+    if value == 0 {
+        return Err(ConfigError {
+            option,
+            message: message.into(),
+        });
+    }
+    Ok(())
 }

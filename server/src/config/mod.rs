@@ -6,12 +6,14 @@ mod access;
 mod auth;
 mod keys;
 mod limits;
+mod render;
 
 pub use access::{AccessArgs, ProjectAccess};
 pub use auth::{AuthArgs, OidcSettings, PublicUrl};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 pub use keys::KeyArgs;
 pub use limits::LimitArgs;
+pub use render::{OutputFormat, RenderArgs};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -38,68 +40,6 @@ pub enum Command {
     Serve(Box<ServeArgs>),
     /// Print the Volcano Job (and PVCs, Services) a training request becomes, without a cluster.
     Render(RenderArgs),
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct RenderArgs {
-    /// The request (JSON or YAML); `-` or nothing reads standard input.
-    #[arg(value_name = "FILE|-")]
-    pub file: Option<PathBuf>,
-
-    /// Output format.
-    #[arg(long, short, value_enum, default_value_t = OutputFormat::Yaml)]
-    pub output: OutputFormat,
-
-    /// Request kind; by default a request with spec.replicaSpecs is generic, and one with
-    /// spec.distributedFramework or spec.numWorkers is distributed.
-    #[arg(long, value_parser = parse_kind, value_name = "training|distributed|generic")]
-    pub kind: Option<crate::domain::request::WorkloadKind>,
-
-    /// The project the training runs in (namespace and queue `tephra-<project>`).
-    #[arg(long, default_value = "default")]
-    pub project: String,
-
-    /// The workload id to label the objects with.
-    #[arg(long, default_value = "00000000-0000-0000-0000-000000000000")]
-    pub workload_id: String,
-
-    /// The suffix appended when the request sets useGivenNameAsPrefix.
-    #[arg(long, default_value = "abcde", value_parser = parse_suffix)]
-    pub name_suffix: String,
-
-    /// Recorded as the creator.
-    #[arg(long, default_value = "render@tephra.local")]
-    pub created_by: String,
-
-    /// Cluster profile (JSON or YAML): node-pool label, priority classes, git image, S3 driver.
-    #[arg(long, value_name = "FILE")]
-    pub cluster_profile: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    Yaml,
-    Json,
-}
-
-fn parse_kind(s: &str) -> Result<crate::domain::request::WorkloadKind, String> {
-    match s {
-        "training" => Ok(crate::domain::request::WorkloadKind::Training),
-        "distributed" => Ok(crate::domain::request::WorkloadKind::Distributed),
-        "generic" => Ok(crate::domain::request::WorkloadKind::Generic),
-        _ => Err("must be training, distributed or generic".into()),
-    }
-}
-
-fn parse_suffix(s: &str) -> Result<String, String> {
-    if s.len() == 5
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-    {
-        Ok(s.to_owned())
-    } else {
-        Err("must be 5 lowercase letters or digits".into())
-    }
 }
 
 impl Cli {
