@@ -40,6 +40,70 @@ async fn an_unverified_email_equal_to_an_administrators_is_not_an_administrator(
 }
 
 #[tokio::test]
+async fn a_rotated_provider_key_is_accepted_within_a_minute() -> anyhow::Result<()> {
+    let setup = Setup::start().await?;
+    let url = setup.tephra.url("/api/v1/org-unit/projects");
+    let now = chrono::Utc::now().timestamp();
+    let claims = json!({ "iss": setup.provider.issuer, "sub": "ada-0001", "aud": CLIENT_ID,
+                         "iat": now, "exp": now + 600, "email": "ada@example.org" });
+    let call = |token: String| {
+        let request = tephra_tests::http().get(&url).bearer_auth(token);
+        async move { status_of(request.send().await?).await }
+    };
+    let before = setup
+        .provider
+        .sign(json!({ "typ": "at+jwt" }), claims.clone())
+        .await?;
+    let (status, body) = call(before.clone()).await?;
+    ensure!(
+        status == StatusCode::OK,
+        "the key Tephra knows: {status} {body}"
+    );
+
+    // A forged kid first: Tephra fetches the keys for it, so its next fetch waits a minute.
+    let forged = setup
+        .provider
+        .sign(
+            json!({ "typ": "at+jwt", "kid": "not-a-key-of-the-provider" }),
+            claims.clone(),
+        )
+        .await?;
+    let (status, _) = call(forged).await?;
+    ensure!(
+        status == StatusCode::UNAUTHORIZED,
+        "an unknown key: {status}"
+    );
+
+    let kid = setup.provider.rotate_key().await?;
+    let after = setup
+        .provider
+        .sign(json!({ "typ": "at+jwt" }), claims)
+        .await?;
+    let rotated_at = std::time::Instant::now();
+    tephra_tests::wait_for(
+        "a token under the rotated key",
+        std::time::Duration::from_secs(75),
+        || {
+            let after = after.clone();
+            let call = &call;
+            async move { (call(after).await.ok()?.0 == StatusCode::OK).then_some(()) }
+        },
+    )
+    .await?;
+    println!(
+        "a token under the new key {kid} was accepted {:.0} s after the rotation",
+        rotated_at.elapsed().as_secs_f64()
+    );
+    // Tokens under the old key stay valid until they expire: the provider publishes both.
+    let (status, body) = call(before).await?;
+    ensure!(
+        status == StatusCode::OK,
+        "the old key after rotation: {status} {body}"
+    );
+    setup.tephra.stop().await
+}
+
+#[tokio::test]
 async fn an_id_token_is_not_a_bearer_token() -> anyhow::Result<()> {
     let setup = Setup::start().await?;
     let url = setup.tephra.url("/api/v1/org-unit/projects");

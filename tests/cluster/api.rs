@@ -1001,6 +1001,21 @@ pub async fn jobs_without_a_workload_are_reported_not_deleted(
         })
         .await?;
         assert_eq!(cluster["orphans"][0]["namespace"], t.namespace().as_str());
+        // Other projects' Jobs are no researcher's business: they learn only that the cluster
+        // answers.
+        let researcher = crate::security::token(&t, "reader", 4, "project", "default").await?;
+        let theirs: Value = t
+            .http
+            .get(t.url("/api/v1/cluster"))
+            .bearer_auth(&researcher)
+            .send()
+            .await?
+            .json()
+            .await?;
+        ensure!(
+            theirs["orphans"] == json!([]) && theirs["id"] == cluster["id"],
+            "a researcher sees no orphans: {theirs}"
+        );
         // Several passes later it is still there.
         tokio::time::sleep(Duration::from_secs(5)).await;
         t.jobs()

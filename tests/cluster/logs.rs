@@ -7,6 +7,7 @@ use anyhow::{Context, ensure};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
+use tephra_tests::process::rss_mib;
 use tephra_tests::sse::SseStream;
 use tephra_tests::testbed::Testbed;
 
@@ -160,6 +161,100 @@ pub async fn a_followed_log_streams_new_lines_and_ends_with_the_container(
         }
         let done: Value = t.wait_phase(TRAININGS, &id, "Completed").await?;
         ensure!(done["actualPhase"] == "Completed");
+        Ok(())
+    }
+    .await;
+    t.cleanup().await;
+    result
+}
+
+/// What the testbed's containers add every second to one line that never ends, in KiB.
+const ENDLESS: &str = "testbed/log-endless-kib";
+/// How Tephra marks a line it cut (`server::cluster::logs::CUT_MARK`).
+const CUT: &str = " [cut: the line is longer than 64 KiB]";
+/// How much Tephra's resident memory may grow while it reads such a line: far less than what
+/// passes through it (4 MiB every second here).
+const GROWTH_MIB: f64 = 24.0;
+
+pub async fn an_endless_line_and_its_follow_keep_tephra_small(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    endless_line(tb, ns, 4096, Duration::from_secs(30)).await
+}
+
+/// The drill's version (`scripts/drill`): a follow of ten minutes.
+pub async fn an_endless_line_followed_ten_minutes_keeps_tephra_small_long(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    endless_line(tb, ns, 1024, Duration::from_secs(600)).await
+}
+
+/// A container prints `kib` KiB a second without a newline; its log is read, then followed for
+/// `span`. Tephra passes the line on cut at 64 KiB, keeps the follow open, and its resident
+/// memory (read from /proc, the server is this test's child) stays within [`GROWTH_MIB`].
+async fn endless_line(
+    tb: Arc<Testbed>,
+    ns: String,
+    kib: u32,
+    span: Duration,
+) -> anyhow::Result<()> {
+    ensure!(kib >= 1024, "a second's output is at least 1 MiB");
+    let t = Tephra::start(&tb, &ns).await?;
+    let result = async {
+        let mut body = training("endless", 0);
+        body["spec"]["annotations"] = json!([{ "name": ENDLESS, "value": kib.to_string() }]);
+        let id = id_of(&t.submit(TRAININGS, &body).await?)?;
+        t.wait_phase(TRAININGS, &id, "Running").await?;
+        let (pod, _) = first_pod(&t, &id).await?;
+        let logs = format!("/api/v1/workloads/{id}/pods/{pod}/logs");
+        let cut = format!("{}{CUT}", "x".repeat(64 * 1024));
+
+        // Every second adds at least 1 MiB without a newline: the read answers with it cut.
+        let whole = tephra_tests::wait_for("the endless line", Duration::from_secs(20), || async {
+            let (status, _, text) = text(&t, &logs).await.ok()?;
+            (status == 200 && text.contains(CUT)).then_some(text)
+        })
+        .await?;
+        let lines: Vec<&str> = whole.lines().collect();
+        ensure!(
+            lines.len() == 2 && lines[1] == cut,
+            "the first line, then the endless one cut at 64 KiB: {} lines, the last {} bytes",
+            lines.len(),
+            lines.last().map_or(0, |l| l.len())
+        );
+
+        let pid = t.server.process.id();
+        let before = rss_mib(pid);
+        let mut stream = SseStream::open(&t.url(&format!("{logs}?follow=true"))).await?;
+        let first = stream.next(Duration::from_secs(15)).await?;
+        let second = stream.next(Duration::from_secs(15)).await?;
+        ensure!(
+            first.event == "line" && second.event == "line" && second.data == cut,
+            "the follow passes the endless line on, cut, at once: {first:?}, {} bytes",
+            second.data.len()
+        );
+        let (mut peak, start) = (before, tokio::time::Instant::now());
+        while start.elapsed() < span {
+            if let Some(event) = stream.within(Duration::from_secs(1)).await? {
+                anyhow::bail!("nothing more while the line goes on: {event:?}");
+            }
+            peak = peak.max(rss_mib(pid));
+        }
+        let streamed = f64::from(kib) / 1024.0 * span.as_secs_f64();
+        println!(
+            "endless line: the container wrote {streamed:.0} MiB during a {} s follow; Tephra's RSS {before:.1} MiB before, {peak:.1} MiB at most",
+            span.as_secs()
+        );
+        ensure!(
+            peak - before < GROWTH_MIB,
+            "RSS grew by {:.1} MiB while {streamed:.0} MiB passed through",
+            peak - before
+        );
+        t.finish_pods(&id, None, "Succeeded").await?;
+        let end = stream.next(Duration::from_secs(20)).await?;
+        ensure!(end.event == "end", "the follow ends with the container: {end:?}");
         Ok(())
     }
     .await;

@@ -101,6 +101,7 @@ fn main() {
         storage::an_s3_volume_waits_for_its_secret_and_runs_once_it_exists,
         logs::a_pods_log_is_read_tailed_with_timestamps_and_downloaded,
         logs::a_followed_log_streams_new_lines_and_ends_with_the_container,
+        logs::an_endless_line_and_its_follow_keep_tephra_small,
         gpu_use::gpu_use_shows_per_pod_and_in_the_list,
         gpu_use::a_project_rule_suspends_a_training_whose_gpus_stay_idle,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
@@ -126,6 +127,7 @@ fn main() {
         // Ignored unless asked for (`scripts/drill` runs them with --ignored).
         drills::crash_drill_long,
         drills::api_server_outage_drill_long,
+        logs::an_endless_line_followed_ten_minutes_keeps_tephra_small_long,
     ];
     let wanted: Vec<_> = tests
         .iter()

@@ -272,7 +272,13 @@ fn admin_attempts(handmade: &str) -> Vec<Attempt> {
 }
 
 /// An application holding one role, and its token.
-async fn token(t: &Tephra, name: &str, role: u8, scope: &str, id: &str) -> anyhow::Result<String> {
+pub(crate) async fn token(
+    t: &Tephra,
+    name: &str,
+    role: u8,
+    scope: &str,
+    id: &str,
+) -> anyhow::Result<String> {
     let app =
         json!({ "name": name, "roles": [{ "roleId": role, "scopeType": scope, "scopeId": id }] });
     let (status, created) = t.post("/api/v1/apps", &app).await?;

@@ -98,7 +98,27 @@ const clients = (config.clients ?? []).map((c) => {
 // The fixed test-only signing key (RS256, one `kid`): tokens stay verifiable across restarts,
 // and tests can sign forged tokens with it (see /__test/sign).
 const jwks = JSON.parse(fs.readFileSync(path.join(__dirname, 'keys.json'), 'utf8'));
-const signingKey = jwks.keys[0];
+// What /__test/sign signs with: the fixed key, until /__test/rotate makes a new one.
+let signingKey = jwks.keys[0];
+// Keys made by /__test/rotate, published beside the fixed one.
+const rotatedKeys = [];
+
+// A JWK without its private members, as a JWKS publishes it.
+function publicPart(jwk) {
+  const { d, p, q, dp, dq, qi, ...rest } = jwk;
+  return rest;
+}
+
+// /__test/rotate: a provider's key rotation as a relying party sees it. A new RS256 key with a new
+// `kid` is published in the JWKS beside the old one and /__test/sign signs with it from now on.
+// (The provider's own sign-in tokens keep the fixed key: oidc-provider's keys are set at start.)
+async function rotate(jose) {
+  const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
+  const jwk = await jose.exportJWK(privateKey);
+  signingKey = { ...jwk, kid: `tephra-test-rotated-${rotatedKeys.length + 1}`, alg: 'RS256', use: 'sig' };
+  rotatedKeys.push(signingKey);
+  return signingKey.kid;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Storage: one process per test, so a Map is enough. Written here rather than using the bundled
@@ -456,6 +476,11 @@ async function main() {
           return;
         }
         send(res, 200, 'application/json', JSON.stringify({ jwt }));
+      } else if (pathname === '/__test/rotate' && req.method === 'POST') {
+        send(res, 200, 'application/json', JSON.stringify({ kid: await rotate(jose) }));
+      } else if (pathname === '/jwks' && req.method === 'GET' && rotatedKeys.length > 0) {
+        const keys = [...jwks.keys, ...rotatedKeys].map(publicPart);
+        send(res, 200, 'application/jwk-set+json; charset=utf-8', JSON.stringify({ keys }));
       } else {
         oidcCallback(req, res);
       }

@@ -178,6 +178,26 @@ impl OidcProvider {
             .with_context(|| format!("/__test/sign answered without a jwt: {body}"))
     }
 
+    /// Rotates the provider's signing key through its test-only `/__test/rotate`: a new key with
+    /// a new `kid` is published beside the old one and [`Self::sign`] signs with it from now on.
+    /// Returns the new `kid`.
+    pub async fn rotate_key(&self) -> anyhow::Result<String> {
+        let response = crate::http()
+            .post(format!("{}/__test/rotate", self.issuer))
+            .send()
+            .await
+            .context("cannot reach the OpenID provider's /__test/rotate")?;
+        let status = response.status();
+        let body: Value = response.json().await?;
+        if !status.is_success() {
+            bail!("/__test/rotate answered {status}: {body}");
+        }
+        body["kid"]
+            .as_str()
+            .map(str::to_string)
+            .with_context(|| format!("/__test/rotate answered without a kid: {body}"))
+    }
+
     /// A provider-issued JWT access token for the API audience, from the `client_credentials`
     /// grant (the client must have `client_credentials: true`).
     pub async fn client_credentials_token(&self, client: &OidcClient) -> anyhow::Result<String> {

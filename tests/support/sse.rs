@@ -51,6 +51,14 @@ impl SseStream {
 
     /// The next event (keep-alive comments skipped), or an error after `timeout`.
     pub async fn next(&mut self, timeout: Duration) -> anyhow::Result<SseEvent> {
+        self.within(timeout)
+            .await?
+            .context("timed out waiting for an event")
+    }
+
+    /// The next event, or `None` when none came within `timeout` and the stream is still open;
+    /// an error when it ended.
+    pub async fn within(&mut self, timeout: Duration) -> anyhow::Result<Option<SseEvent>> {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
@@ -72,14 +80,14 @@ impl SseStream {
                     }
                 }
                 if has_data {
-                    return Ok(event);
+                    return Ok(Some(event));
                 }
                 continue;
             }
-            let chunk = tokio::time::timeout_at(deadline, self.body.next())
-                .await
-                .context("timed out waiting for an event")?
-                .context("the event stream ended")??;
+            let Ok(chunk) = tokio::time::timeout_at(deadline, self.body.next()).await else {
+                return Ok(None);
+            };
+            let chunk = chunk.context("the event stream ended")??;
             self.buffer.push_str(&String::from_utf8_lossy(&chunk));
         }
     }

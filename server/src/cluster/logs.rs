@@ -69,12 +69,19 @@ pub async fn lines(
     Ok(bounded_lines(Box::pin(reader)).boxed())
 }
 
-/// The longest line passed on whole. A longer one is cut there and marked, and the rest of it
-/// skipped: a container printing without end and without a newline must not grow Tephra's
-/// memory with it.
+/// The longest line passed on whole. A longer one is cut there, marked and passed on at once,
+/// and the rest of it skipped up to its newline: a container printing without end and without a
+/// newline must neither grow Tephra's memory nor keep its reader waiting for a line that never
+/// comes.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// What ends a cut line.
 pub const CUT_MARK: &str = " [cut: the line is longer than 64 KiB]";
+
+/// Where the reader is: inside a line it passes on, or skipping the rest of one it cut.
+struct Lines<R> {
+    reader: R,
+    skipping: bool,
+}
 
 /// `reader`'s lines, each without its line break and at most [`MAX_LINE_BYTES`] (then marked
 /// with [`CUT_MARK`]); bytes that are not UTF-8 become U+FFFD.
@@ -82,27 +89,50 @@ fn bounded_lines<R>(reader: R) -> impl Stream<Item = std::io::Result<String>> + 
 where
     R: AsyncBufRead + Unpin + Send,
 {
-    futures::stream::unfold(Some(reader), |reader| async move {
-        let mut reader = reader?;
+    let start = Lines {
+        reader,
+        skipping: false,
+    };
+    futures::stream::unfold(Some(start), |state| async move {
+        let Lines {
+            mut reader,
+            mut skipping,
+        } = state?;
         let mut line = Vec::new();
-        let mut cut = false;
         loop {
             let buf = match reader.fill_buf().await {
                 Ok(buf) => buf,
                 Err(error) => return Some((Err(error), None)),
             };
             if buf.is_empty() {
-                return (!line.is_empty() || cut).then(|| (Ok(finish(line, cut)), None));
+                return (!line.is_empty()).then(|| (Ok(finish(line, false)), None));
             }
             let end = buf.iter().position(|b| *b == b'\n');
-            let chunk = &buf[..end.unwrap_or(buf.len())];
-            let room = MAX_LINE_BYTES.saturating_sub(line.len());
-            cut |= chunk.len() > room;
-            line.extend_from_slice(&chunk[..chunk.len().min(room)]);
             let used = end.map_or(buf.len(), |i| i + 1);
+            if skipping {
+                reader.consume_unpin(used);
+                skipping = end.is_none();
+                continue;
+            }
+            let chunk = &buf[..end.unwrap_or(buf.len())];
+            let room = MAX_LINE_BYTES - line.len();
+            if chunk.len() > room {
+                line.extend_from_slice(&chunk[..room]);
+                reader.consume_unpin(room);
+                let next = Lines {
+                    reader,
+                    skipping: true,
+                };
+                return Some((Ok(finish(line, true)), Some(next)));
+            }
+            line.extend_from_slice(chunk);
             reader.consume_unpin(used);
             if end.is_some() {
-                return Some((Ok(finish(line, cut)), Some(reader)));
+                let next = Lines {
+                    reader,
+                    skipping: false,
+                };
+                return Some((Ok(finish(line, false)), Some(next)));
             }
         }
     })
@@ -133,6 +163,28 @@ mod tests {
             .await
     }
 
+    /// A reader that never ends and never sends a newline.
+    struct Endless;
+
+    impl futures::io::AsyncRead for Endless {
+        fn poll_read(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut [u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            buf.fill(b'e');
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_line_without_end_is_passed_on_cut_at_once() {
+        let mut lines = Box::pin(bounded_lines(BufReader::new(Endless)));
+        let first = lines.next().await.expect("a line").expect("read");
+        assert_eq!(first.len(), MAX_LINE_BYTES + CUT_MARK.len());
+        assert!(first.ends_with(CUT_MARK));
+    }
+
     #[tokio::test]
     async fn lines_are_bounded_and_cut_lines_are_marked() {
         assert_eq!(
@@ -149,6 +201,10 @@ mod tests {
         let endless = read(vec![b'y'; MAX_LINE_BYTES + 1]).await;
         assert_eq!(endless.len(), 1);
         assert!(endless[0].ends_with(CUT_MARK));
+        // Exactly at the limit is whole; the newline right after a cut ends the skipping.
+        let mut exact = vec![b'z'; MAX_LINE_BYTES];
+        exact.extend_from_slice(b"\nnext\n");
+        assert_eq!(read(exact).await[1], "next");
         assert_eq!(read(vec![0xff, b'\n']).await, ["\u{fffd}"]);
     }
 }

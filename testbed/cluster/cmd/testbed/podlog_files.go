@@ -4,6 +4,7 @@ package main
 // up to date with the pods the watch sees (see podlogs.go).
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -92,6 +94,7 @@ func (c *podLogs) update(p *logPod, now time.Time) error {
 		c.mu.Unlock()
 	}
 	_, custom := p.Metadata.Annotations[logLinesAnnotation]
+	endless := endlessBytes(p)
 	for _, name := range p.containers() {
 		cl := l.containers[name]
 		s, ok := p.status(name)
@@ -114,11 +117,17 @@ func (c *podLogs) update(p *logPod, now time.Time) error {
 				return err
 			}
 		}
-		if custom || s.State.Running == nil || p.ended(name) || now.Sub(cl.lastStep) < logStepInterval-logStepInterval/10 {
+		if (custom && endless == 0) || s.State.Running == nil || p.ended(name) || now.Sub(cl.lastStep) < logStepInterval-logStepInterval/10 {
+			continue
+		}
+		cl.lastStep = now
+		if endless > 0 {
+			if err := appendPartial(c.file(key, name), now, endless); err != nil {
+				return err
+			}
 			continue
 		}
 		cl.steps++
-		cl.lastStep = now
 		if err := appendLog(c.file(key, name), now, stepLine(p.Metadata.UID+"/"+name, cl.steps)); err != nil {
 			return err
 		}
@@ -189,6 +198,32 @@ func appendLog(path string, at time.Time, text string) error {
 	}
 	_, err = f.WriteString(criLine(at, text))
 	return errors.Join(err, f.Close())
+}
+
+// endlessBytes is what logEndlessAnnotation asks each second, in bytes (0 when unset or not a
+// positive number of KiB).
+func endlessBytes(p *logPod) int {
+	kib, err := strconv.Atoi(p.Metadata.Annotations[logEndlessAnnotation])
+	if err != nil || kib <= 0 {
+		return 0
+	}
+	return kib * 1024
+}
+
+// appendPartial adds n bytes to a line that does not end, as partial entries of at most
+// criPartialBytes, as a runtime writes a container's output that has no newline.
+func appendPartial(path string, at time.Time, n int) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	stamp := at.UTC().Format(time.RFC3339Nano) + " stdout P "
+	chunk := strings.Repeat("x", criPartialBytes)
+	for ; n > 0 && err == nil; n -= criPartialBytes {
+		_, err = w.WriteString(stamp + chunk[:min(n, criPartialBytes)] + "\n")
+	}
+	return errors.Join(err, w.Flush(), f.Close())
 }
 
 // stepLine is a training step's line: a loss that falls fast, then levels off, with a little

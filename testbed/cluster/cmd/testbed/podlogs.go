@@ -11,7 +11,8 @@ package main
 // The pod-logs process makes those files and objects. For every pod bound to a node it writes
 // DIR/logs/pods/NS/POD/CONTAINER.log, in the CRI log format a kubelet reads, beginning with
 // "tephra-testbed: pod NS/POD container C started", and while the container runs it adds a
-// training step ("step 12 loss 0.4312") every second, unless the pod carries logLinesAnnotation.
+// training step ("step 12 loss 0.4312") every second, unless the pod carries logLinesAnnotation
+// (its own lines) or logEndlessAnnotation (one line without end).
 // A restart (restartCount up) moves the file to CONTAINER.previous.log (previous=true) and starts
 // a new one; the pod's deletion removes its directory, and the garbage collector its Logs object.
 //
@@ -43,6 +44,12 @@ const (
 	// the log itself sets it so its lines are the only ones. Not under tephra.dev/: Tephra
 	// refuses requests that set keys under its own domain.
 	logLinesAnnotation = "testbed/log-lines"
+	// On a pod or its task template: KiB that each container adds every second to one line that
+	// never ends (CRI partial entries, no newline), instead of training steps. Tests of how a
+	// reader bounds what it holds set it.
+	logEndlessAnnotation = "testbed/log-endless-kib"
+	// A CRI runtime splits a long line into partial entries of this size.
+	criPartialBytes = 16 * 1024
 
 	logStepInterval = time.Second
 	// How long a follow stream goes on after its container ended: KWOK sends what was written
