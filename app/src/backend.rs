@@ -3,18 +3,18 @@
 //! dependency cycle between `app` and `server`.
 
 use crate::error::AppError;
-use crate::model::access::{
+use std::sync::Arc;
+use tephra_core::model::access::{
     ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewAppSecret, NewApplication,
 };
-use crate::model::action::Action;
-use crate::model::org::{Department, Organisation, Project};
-use crate::model::org_form::QuotaFields;
-use crate::model::policy::PolicyField;
-use crate::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
-use crate::model::{
+use tephra_core::model::action::Action;
+use tephra_core::model::org::{Department, Organisation, Project};
+use tephra_core::model::org_form::QuotaFields;
+use tephra_core::model::policy::PolicyField;
+use tephra_core::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
+use tephra_core::model::{
     overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
 };
-use std::sync::Arc;
 
 #[async_trait::async_trait]
 pub trait Backend: Send + Sync + 'static {
@@ -36,7 +36,7 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         principal: &Principal,
         id: &str,
-    ) -> Result<crate::model::gpu_use::GpuUse, AppError>;
+    ) -> Result<tephra_core::model::gpu_use::GpuUse, AppError>;
 
     /// One workload with its history and rendered Job.
     async fn workload_detail(
@@ -46,7 +46,7 @@ pub trait Backend: Send + Sync + 'static {
     ) -> Result<WorkloadDetail, AppError>;
 
     /// Stores a workload of `kind` (`training`, `distributed` or `generic`, as
-    /// [`Draft::kind`](crate::model::training::draft::Draft::kind) says) exactly as the REST API
+    /// [`Draft::kind`](crate::draft::Draft::kind) says) exactly as the REST API
     /// would.
     async fn submit_workload(
         &self,
@@ -70,7 +70,7 @@ pub trait Backend: Send + Sync + 'static {
         principal: &Principal,
         kind: &str,
         request: serde_json::Value,
-    ) -> Result<crate::model::fit::Fit, AppError>;
+    ) -> Result<tephra_core::model::fit::Fit, AppError>;
 
     async fn act_on_workload(
         &self,
@@ -84,7 +84,7 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         principal: &Principal,
         id: &str,
-        edit: &crate::model::edit::Edit,
+        edit: &tephra_core::model::edit::Edit,
     ) -> Result<Workload, AppError>;
 
     /// Projects the principal may see, by name.
@@ -95,14 +95,14 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         principal: &Principal,
         project: &str,
-    ) -> Result<crate::model::project::ProjectUsage, AppError>;
+    ) -> Result<tephra_core::model::project::ProjectUsage, AppError>;
 
     /// The policies a training in `project` (an id or a name) is checked against.
     async fn form_policy(
         &self,
         principal: &Principal,
         project: &str,
-    ) -> Result<crate::model::policy::FormPolicy, AppError>;
+    ) -> Result<tephra_core::model::policy::FormPolicy, AppError>;
 
     async fn system_info(&self, principal: &Principal) -> Result<SystemInfo, AppError>;
 
@@ -134,8 +134,8 @@ pub trait Backend: Send + Sync + 'static {
     async fn add_member(
         &self,
         principal: &Principal,
-        rule: &crate::model::access::NewAccessRule,
-    ) -> Result<crate::model::access::AccessRuleView, AppError>;
+        rule: &tephra_core::model::access::NewAccessRule,
+    ) -> Result<tephra_core::model::access::AccessRuleView, AppError>;
 
     async fn remove_member(&self, principal: &Principal, id: i64) -> Result<(), AppError>;
 

@@ -4,11 +4,11 @@
 //! serialized. The server's services return it too, and its HTTP layer maps it to status codes in
 //! one place (`server::http::api::error`).
 
-use crate::model::phase::Phase;
-use crate::model::validation::FieldError;
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
+use tephra_core::model::phase::Phase;
+use tephra_core::model::validation::FieldError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum AppError {

@@ -12,8 +12,8 @@ pub mod app;
 pub mod backend;
 pub mod components;
 pub mod csp;
+pub mod draft;
 pub mod error;
-pub mod model;
 pub mod pages;
 
 /// The browser entry point. Pages are rendered on the server; only their islands (the live

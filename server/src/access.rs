@@ -4,9 +4,9 @@
 //! out from the access rules when the request was authenticated (`crate::auth`).
 
 use crate::db::projects::Project;
-use crate::domain::authz::{self, Grant, Permission, Reach, Role, Scope, Target};
 use app::error::AppError;
-use app::model::principal::{self, Principal};
+use tephra_core::domain::authz::{self, Grant, Permission, Reach, Role, Scope, Target};
+use tephra_core::model::principal::{self, Principal};
 
 /// The principal's grants in the domain's terms. Grants the server did not write (an unknown
 /// role id) are ignored rather than trusted.

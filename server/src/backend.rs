@@ -3,25 +3,27 @@
 
 use crate::auth::Authenticator;
 use crate::control::{Control, workload_response};
-use crate::domain::request::WorkloadKind;
 use app::backend::Backend;
 use app::error::AppError;
-use app::model::access::{
+use chrono::{DateTime, SecondsFormat, Utc};
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::access::{
     ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewAppSecret, NewApplication,
 };
-use app::model::action::Action;
-use app::model::gpu_use::GpuUse;
-use app::model::org::{self, Organisation};
-use app::model::org_form::QuotaFields;
-use app::model::policy::PolicyField;
-use app::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow};
-use app::model::{
+use tephra_core::model::action::Action;
+use tephra_core::model::gpu_use::GpuUse;
+use tephra_core::model::org::{self, Organisation};
+use tephra_core::model::org_form::QuotaFields;
+use tephra_core::model::policy::PolicyField;
+use tephra_core::model::workload::{
+    Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow,
+};
+use tephra_core::model::{
     overview::Overview,
     principal::Principal,
     project::ProjectSummary,
     system::{SystemInfo, UserSummary},
 };
-use chrono::{DateTime, SecondsFormat, Utc};
 
 pub struct Services {
     pub control: Control,
@@ -126,7 +128,7 @@ impl Backend for Services {
         principal: &Principal,
         workload_kind: &str,
         request: serde_json::Value,
-    ) -> Result<app::model::fit::Fit, AppError> {
+    ) -> Result<tephra_core::model::fit::Fit, AppError> {
         self.control
             .fit(kind(workload_kind)?, principal, &request)
             .await
@@ -146,7 +148,7 @@ impl Backend for Services {
         &self,
         principal: &Principal,
         id: &str,
-        edit: &app::model::edit::Edit,
+        edit: &tephra_core::model::edit::Edit,
     ) -> Result<Workload, AppError> {
         let body = serde_json::to_value(edit).map_err(|_| AppError::Internal)?;
         let listing = self.control.edit(None, principal, id, &body).await?;
@@ -161,7 +163,7 @@ impl Backend for Services {
         &self,
         principal: &Principal,
         project: &str,
-    ) -> Result<app::model::project::ProjectUsage, AppError> {
+    ) -> Result<tephra_core::model::project::ProjectUsage, AppError> {
         self.control.project_usage(principal, project).await
     }
 
@@ -169,7 +171,7 @@ impl Backend for Services {
         &self,
         principal: &Principal,
         project: &str,
-    ) -> Result<app::model::policy::FormPolicy, AppError> {
+    ) -> Result<tephra_core::model::policy::FormPolicy, AppError> {
         self.control.form_policy(principal, project).await
     }
 
@@ -188,8 +190,8 @@ impl Backend for Services {
     async fn add_member(
         &self,
         principal: &Principal,
-        rule: &app::model::access::NewAccessRule,
-    ) -> Result<app::model::access::AccessRuleView, AppError> {
+        rule: &tephra_core::model::access::NewAccessRule,
+    ) -> Result<tephra_core::model::access::AccessRuleView, AppError> {
         self.governance().add_rule(principal, rule).await
     }
 

@@ -1,10 +1,10 @@
 //! Asking Prometheus (`--prometheus-url`) for GPU use: its HTTP query API, instant and range
-//! queries. What to ask and what the answers mean is `crate::domain::gpu_use`.
+//! queries. What to ask and what the answers mean is `tephra_core::domain::gpu_use`.
 
-use crate::domain::gpu_use::Sample;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
+use tephra_core::domain::gpu_use::Sample;
 
 /// A page waits no longer than this for Prometheus; the figures are extras, the page is not.
 const TIMEOUT: Duration = Duration::from_secs(5);

@@ -10,7 +10,6 @@ pub mod cluster;
 pub mod config;
 pub mod control;
 pub mod db;
-pub mod domain;
 pub mod governance;
 pub mod gpu_use;
 pub mod http;
@@ -31,6 +30,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use tephra_core::domain;
 use tokio::net::TcpListener;
 
 /// A server that is listening and ready to run: the database is open and migrated, the default

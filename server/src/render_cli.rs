@@ -2,12 +2,12 @@
 //! the server would create them. Invalid input prints `{code, message, errors}` and exits 2.
 
 use crate::config::{OutputFormat, RenderArgs};
-use crate::domain::cluster::ClusterProfile;
-use crate::domain::request::{Placement, Request, WorkloadKind};
-use app::model::validation::FieldError;
 use serde::Serialize;
 use std::io::Read;
 use std::process::ExitCode;
+use tephra_core::domain::cluster::ClusterProfile;
+use tephra_core::domain::request::{Placement, Request, WorkloadKind};
+use tephra_core::model::validation::FieldError;
 
 #[derive(Debug, Serialize)]
 pub struct ErrorBody {
@@ -70,7 +70,7 @@ pub fn render(args: &RenderArgs) -> Result<String, ErrorBody> {
     match args.output {
         OutputFormat::Yaml => rendered
             .to_yaml()
-            .map(|yaml| crate::domain::render::with_warnings(request.warnings(), yaml))
+            .map(|yaml| tephra_core::domain::render::with_warnings(request.warnings(), yaml))
             .map_err(|e| fail(e, vec![])),
         OutputFormat::Json => {
             let objects = rendered

@@ -5,12 +5,12 @@
 use crate::db::projects::Project;
 use crate::db::users::User;
 use crate::db::workloads::StoredWorkload;
-use crate::domain::cluster::ClusterProfile;
-use crate::domain::labels::Owner;
-use crate::domain::quota::demand;
-use crate::domain::render::Rendered;
-use crate::domain::request::Request;
-use app::model::validation::FieldError;
+use tephra_core::domain::cluster::ClusterProfile;
+use tephra_core::domain::labels::Owner;
+use tephra_core::domain::quota::demand;
+use tephra_core::domain::render::Rendered;
+use tephra_core::domain::request::Request;
+use tephra_core::model::validation::FieldError;
 
 /// GPUs of all the workload's pods together, as its request asks for them; none if the stored
 /// request no longer parses (a schema change), which the page reports elsewhere.

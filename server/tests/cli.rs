@@ -198,7 +198,10 @@ fn a_port_in_use_fails_with_a_hint() {
 }
 
 fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+    format!(
+        "{}/../core/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }
 
 fn render_stdin(args: &[&str], input: &str) -> (i32, String, String) {

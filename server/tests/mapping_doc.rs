@@ -24,7 +24,10 @@ fn leaf_paths(value: &Value, path: &str, out: &mut Vec<String>) {
 }
 
 fn fixture(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../core/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -151,7 +154,7 @@ fn every_request_field_is_in_the_mapping_table() {
 fn the_request_types_keep_every_field_of_the_seed() {
     let seed = fixture("seed-003-consistent.json");
     let parsed =
-        app::model::training::parse::training(&seed).expect("the consistent seed is valid");
+        tephra_core::model::training::parse::training(&seed).expect("the consistent seed is valid");
     let round_trip = serde_json::to_value(parsed.request()).unwrap();
     let (mut before, mut after) = (Vec::new(), Vec::new());
     leaf_paths(&seed, "", &mut before);

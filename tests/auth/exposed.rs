@@ -7,7 +7,7 @@ use super::{Browser, CLIENT_ID, CLIENT_SECRET, Setup, ada, location, start_tephr
 use anyhow::{Context, ensure};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use server::domain::exposed::{GRANT_SECONDS, Pass, PassKey, Purpose, url_host};
+use tephra_core::domain::exposed::{GRANT_SECONDS, Pass, PassKey, Purpose, url_host};
 use tephra_tests::oidc::{OidcClient, OidcProvider};
 use uuid::Uuid;
 

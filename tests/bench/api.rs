@@ -12,9 +12,9 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
-use server::domain::cluster::ClusterProfile;
-use server::domain::request::{Placement, Request, WorkloadKind};
 use std::time::{Duration, Instant};
+use tephra_core::domain::cluster::ClusterProfile;
+use tephra_core::domain::request::{Placement, Request, WorkloadKind};
 use tephra_tests::bench::{
     self, env_usize, first_pods, percentiles, seen_at, small_training, watch_phase,
 };
@@ -264,7 +264,7 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
                 name: name.clone(),
                 requested_name: name.clone(),
                 cluster_id: "default".into(),
-                kind: server::domain::request::WorkloadKind::Training,
+                kind: tephra_core::domain::request::WorkloadKind::Training,
                 spec: small_training(&name),
                 created_by: user.id,
                 job_ttl_seconds: None,
@@ -281,8 +281,8 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
             db.workloads()
                 .record_status(
                     w.id,
-                    app::model::phase::Phase::Running,
-                    app::model::phase::Phase::Creating,
+                    tephra_core::model::phase::Phase::Running,
+                    tephra_core::model::phase::Phase::Creating,
                     phase,
                     None,
                     &Default::default(),

@@ -309,8 +309,7 @@ pub(crate) const SEED_003_PROFILE: &str = "nfsExports:\n  - server: my.nfs.com\n
 /// has; and the readiness probe's `host`, which node protection refuses (the kubelet would probe
 /// another host from the node). Everything else is the seed's.
 fn seed_003() -> anyhow::Result<Value> {
-    let path =
-        tephra_tests::workspace::root().join("server/tests/fixtures/seed-003-consistent.json");
+    let path = tephra_tests::workspace::root().join("core/tests/fixtures/seed-003-consistent.json");
     let mut body: Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
     body["projectId"] = json!("default");
     body["useGivenNameAsPrefix"] = json!(true);

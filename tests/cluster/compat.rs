@@ -19,8 +19,7 @@ fn training(group: &str, spec: Value) -> Value {
 }
 
 fn storage_of_seed_003() -> anyhow::Result<Value> {
-    let path =
-        tephra_tests::workspace::root().join("server/tests/fixtures/seed-003-consistent.json");
+    let path = tephra_tests::workspace::root().join("core/tests/fixtures/seed-003-consistent.json");
     let seed: Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
     let mut storage = seed["spec"]["storage"].clone();
     // The data volume the testbed's profile does not register, and the host paths the built-in

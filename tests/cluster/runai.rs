@@ -146,7 +146,7 @@ pub async fn exposed_urls_get_a_service_and_an_ingress_that_go_with_the_workload
         assert_eq!(spec.ingress_class_name.as_deref(), Some("nginx"));
         let rule = &spec.rules.context("rules")?[0];
         let host =
-            server::domain::exposed::url_host("ml.example.com", &namespace, "notebook", 8888);
+            tephra_core::domain::exposed::url_host("ml.example.com", &namespace, "notebook", 8888);
         assert_eq!(rule.host.as_deref(), Some(host.as_str()));
         let path = &rule.http.as_ref().context("http")?.paths[0];
         assert_eq!(path.path.as_deref(), Some("/"));

@@ -245,7 +245,7 @@ fn job(name: &str, queue: &str, min_available: i32, tasks: Vec<Value>) -> Value 
 
 fn seed(name: &str) -> anyhow::Result<Value> {
     let path = tephra_tests::workspace::root()
-        .join("server/tests/fixtures")
+        .join("core/tests/fixtures")
         .join(name);
     Ok(serde_json::from_str(&std::fs::read_to_string(path)?)?)
 }

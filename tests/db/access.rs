@@ -7,7 +7,7 @@ use server::db::audit::AuditFilter;
 use server::db::projects::NewProject;
 use server::db::workloads::WorkloadFilter;
 use server::db::{Database, DbError};
-use server::domain::authz::{AccessRule, Caller, Role, Scope, Subject};
+use tephra_core::domain::authz::{AccessRule, Caller, Role, Scope, Subject};
 
 pub async fn access_rules_are_unique_and_their_changes_audited(db: &Database, _: &str) {
     let admin = user(db, "root").await;

@@ -12,8 +12,6 @@ use access::{
     lists_limited_to_some_projects_show_only_theirs,
 };
 use app::error::AppError;
-use app::model::phase::Phase;
-use app::model::principal::Principal;
 use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
 use quota::{
     a_projects_usage_splits_placed_and_waiting_work_by_user,
@@ -32,7 +30,9 @@ use server::db::projects::{DEFAULT_PROJECT, NewProject};
 use server::db::users::Identity;
 use server::db::workloads::{Change, NewWorkload, SortKey, StoredWorkload, WorkloadFilter};
 use server::db::{Database, DbError};
-use server::domain::request::WorkloadKind;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::principal::Principal;
 use tephra_tests::postgres::TempPostgres;
 use uuid::Uuid;
 
@@ -190,7 +190,7 @@ async fn a_finish_is_stamped_once(db: &Database, _: &str) {
         .insert(&new, submitted(creator))
         .await
         .unwrap();
-    let idle = app::model::workload::LiveStatus::default();
+    let idle = tephra_core::model::workload::LiveStatus::default();
     let workloads = db.workloads();
     let record = |previous, phase| {
         workloads.record_status(w.id, Phase::Running, previous, phase, None, &idle)
@@ -423,7 +423,7 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
             Phase::Creating,
             Phase::Pending,
             Some("the gang needs 4 GPUs; 3 are free"),
-            &app::model::workload::LiveStatus {
+            &tephra_core::model::workload::LiveStatus {
                 job_phase: Some("Pending".into()),
                 retry_count: 1,
                 ..Default::default()
@@ -817,7 +817,7 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
         application: None,
         uid: None,
         gid: None,
-        grants: vec![app::model::principal::Grant {
+        grants: vec![tephra_core::model::principal::Grant {
             role_id: 1,
             role: "System administrator".into(),
             scope_type: "system".into(),

@@ -3,12 +3,12 @@
 
 use super::quota::{admin, control};
 use app::error::AppError;
-use app::model::action::Action;
-use app::model::phase::Phase;
 use serde_json::{Value, json};
 use server::db::Database;
-use server::domain::authz::Scope;
-use server::domain::request::WorkloadKind;
+use tephra_core::domain::authz::Scope;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::action::Action;
+use tephra_core::model::phase::Phase;
 
 fn training(name: &str, spec: Value) -> Value {
     let mut spec = spec;

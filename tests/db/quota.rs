@@ -1,17 +1,17 @@
 //! Departments, projects and their quotas, through the service, on both engines.
 
 use app::error::AppError;
-use app::model::fit::Verdict;
-use app::model::org::{DepartmentRequest, PoolRef, PoolResources, ProjectRequest, Share};
-use app::model::phase::Phase;
-use app::model::principal::{Grant, Principal};
 use serde_json::json;
 use server::cluster::ClusterHandle;
 use server::control::Control;
 use server::db::Database;
-use server::domain::cluster::ClusterProfile;
-use server::domain::request::WorkloadKind;
 use std::sync::Arc;
+use tephra_core::domain::cluster::ClusterProfile;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::fit::Verdict;
+use tephra_core::model::org::{DepartmentRequest, PoolRef, PoolResources, ProjectRequest, Share};
+use tephra_core::model::phase::Phase;
+use tephra_core::model::principal::{Grant, Principal};
 
 pub(crate) fn control(db: &Database) -> Control {
     Control {
@@ -19,7 +19,7 @@ pub(crate) fn control(db: &Database) -> Control {
         cluster: ClusterHandle::detached("default"),
         profile: Arc::new(ClusterProfile::default()),
         max_pods: 1000,
-        namespaces: server::domain::namespaces::NamespaceRules {
+        namespaces: tephra_core::domain::namespaces::NamespaceRules {
             prefix: "tephra-".into(),
             release: "tephra-system".into(),
         },

@@ -4,9 +4,9 @@
 
 use super::quota::{admin, control};
 use app::error::AppError;
-use app::model::org::{ProjectRequest, SchedulingRules};
-use app::model::org_form::QuotaFields;
 use server::db::Database;
+use tephra_core::model::org::{ProjectRequest, SchedulingRules};
+use tephra_core::model::org_form::QuotaFields;
 
 fn request(name: &str, idle_seconds: Option<u64>) -> ProjectRequest {
     ProjectRequest {

@@ -6,13 +6,13 @@
 
 use super::quota::{admin, control};
 use app::error::AppError;
-use app::model::org::ProjectRequest;
-use app::model::principal::{Grant, Principal};
 use serde_json::{Value, json};
 use server::control::Control;
 use server::db::Database;
-use server::domain::authz::Scope;
-use server::domain::request::WorkloadKind;
+use tephra_core::domain::authz::Scope;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::org::ProjectRequest;
+use tephra_core::model::principal::{Grant, Principal};
 
 fn principal(user: uuid::Uuid, role_id: i64, role: &str, scope: &str, id: String) -> Principal {
     Principal {

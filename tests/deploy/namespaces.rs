@@ -13,8 +13,8 @@ use serde_json::json;
 use server::cluster::namespace::{NETWORK_POLICY, Namespaces, ProjectNamespace, ROLE_BINDING};
 use server::cluster::reconciler::Error;
 use server::config::ProjectAccess;
-use server::domain::ownership::OwnerKey;
 use std::sync::Arc;
+use tephra_core::domain::ownership::OwnerKey;
 use tephra_tests::service_account::ChartAccount;
 use tephra_tests::testbed::Testbed;
 

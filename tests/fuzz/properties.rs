@@ -3,8 +3,8 @@
 //! fields (`details`, each with a non-empty `field`), so a client can point at them.
 
 use super::mutations::mutated;
+use app::draft::Draft;
 use app::error::AppError;
-use app::model::training::draft::Draft;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Value, json};
@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use tephra_tests::in_process::InProcess;
 use tephra_tests::postgres::TempPostgres;
 
-#[path = "../../server/tests/common/strategies.rs"]
+#[path = "../../core/tests/common/strategies.rs"]
 mod strategies;
 
 /// Where a generated document is sent, and how it is wrapped.

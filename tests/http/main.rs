@@ -224,7 +224,7 @@ async fn server_functions_answer_for_the_signed_in_principal() {
         .await
         .unwrap();
     assert_eq!(res.status(), 200);
-    let overview: app::model::overview::Overview = res.json().await.unwrap();
+    let overview: tephra_core::model::overview::Overview = res.json().await.unwrap();
     assert_eq!(overview.projects, 1);
     assert_eq!(overview.users, 1);
     assert_eq!(overview.trainings(), 0);
@@ -232,7 +232,7 @@ async fn server_functions_answer_for_the_signed_in_principal() {
 }
 
 impl Running {
-    async fn submit(&self, name: &str) -> app::model::workload::Workload {
+    async fn submit(&self, name: &str) -> tephra_core::model::workload::Workload {
         let res = self
             .client
             .post(format!("{}/api/v1/workloads/trainings", self.base))
@@ -377,9 +377,9 @@ async fn the_trainings_list_and_a_training_read_without_javascript() {
 
 #[tokio::test]
 async fn the_new_training_form_submits_without_javascript() {
-    use app::model::training::draft::fields::{compute, name, project, spec};
-    use app::model::training::draft::posted::{GPU_MODE, input_name, unchecked_name};
-    use app::model::training::draft::{Kind, Path};
+    use app::draft::fields::{compute, name, project, spec};
+    use app::draft::posted::{GPU_MODE, input_name, unchecked_name};
+    use app::draft::{Kind, Path};
     let server = Running::start().await;
     let client = Running::no_redirects();
     let form = server.get("/trainings/new").await.text().await.unwrap();
@@ -468,7 +468,7 @@ async fn the_new_training_form_submits_without_javascript() {
         "image": "busybox", "storage": {"secretVolume": [{"secret": "db-password", "mountPath": "/s"}]}}});
     let link = format!(
         "/trainings/new?draft={}",
-        app::model::url::encode(&crafted.to_string())
+        tephra_core::model::url::encode(&crafted.to_string())
     );
     let page = server.get(&link).await.text().await.unwrap();
     assert!(

@@ -72,7 +72,7 @@ async fn a_training_over_quota_is_told_so_before_and_after_submit() {
         .unwrap();
     assert_eq!(res.status(), 202);
     let created: Value = res.json().await.unwrap();
-    let detail: app::model::workload::WorkloadDetail = server
+    let detail: tephra_core::model::workload::WorkloadDetail = server
         .client
         .post(format!("{}/api/fn/get_workload", server.base))
         .header("accept", "application/json")

@@ -5,7 +5,7 @@ use super::JOB;
 use proptest::prelude::*;
 use serde_json::Value;
 
-#[path = "../../server/tests/common/mod.rs"]
+#[path = "../../core/tests/common/mod.rs"]
 mod common;
 
 use common::{fixture, render, strategies};
@@ -43,7 +43,7 @@ fn every_fixture_renders_to_a_valid_job() {
 
 #[test]
 fn the_schema_check_catches_a_render_mistake() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../server/tests/fixtures");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/tests/fixtures");
     let value: Value = serde_json::from_str(
         &std::fs::read_to_string(format!("{dir}/seed-002-torchrun.json")).unwrap(),
     )

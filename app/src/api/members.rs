@@ -2,8 +2,8 @@
 //! group or an application, on a project or the system), added and removed.
 
 use crate::error::AppError;
-use crate::model::access::AccessRuleView;
 use leptos::prelude::*;
+use tephra_core::model::access::AccessRuleView;
 
 /// Gives `subject_id` (of `subject_type`: user, group or app) the role `role_id` on `scope`:
 /// `system`, or a project's name.
@@ -19,7 +19,7 @@ pub async fn add_member(
         "system" => ("system".to_owned(), String::new()),
         project => ("project".to_owned(), project.to_owned()),
     };
-    let rule = crate::model::access::NewAccessRule {
+    let rule = tephra_core::model::access::NewAccessRule {
         subject_id: subject_id.trim().to_owned(),
         subject_type,
         role_id,

@@ -2,17 +2,17 @@
 //! backend and returns its answer; nothing else happens here. Endpoints are named explicitly so
 //! their URLs (`/api/fn/<name>`) stay stable across builds.
 
+use crate::draft::Draft;
 use crate::error::AppError;
-use crate::model::access::{ApplicationView, AuditPage, AuditQuery, CreatedApplication};
-use crate::model::action::Action;
-use crate::model::training::draft::Draft;
-use crate::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
-use crate::model::{
-    overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
-};
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use std::collections::BTreeMap;
+use tephra_core::model::access::{ApplicationView, AuditPage, AuditQuery, CreatedApplication};
+use tephra_core::model::action::Action;
+use tephra_core::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
+use tephra_core::model::{
+    overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
+};
 
 mod members;
 mod org;
@@ -45,7 +45,7 @@ pub async fn get_workload(id: String) -> Result<WorkloadDetail, AppError> {
 
 /// One workload's GPU use per pod over the last half hour.
 #[server(prefix = "/api/fn", endpoint = "get_gpu_use", input = Json)]
-pub async fn get_gpu_use(id: String) -> Result<crate::model::gpu_use::GpuUse, AppError> {
+pub async fn get_gpu_use(id: String) -> Result<tephra_core::model::gpu_use::GpuUse, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.gpu_use(&principal, &id).await
 }
@@ -68,12 +68,12 @@ pub async fn preview_training(draft: Draft) -> Result<String, AppError> {
 
 /// Whether the draft would fit if submitted now: within quota, over quota, waiting, or refused.
 #[server(prefix = "/api/fn", endpoint = "fit_training", input = Json)]
-pub async fn fit_training(draft: Draft) -> Result<crate::model::fit::FitShown, AppError> {
+pub async fn fit_training(draft: Draft) -> Result<tephra_core::model::fit::FitShown, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
         .fit_workload(&principal, draft.kind(), draft.to_request())
         .await
-        .map(crate::model::fit::FitShown::of)
+        .map(tephra_core::model::fit::FitShown::of)
 }
 
 /// Answers with only what the form needs to go on (the new training's id and name): decoding
@@ -123,7 +123,7 @@ pub async fn submit_training_form(draft: BTreeMap<String, String>) -> Result<(),
 fn form_urlencoded(pairs: &[(&str, &str)]) -> String {
     pairs
         .iter()
-        .map(|(k, v)| format!("{k}={}", crate::model::url::encode(v)))
+        .map(|(k, v)| format!("{k}={}", tephra_core::model::url::encode(v)))
         .collect::<Vec<_>>()
         .join("&")
 }
@@ -137,7 +137,7 @@ pub async fn act_on_workload(id: String, action: Action) -> Result<Workload, App
 #[server(prefix = "/api/fn", endpoint = "edit_workload", input = Json)]
 pub async fn edit_workload(
     id: String,
-    edit: crate::model::edit::Edit,
+    edit: tephra_core::model::edit::Edit,
 ) -> Result<Workload, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.edit_workload(&principal, &id, &edit).await
@@ -152,17 +152,19 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
 #[server(prefix = "/api/fn", endpoint = "project_usage")]
 pub async fn project_usage(
     project: String,
-) -> Result<crate::model::project::ProjectUsage, AppError> {
+) -> Result<tephra_core::model::project::ProjectUsage, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.project_usage(&principal, &project).await
 }
 
 /// The policies a training in `project` is checked against, for the form to show and check.
 #[server(prefix = "/api/fn", endpoint = "form_policy", input = Json)]
-pub async fn form_policy(project: String) -> Result<crate::model::policy::FormHints, AppError> {
+pub async fn form_policy(
+    project: String,
+) -> Result<tephra_core::model::policy::FormHints, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     let policy = backend.form_policy(&principal, &project).await?;
-    Ok(crate::model::policy::FormHints::of(&policy))
+    Ok(tephra_core::model::policy::FormHints::of(&policy))
 }
 
 #[server(prefix = "/api/fn", endpoint = "get_system_info")]
@@ -186,7 +188,7 @@ pub async fn create_application(
     project: String,
     expires_days: Option<i64>,
 ) -> Result<CreatedApplication, AppError> {
-    use crate::model::access::{AppRole, NewApplication};
+    use tephra_core::model::access::{AppRole, NewApplication};
     let (backend, principal) = crate::backend::acting().await?;
     let roles = if project.is_empty() {
         Vec::new()
@@ -223,7 +225,7 @@ pub async fn rotate_application_secret(
     id: String,
     expires_days: Option<i64>,
 ) -> Result<CreatedApplication, AppError> {
-    use crate::model::access::NewAppSecret;
+    use tephra_core::model::access::NewAppSecret;
     let (backend, principal) = crate::backend::acting().await?;
     let new = NewAppSecret {
         expires_at: expires_days.map(days_ahead),

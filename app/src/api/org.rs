@@ -2,10 +2,10 @@
 //! a node pool, and policies per scope with a preview of what the form will show.
 
 use crate::error::AppError;
-use crate::model::org::{Department, Organisation, Project};
-use crate::model::org_form::QuotaFields;
-use crate::model::policy::PolicyField;
 use leptos::prelude::*;
+use tephra_core::model::org::{Department, Organisation, Project};
+use tephra_core::model::org_form::QuotaFields;
+use tephra_core::model::policy::PolicyField;
 
 #[server(prefix = "/api/fn", endpoint = "get_organisation")]
 pub async fn get_organisation() -> Result<Organisation, AppError> {

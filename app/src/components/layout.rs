@@ -3,9 +3,9 @@
 use crate::api::get_me;
 use crate::components::toast::ToastRegion;
 use crate::error::AppError;
-use crate::model::principal::Principal;
 use leptos::prelude::*;
 use leptos_router::components::A;
+use tephra_core::model::principal::Principal;
 
 const NAV: [(&str, &str); 6] = [
     ("/", "Overview"),

@@ -6,8 +6,8 @@
 use serde::de::DeserializeOwned;
 
 /// What the stream says. `E` is how much of a change the page reads: the full
-/// [`crate::model::workload::WorkloadEvent`], or a part of it such as
-/// [`crate::model::workload::RowChange`] (a page decodes only what it shows, which keeps the
+/// [`tephra_core::model::workload::WorkloadEvent`], or a part of it such as
+/// [`tephra_core::model::workload::RowChange`] (a page decodes only what it shows, which keeps the
 /// decoders of the rest out of its WebAssembly).
 #[derive(Debug, Clone)]
 pub enum LiveMessage<E> {

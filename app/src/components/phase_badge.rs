@@ -1,8 +1,8 @@
 //! A workload phase as a badge. The phase name is always written out, so color is never the only
 //! signal.
 
-use crate::model::phase::Phase;
 use leptos::prelude::*;
+use tephra_core::model::phase::Phase;
 
 const NEUTRAL_BADGE_CLASS: &str = "bg-slate-100 text-slate-700 ring-slate-300 dark:bg-slate-800 dark:text-slate-200 dark:ring-slate-600";
 const ACTIVE_BADGE_CLASS: &str =

@@ -4,10 +4,10 @@ use crate::api::get_system_info;
 use crate::components::loaded::loaded;
 use crate::components::relative_time::Timestamp;
 use crate::components::style::CARD_CLASS;
-use crate::model::system::SystemInfo;
 use crate::pages::audit::AuditTrail;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use tephra_core::model::system::SystemInfo;
 
 #[component]
 pub fn AdminPage() -> impl IntoView {

@@ -11,10 +11,10 @@ use crate::components::style::ROW_DANGER_BUTTON_CLASS;
 use crate::components::table::{Column, Table};
 use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
 use crate::error::AppError;
-use crate::model::access::{ApplicationView, CreatedApplication};
-use crate::model::project::ProjectSummary;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use tephra_core::model::access::{ApplicationView, CreatedApplication};
+use tephra_core::model::project::ProjectSummary;
 
 const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
 const BUTTON: &str = "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500";

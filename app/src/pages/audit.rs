@@ -6,9 +6,9 @@ use crate::components::loaded::loaded;
 use crate::components::relative_time::Timestamp;
 use crate::components::style::CARD_CLASS;
 use crate::components::table::{Column, Table};
-use crate::model::access::{AuditPage, AuditQuery};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
+use tephra_core::model::access::{AuditPage, AuditQuery};
 
 const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
 

@@ -4,9 +4,9 @@ use crate::api::get_overview;
 use crate::components::error_panel::ErrorPanel;
 use crate::components::loaded::loaded;
 use crate::error::AppError;
-use crate::model::{overview::Overview, phase::Phase};
 use leptos::prelude::*;
 use leptos_meta::Title;
+use tephra_core::model::{overview::Overview, phase::Phase};
 
 #[component]
 pub fn HomePage() -> impl IntoView {

@@ -6,10 +6,10 @@ use crate::components::loaded::loaded;
 use crate::components::style::CARD_CLASS;
 use crate::components::table::{Column, Table};
 use crate::components::usage::{Usage, figure};
-use crate::model::project::ProjectUsage;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
+use tephra_core::model::project::ProjectUsage;
 
 #[component]
 pub fn ProjectPage() -> impl IntoView {

@@ -7,9 +7,9 @@ use crate::components::relative_time::Timestamp;
 use crate::components::style::LINK_CLASS;
 use crate::components::table::{Column, Table};
 use crate::components::usage::Usage;
-use crate::model::project::ProjectSummary;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use tephra_core::model::project::ProjectSummary;
 
 #[component]
 pub fn ProjectsPage() -> impl IntoView {

@@ -8,8 +8,8 @@ use super::tokens::{TOKEN_SECONDS, TokenError, hash_secret, is_tephra_token};
 use crate::db::DbError;
 use crate::db::applications::Application;
 use app::error::AppError;
-use app::model::principal::Principal;
 use serde::Serialize;
+use tephra_core::model::principal::Principal;
 
 /// The answer to `POST /api/v1/token`.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

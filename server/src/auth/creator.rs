@@ -4,8 +4,8 @@
 
 use super::{Authenticator, DEV_ISSUER};
 use crate::db::DbError;
-use crate::domain::authz::{self, Caller, Grant, Role, Scope};
 use app::error::AppError;
+use tephra_core::domain::authz::{self, Caller, Grant, Role, Scope};
 
 impl Authenticator {
     /// The grants the creator of application `name` holds now: the rules that name their

@@ -2,9 +2,9 @@
 //! own rules, the administrator settings, and for an application no more than its creator's.
 
 use super::Authenticator;
-use crate::domain::authz::{self, AccessRule, Caller, Role, Scope};
 use app::error::AppError;
-use app::model::principal::Principal;
+use tephra_core::domain::authz::{self, AccessRule, Caller, Role, Scope};
+use tephra_core::model::principal::Principal;
 
 impl Authenticator {
     /// Adds the roles the access rules give the principal, and the system administrator role

@@ -19,15 +19,15 @@ pub use standing::Credential;
 
 use crate::config::ServeArgs;
 use crate::db::{Database, DbResult, users::Identity as UserIdentity};
-use crate::domain::keyring::KeyRing;
 use crate::supervise::{Health, supervise};
 use anyhow::Context;
 use app::error::AppError;
-use app::model::principal::Principal;
 use oidc::{Identity, Oidc};
 use serde::{Deserialize, Serialize};
 use sessions::{SessionSettings, Sessions};
 use std::sync::Arc;
+use tephra_core::domain::keyring::KeyRing;
+use tephra_core::model::principal::Principal;
 use tower_sessions::Session;
 use uuid::Uuid;
 

@@ -4,8 +4,8 @@
 
 use super::Authenticator;
 use super::claims::constant_time_eq;
-use crate::domain::authz::Permission;
 use app::error::AppError;
+use tephra_core::domain::authz::Permission;
 
 impl Authenticator {
     /// The token a scraper must present, if one is configured.

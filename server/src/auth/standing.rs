@@ -7,7 +7,7 @@
 use super::sessions::Sessions;
 use super::{Authenticator, SIGNED_IN, SignedIn};
 use app::error::AppError;
-use app::model::principal::Principal;
+use tephra_core::model::principal::Principal;
 use tower_sessions::SessionStore;
 use tower_sessions::session::Id;
 

@@ -9,12 +9,12 @@
 //! takes the key the token names, so a rotated-out key's tokens last until they expire while it
 //! stays listed, and stop at once when it is removed.
 
-use crate::domain::keyring::{DATABASE_KID, KeyRing, Kid, SecretKey};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use tephra_core::domain::keyring::{DATABASE_KID, KeyRing, Kid, SecretKey};
 
 /// How long an access token lasts.
 pub const TOKEN_SECONDS: i64 = 3600;
@@ -324,7 +324,7 @@ mod tests {
             current.0,
             hex::encode([0xeeu8; 32])
         );
-        let keyring = crate::domain::keyring::Keyring::parse(&text).unwrap();
+        let keyring = tephra_core::domain::keyring::Keyring::parse(&text).unwrap();
         AppTokens::from_ring(keyring.tokens)
     }
 

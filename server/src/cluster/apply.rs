@@ -4,10 +4,6 @@
 //! precondition, so a Job replaced in between is never deleted by mistake.
 
 use super::objects::{Queue, QueueSpec};
-use crate::domain::labels::{DEPARTMENT, MANAGED_BY, MANAGED_BY_VALUE, PROJECT, WORKLOAD_ID};
-use crate::domain::ownership::{OWNER, OwnerKey};
-use crate::domain::quota::queues::QueuePlan;
-use crate::domain::volcano::Job;
 use k8s_openapi::api::core::v1::{
     Namespace, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Service,
 };
@@ -18,6 +14,10 @@ use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
+use tephra_core::domain::labels::{DEPARTMENT, MANAGED_BY, MANAGED_BY_VALUE, PROJECT, WORKLOAD_ID};
+use tephra_core::domain::ownership::{OWNER, OwnerKey};
+use tephra_core::domain::quota::queues::QueuePlan;
+use tephra_core::domain::volcano::Job;
 use uuid::Uuid;
 
 use super::reconciler::{Error, FIELD_MANAGER, Result};
@@ -79,7 +79,7 @@ pub async fn delete_stale_queues(
 ) -> Result<Vec<String>> {
     let api = Api::<Queue>::all(client.clone());
     let ours = api
-        .list(&ListParams::default().labels(crate::domain::labels::MANAGED_SELECTOR))
+        .list(&ListParams::default().labels(tephra_core::domain::labels::MANAGED_SELECTOR))
         .await?;
     let mut stale: Vec<&Queue> = ours
         .items

@@ -4,10 +4,10 @@
 //! shown on the workload until it clears. An explicit poke (a user's action) and a change of the
 //! cause retry at once. Pure: the caller passes the time in.
 
-use app::model::workload::ReconcileError;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
+use tephra_core::model::workload::ReconcileError;
 use uuid::Uuid;
 
 /// First and longest wait after a transient error (the cluster did not answer).

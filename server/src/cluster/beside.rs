@@ -4,13 +4,13 @@
 
 use super::apply::{create_owned, delete_owned, sign};
 use super::reconciler::{Error, Result};
-use crate::domain::ownership::OwnerKey;
-use crate::domain::render::{ACCESS_KEY_ID, Rendered, S3Secret, SECRET_ACCESS_KEY};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim, Secret, Service};
 use k8s_openapi::api::networking::v1::Ingress;
 use kube::{Api, Client};
 use std::collections::BTreeMap;
+use tephra_core::domain::ownership::OwnerKey;
+use tephra_core::domain::render::{ACCESS_KEY_ID, Rendered, S3Secret, SECRET_ACCESS_KEY};
 use uuid::Uuid;
 
 /// Creates what is missing of the objects beside the Job, each signed as the workload's.

@@ -7,15 +7,15 @@
 //! merely carry Tephra's labels are ignored, so a Job labelled by hand can neither change a
 //! workload's status nor be taken for its Job. A pod seen before its Job waits until the Job is.
 
-use crate::domain::labels::WORKLOAD_ID;
-use crate::domain::ownership::OwnerKey;
-use crate::domain::preemption::{Preempted, evicted_by_scheduler};
-use crate::domain::status::{Observed, PodGroupObservation};
-use crate::domain::volcano::Job;
-use app::model::workload::{EventInfo, PodInfo};
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::ResourceExt;
 use std::collections::{HashMap, HashSet, VecDeque};
+use tephra_core::domain::labels::WORKLOAD_ID;
+use tephra_core::domain::ownership::OwnerKey;
+use tephra_core::domain::preemption::{Preempted, evicted_by_scheduler};
+use tephra_core::domain::status::{Observed, PodGroupObservation};
+use tephra_core::domain::volcano::Job;
+use tephra_core::model::workload::{EventInfo, PodInfo};
 use uuid::Uuid;
 
 use super::objects::PodGroup;
@@ -354,10 +354,10 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE};
-    use crate::domain::ownership::OWNER;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
     use kube::api::ObjectMeta;
+    use tephra_core::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE};
+    use tephra_core::domain::ownership::OWNER;
 
     const NS: &str = "tephra-a";
 

@@ -3,9 +3,9 @@
 //! send back.
 
 use crate::db::Database;
-use crate::domain::keyring::KeyRing;
-use crate::domain::ownership::OwnerKey;
 use anyhow::Context;
+use tephra_core::domain::keyring::KeyRing;
+use tephra_core::domain::ownership::OwnerKey;
 use uuid::Uuid;
 
 /// The settings key of the key that signs Tephra's Jobs.

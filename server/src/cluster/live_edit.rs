@@ -1,14 +1,14 @@
 //! Edits of a running training in the cluster: the Job's JSON Patch, and on a scale-down the
 //! outdated version stamped on the pods it removes (`domain::live_edit` says why).
 
-use crate::domain::labels::{JOB_NAME, JOB_VERSION, OUTDATED_VERSION, TASK_INDEX, TASK_SPEC};
-use crate::domain::live_edit::{Shape, is_removed};
-use crate::domain::ownership::OwnerKey;
-use crate::domain::volcano::Job;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{ListParams, Patch, PatchParams};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
+use tephra_core::domain::labels::{JOB_NAME, JOB_VERSION, OUTDATED_VERSION, TASK_INDEX, TASK_SPEC};
+use tephra_core::domain::live_edit::{Shape, is_removed};
+use tephra_core::domain::ownership::OwnerKey;
+use tephra_core::domain::volcano::Job;
 use uuid::Uuid;
 
 use super::observe::controller_uid;

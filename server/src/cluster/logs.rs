@@ -1,10 +1,10 @@
 //! A workload's pod logs, read through the Kubernetes logs API (the kubelet serves them; the API
 //! server relays), line by line so a follower sees each line as the container writes it.
 
-use crate::domain::logs::{LogRequest, MAX_BYTES, Tail};
 use futures::{AsyncBufRead, AsyncBufReadExt, Stream, StreamExt};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, LogParams};
+use tephra_core::domain::logs::{LogRequest, MAX_BYTES, Tail};
 
 /// A pod of the Job named `job`, with its containers: its own in order, then its init
 /// containers (a git clone runs in one). `None` when no such pod is in `namespace`, or it

@@ -28,14 +28,14 @@ pub use connect::connect;
 pub use installation::{CLUSTER_CREATED_AT_SETTING, cluster_id, owner_key};
 
 use crate::db::{Database, workloads::StoredWorkload};
-use crate::domain::cluster::ClusterProfile;
-use crate::domain::ownership::OwnerKey;
 use crate::supervise;
-use app::model::workload::WorkloadEvent;
 use chrono::SecondsFormat;
 use index::Index;
 use serde::Serialize;
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use tephra_core::domain::cluster::ClusterProfile;
+use tephra_core::domain::ownership::OwnerKey;
+use tephra_core::model::workload::WorkloadEvent;
 use tokio::sync::{broadcast, mpsc, watch};
 use uuid::Uuid;
 
@@ -202,7 +202,7 @@ impl ClusterHandle {
     }
 
     /// Each node pool's largest node, for admission; empty until the nodes were listed.
-    pub fn largest_nodes(&self) -> Vec<(String, crate::domain::quota::Amount)> {
+    pub fn largest_nodes(&self) -> Vec<(String, tephra_core::domain::quota::Amount)> {
         self.shared
             .nodes
             .read()

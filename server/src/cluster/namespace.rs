@@ -7,8 +7,6 @@
 
 use super::reconciler::{Error, FIELD_MANAGER, Result};
 use crate::config::ProjectAccess;
-use crate::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE, PROJECT};
-use crate::domain::ownership::{OWNER, OwnerKey};
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };
@@ -23,6 +21,8 @@ use kube::{Client, Resource};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 use std::time::Duration;
+use tephra_core::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE, PROJECT};
+use tephra_core::domain::ownership::{OWNER, OwnerKey};
 
 /// The RoleBinding of Tephra's account in each project namespace.
 pub const ROLE_BINDING: &str = "tephra";

@@ -3,13 +3,13 @@
 //! the profile's pool label, and nodes without it form the `default` pool, as in Run:ai.
 
 use super::Shared;
-use crate::domain::quota::Amount;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, ResourceExt};
 use std::collections::BTreeMap;
+use tephra_core::domain::quota::Amount;
 
 /// The pool of nodes without the pool label.
 pub const DEFAULT_POOL: &str = "default";
@@ -111,7 +111,7 @@ pub fn size_of(node: &Node, pool_label: &str) -> NodeSize {
     NodeSize {
         pool,
         allocatable: Amount {
-            gpus: get(crate::domain::quota::GPU_RESOURCE).unwrap_or(0.0),
+            gpus: get(tephra_core::domain::quota::GPU_RESOURCE).unwrap_or(0.0),
             cpu_millis: (get("cpu").unwrap_or(0.0) * 1000.0).round() as i64,
             memory_mib: (get("memory").unwrap_or(0.0) / (1024.0 * 1024.0)).floor() as i64,
         },
@@ -121,7 +121,7 @@ pub fn size_of(node: &Node, pool_label: &str) -> NodeSize {
 
 /// A Kubernetes quantity as a number of base units; an unreadable one counts as none.
 fn quantity(q: &Quantity) -> f64 {
-    app::model::training::values::Quantity::positive(&q.0)
+    tephra_core::model::training::values::Quantity::positive(&q.0)
         .map(|q| q.units())
         .unwrap_or(0.0)
 }

@@ -2,15 +2,17 @@
 //! into the observation `domain::status` derives from. Only the fields Tephra shows or decides on.
 
 use super::objects::PodGroup;
-use crate::domain::finish::{Outcome, VERDICT_ANNOTATION, VERDICT_REASON_ANNOTATION, Verdict};
-use crate::domain::labels;
-use crate::domain::live_edit::{GENERATION_ANNOTATION, Shape};
-use crate::domain::quota::GPU_RESOURCE;
-use crate::domain::status::{JobObservation, PodGroupObservation};
-use crate::domain::volcano::Job;
-use app::model::workload::PodInfo;
 use k8s_openapi::api::core::v1::Pod;
 use kube::ResourceExt;
+use tephra_core::domain::finish::{
+    Outcome, VERDICT_ANNOTATION, VERDICT_REASON_ANNOTATION, Verdict,
+};
+use tephra_core::domain::labels;
+use tephra_core::domain::live_edit::{GENERATION_ANNOTATION, Shape};
+use tephra_core::domain::quota::GPU_RESOURCE;
+use tephra_core::domain::status::{JobObservation, PodGroupObservation};
+use tephra_core::domain::volcano::Job;
+use tephra_core::model::workload::PodInfo;
 
 pub fn job(job: &Job, name: String) -> JobObservation {
     let status = job.status.clone().unwrap_or_default();

@@ -2,9 +2,9 @@
 //! database, or, without one, the keys Tephra created in the database at its first start.
 
 use super::ConfigError;
-use crate::domain::keyring::Keyring;
 use clap::Args;
 use std::path::PathBuf;
+use tephra_core::domain::keyring::Keyring;
 
 const OPTION: &str = "--keys-file (TEPHRA_KEYS_FILE)";
 

@@ -16,7 +16,7 @@ pub struct RenderArgs {
     /// Request kind; by default a request with spec.replicaSpecs is generic, and one with
     /// spec.distributedFramework or spec.numWorkers is distributed.
     #[arg(long, value_parser = parse_kind, value_name = "training|distributed|generic")]
-    pub kind: Option<crate::domain::request::WorkloadKind>,
+    pub kind: Option<tephra_core::domain::request::WorkloadKind>,
 
     /// The project the training runs in (namespace and queue `tephra-<project>`).
     #[arg(long, default_value = "default")]
@@ -45,11 +45,11 @@ pub enum OutputFormat {
     Json,
 }
 
-fn parse_kind(s: &str) -> Result<crate::domain::request::WorkloadKind, String> {
+fn parse_kind(s: &str) -> Result<tephra_core::domain::request::WorkloadKind, String> {
     match s {
-        "training" => Ok(crate::domain::request::WorkloadKind::Training),
-        "distributed" => Ok(crate::domain::request::WorkloadKind::Distributed),
-        "generic" => Ok(crate::domain::request::WorkloadKind::Generic),
+        "training" => Ok(tephra_core::domain::request::WorkloadKind::Training),
+        "distributed" => Ok(tephra_core::domain::request::WorkloadKind::Distributed),
+        "generic" => Ok(tephra_core::domain::request::WorkloadKind::Generic),
         _ => Err("must be training, distributed or generic".into()),
     }
 }

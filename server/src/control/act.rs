@@ -5,12 +5,12 @@ use super::Control;
 use super::admission::{admission, stored_demand};
 use super::policy;
 use crate::db::workloads::{Change, StoredWorkload, WorkloadListing};
-use crate::domain::authz::Permission;
-use crate::domain::request::{Request, WorkloadKind};
 use app::error::AppError;
-use app::model::action::Action;
-use app::model::phase::Phase;
-use app::model::principal::Principal;
+use tephra_core::domain::authz::Permission;
+use tephra_core::domain::request::{Request, WorkloadKind};
+use tephra_core::model::action::Action;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::principal::Principal;
 
 impl Control {
     /// Records the new desired phase `action` leads to; [`AppError::WrongPhase`] when the phase

@@ -3,9 +3,9 @@
 use crate::db::departments::Department;
 use crate::db::projects::Project;
 use crate::db::workloads::Usage;
-use crate::domain::quota::{self, Allowance, Amount, Demand, Standing, Unit};
-use crate::domain::request::{Request, WorkloadKind};
-use app::model::validation::FieldError;
+use tephra_core::domain::quota::{self, Allowance, Amount, Demand, Standing, Unit};
+use tephra_core::domain::request::{Request, WorkloadKind};
+use tephra_core::model::validation::FieldError;
 
 /// Judges `demand` against the project's and department's limits given their use, and against
 /// the largest `nodes` of each pool.

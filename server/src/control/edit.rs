@@ -5,13 +5,13 @@
 use super::Control;
 use super::admission::admission;
 use crate::db::workloads::{Change, WorkloadListing};
-use crate::domain::authz::Permission;
-use crate::domain::quota;
-use crate::domain::request::WorkloadKind;
 use app::error::AppError;
-use app::model::edit::Edit;
-use app::model::phase::Phase;
-use app::model::principal::Principal;
+use tephra_core::domain::authz::Permission;
+use tephra_core::domain::quota;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::edit::Edit;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::principal::Principal;
 
 impl Control {
     /// Applies `body` (an [`Edit`]) to the training `id` that should run.

@@ -4,12 +4,12 @@
 use super::Control;
 use crate::access;
 use crate::db::projects::Project;
-use crate::domain::authz::Permission;
-use crate::domain::exposed::{HostLabel, host_label};
-use crate::domain::request::Request;
 use app::error::AppError;
-use app::model::principal::Principal;
-use app::model::training::checked::ExposedUrl;
+use tephra_core::domain::authz::Permission;
+use tephra_core::domain::exposed::{HostLabel, host_label};
+use tephra_core::domain::request::Request;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::training::checked::ExposedUrl;
 
 /// Workloads looked at for one host: the host keeps the Job name (or its first 46 characters),
 /// so more than a few sharing it means names chosen to collide.

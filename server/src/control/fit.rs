@@ -6,11 +6,11 @@
 
 use super::Control;
 use super::admission::admission;
-use crate::domain::quota::{self, Allowance, Amount, Bound, Standing};
-use crate::domain::request::WorkloadKind;
 use app::error::AppError;
-use app::model::fit::{Bounds, Detail, Fit, Resources, Verdict};
-use app::model::principal::Principal;
+use tephra_core::domain::quota::{self, Allowance, Amount, Bound, Standing};
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::fit::{Bounds, Detail, Fit, Resources, Verdict};
+use tephra_core::model::principal::Principal;
 
 fn resources(a: Amount) -> Resources {
     Resources {

@@ -3,16 +3,16 @@
 //! failing, because GPU use is an extra beside what Tephra itself knows.
 
 use super::Control;
-use crate::domain::gpu_use::{
-    current, memory_by_pod, memory_total_by_pod, utilisation_by_pod, utilisation_in,
-};
 use crate::gpu_use::{Labels, Prometheus};
 use app::error::AppError;
-use app::model::gpu_use::{GpuUse, PodGpuUse};
-use app::model::phase::Phase;
-use app::model::principal::Principal;
-use app::model::workload::Workload;
 use std::collections::{BTreeMap, HashMap};
+use tephra_core::domain::gpu_use::{
+    current, memory_by_pod, memory_total_by_pod, utilisation_by_pod, utilisation_in,
+};
+use tephra_core::model::gpu_use::{GpuUse, PodGpuUse};
+use tephra_core::model::phase::Phase;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::workload::Workload;
 
 /// The detail page shows the last half hour (or since the workload was created).
 const WINDOW_SECONDS: f64 = 30.0 * 60.0;

@@ -7,11 +7,11 @@
 
 use super::Control;
 use crate::db::workloads::{Change, WorkloadFilter, WorkloadListing};
-use crate::domain::gpu_use::{Idleness, PodSeries, idle_reason, judge, utilisation_by_pod};
 use crate::gpu_use::Prometheus;
 use app::error::AppError;
-use app::model::phase::Phase;
 use std::time::Duration;
+use tephra_core::domain::gpu_use::{Idleness, PodSeries, idle_reason, judge, utilisation_by_pod};
+use tephra_core::model::phase::Phase;
 
 /// How often the rule is applied: often enough that a training is suspended within a small
 /// part of any threshold (the shortest is a minute).

@@ -2,10 +2,10 @@
 
 use super::Control;
 use crate::cluster::{NO_CLUSTER, logs};
-use crate::domain::logs::{LogRequest, LogsQuery};
 use app::error::AppError;
-use app::model::principal::Principal;
 use futures::Stream;
+use tephra_core::domain::logs::{LogRequest, LogsQuery};
+use tephra_core::model::principal::Principal;
 
 impl Control {
     /// The checked request and its lines: `pod` must be one of the workload's pods now.
@@ -24,7 +24,7 @@ impl Control {
     > {
         // Checked before any call: the name becomes a segment of the API server's URL, where
         // an encoded `?` or `/` would turn the log read into a read of something else.
-        app::model::validation::dns1123_subdomain(pod)
+        tephra_core::model::validation::dns1123_subdomain(pod)
             .map_err(|why| AppError::field("pod", format!("is not a pod name: {why}")))?;
         let listing = self.watched(principal, workload_id).await?;
         let project = self.db.projects().get(listing.workload.project_id).await?;
@@ -42,7 +42,7 @@ impl Control {
                     "the workload {job:?} has no pod named {pod:?} now; its detail lists the pods it has"
                 ))
             })?;
-        let request = LogRequest::parse(query, &containers)?;
+        let request = LogRequest::parse(query, &containers).map_err(AppError::Rejected)?;
         let lines = logs::lines(client, &project.namespace, pod, &request)
             .await
             .map_err(unreadable)?;

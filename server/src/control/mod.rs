@@ -29,11 +29,11 @@ pub use view::workload_response;
 use crate::cluster::ClusterHandle;
 use crate::db::projects::Project;
 use crate::db::{Database, DbError};
-use crate::domain::cluster::ClusterProfile;
 use app::error::AppError;
-use app::model::principal::Principal;
-use app::model::workload::Workload;
 use std::sync::Arc;
+use tephra_core::domain::cluster::ClusterProfile;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::workload::Workload;
 
 /// Most workloads one page returns.
 pub const PAGE_MAX: i64 = 500;
@@ -50,7 +50,7 @@ pub struct Control {
     pub max_pods: u64,
     /// What projects' namespaces and queues start with (`--namespace-prefix`), and where
     /// Tephra itself runs, which no project may use.
-    pub namespaces: crate::domain::namespaces::NamespaceRules,
+    pub namespaces: tephra_core::domain::namespaces::NamespaceRules,
     /// What `/metrics` serves; the HTTP layer and the reconciler count into it.
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Where GPU use is read (`--prometheus-url`); `None` shows none and applies no idle rule.

@@ -7,13 +7,13 @@ use crate::access;
 use crate::db::DbError;
 use crate::db::departments::{Department, DepartmentFields, DepartmentWithCounts};
 use crate::db::projects::ProjectWithCounts;
-use crate::domain::authz::{Permission, Scope};
-use crate::domain::quota::{self, Allowance, Bound, Resource};
 use app::error::AppError;
-use app::model::org::{self, DepartmentRequest};
-use app::model::principal::Principal;
-use app::model::validation::{FieldError, dns1123_label};
 use chrono::SecondsFormat;
+use tephra_core::domain::authz::{Permission, Scope};
+use tephra_core::domain::quota::{self, Allowance, Bound, Resource};
+use tephra_core::model::org::{self, DepartmentRequest};
+use tephra_core::model::principal::Principal;
+use tephra_core::model::validation::{FieldError, dns1123_label};
 
 /// The longest project name: the namespace `<prefix><name>` must stay a DNS label.
 pub(super) const NAMESPACE_MAX: usize = 63;

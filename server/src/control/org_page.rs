@@ -5,13 +5,13 @@
 use super::Control;
 use crate::db::DbError;
 use app::error::AppError;
-use app::model::cluster::{ClusterView, NodeView};
-use app::model::org::{self, DepartmentRequest, Organisation, ProjectRequest};
-use app::model::org_form::{QuotaFields, idle_rule, with_pool};
-use app::model::policy::{PolicyField, preview};
-use app::model::principal::Principal;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use tephra_core::model::cluster::{ClusterView, NodeView};
+use tephra_core::model::org::{self, DepartmentRequest, Organisation, ProjectRequest};
+use tephra_core::model::org_form::{QuotaFields, idle_rule, with_pool};
+use tephra_core::model::policy::{PolicyField, preview};
+use tephra_core::model::principal::Principal;
 
 impl Control {
     pub async fn organisation(&self, principal: &Principal) -> Result<Organisation, AppError> {
@@ -211,7 +211,7 @@ impl Control {
         scope: &str,
         id: &str,
         kind: &str,
-    ) -> Result<(crate::domain::authz::Scope, &'static str), AppError> {
+    ) -> Result<(tephra_core::domain::authz::Scope, &'static str), AppError> {
         let kind = super::POLICY_KINDS
             .into_iter()
             .find(|k| *k == kind)

@@ -7,14 +7,14 @@ use crate::access;
 use crate::db::DbError;
 use crate::db::departments::Department;
 use crate::db::projects::{NewProject, Project, ProjectFields};
-use crate::domain::authz::Permission;
-use crate::domain::namespaces::project_name_refusal;
-use crate::domain::quota::{self, Allowance};
 use app::error::AppError;
-use app::model::org::{self, ProjectRequest, SchedulingRules};
-use app::model::principal::Principal;
-use app::model::project::ProjectSummary;
-use app::model::validation::dns1123_label;
+use tephra_core::domain::authz::Permission;
+use tephra_core::domain::namespaces::project_name_refusal;
+use tephra_core::domain::quota::{self, Allowance};
+use tephra_core::model::org::{self, ProjectRequest, SchedulingRules};
+use tephra_core::model::principal::Principal;
+use tephra_core::model::project::ProjectSummary;
+use tephra_core::model::validation::dns1123_label;
 
 /// A project as the dashboard lists it, with the GPUs its workloads that may run ask for.
 pub(super) fn summary(

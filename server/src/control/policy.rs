@@ -6,16 +6,16 @@ use super::Control;
 use crate::access;
 use crate::db::DbError;
 use crate::db::projects::Project;
-use crate::domain::authz::{Permission, Scope};
-use crate::domain::policy::{self, Policy};
-pub use crate::domain::policy::{
+use app::error::AppError;
+use serde_json::{Value, json};
+use tephra_core::domain::authz::{Permission, Scope};
+use tephra_core::domain::policy::{self, Policy};
+pub use tephra_core::domain::policy::{
     POLICY_KINDS, apply_defaults, check_request, policy_kind, refusals,
 };
-use crate::domain::request::WorkloadKind;
-use app::error::AppError;
-use app::model::policy::FormPolicy;
-use app::model::principal::Principal;
-use serde_json::{Value, json};
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::policy::FormPolicy;
+use tephra_core::model::principal::Principal;
 
 /// One scope's policy as the API shows it.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,13 +4,13 @@
 use super::Control;
 use super::org_projects::summary;
 use crate::db::workloads::UserUsage;
-use crate::domain::authz::Permission;
-use crate::domain::quota::{Allowance, Amount, Resource};
 use app::error::AppError;
-use app::model::org::PoolResources;
-use app::model::principal::Principal;
-use app::model::project::{PoolUse, ProjectSummary, ProjectUsage, ResourceUse, UserUse};
 use std::collections::BTreeMap;
+use tephra_core::domain::authz::Permission;
+use tephra_core::domain::quota::{Allowance, Amount, Resource};
+use tephra_core::model::org::PoolResources;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::project::{PoolUse, ProjectSummary, ProjectUsage, ResourceUse, UserUse};
 
 const MIB_PER_GIB: f64 = 1024.0;
 const MILLIS_PER_CORE: f64 = 1000.0;
@@ -129,7 +129,7 @@ fn usage_view(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::model::org::{PoolRef, Share};
+    use tephra_core::model::org::{PoolRef, Share};
     use uuid::Uuid;
 
     fn share(pool: &str, deserved: f64, limit: Option<f64>) -> PoolResources {

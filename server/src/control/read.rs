@@ -6,14 +6,14 @@ use crate::access;
 use crate::db::DbError;
 use crate::db::projects::{Project, ProjectWithCounts};
 use crate::db::workloads::{SortKey, WorkloadFilter, WorkloadListing};
-use crate::domain::authz::Permission;
-use crate::domain::request::WorkloadKind;
 use app::error::AppError;
-use app::model::overview::Overview;
-use app::model::phase::UnknownPhase;
-use app::model::principal::Principal;
-use app::model::workload::{HistoryEntry, WorkloadQuery};
 use chrono::SecondsFormat;
+use tephra_core::domain::authz::Permission;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::overview::Overview;
+use tephra_core::model::phase::UnknownPhase;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::workload::{HistoryEntry, WorkloadQuery};
 
 fn noun(kind: Option<WorkloadKind>) -> &'static str {
     kind.map_or("workload", WorkloadKind::noun)
@@ -257,9 +257,9 @@ impl Control {
     pub async fn standing(
         &self,
         listing: &WorkloadListing,
-    ) -> Result<Option<app::model::usage::Standing>, AppError> {
-        use crate::domain::quota::Allowance;
-        use app::model::usage::{Standing, UnitGpus};
+    ) -> Result<Option<tephra_core::model::usage::Standing>, AppError> {
+        use tephra_core::domain::quota::Allowance;
+        use tephra_core::model::usage::{Standing, UnitGpus};
         let project = match self.db.projects().get(listing.workload.project_id).await {
             Ok(p) => p,
             Err(crate::db::DbError::NotFound) => return Ok(None),
@@ -267,15 +267,16 @@ impl Control {
         };
         let department = self.db.departments().get(project.department_id).await?;
         let (usage, _) = self.db.workloads().usage(department.id, project.id).await?;
-        let unit = |name: &str, in_use: f64, resources: &[app::model::org::PoolResources]| {
-            let allowance = Allowance::of(resources);
-            UnitGpus {
-                name: name.to_owned(),
-                in_use,
-                quota: allowance.deserved.gpus,
-                limit: allowance.limit.gpus,
-            }
-        };
+        let unit =
+            |name: &str, in_use: f64, resources: &[tephra_core::model::org::PoolResources]| {
+                let allowance = Allowance::of(resources);
+                UnitGpus {
+                    name: name.to_owned(),
+                    in_use,
+                    quota: allowance.deserved.gpus,
+                    limit: allowance.limit.gpus,
+                }
+            };
         Ok(Some(Standing {
             project: unit(&project.name, usage.project.gpus, &project.resources.0),
             department: unit(

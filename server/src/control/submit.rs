@@ -7,15 +7,15 @@ use crate::access;
 use crate::db::DbError;
 use crate::db::projects::Project;
 use crate::db::workloads::{Change, NewWorkload, WorkloadListing};
-use crate::domain::authz::Permission;
-use crate::domain::labels::{Owner, job_name};
-use crate::domain::quota::{self, Standing};
-use crate::domain::render::Rendered;
-use crate::domain::request::{Request, WorkloadKind};
 use app::error::AppError;
-use app::model::phase::Phase;
-use app::model::principal::Principal;
-use app::model::validation::FieldError;
+use tephra_core::domain::authz::Permission;
+use tephra_core::domain::labels::{Owner, job_name};
+use tephra_core::domain::quota::{self, Standing};
+use tephra_core::domain::render::Rendered;
+use tephra_core::domain::request::{Request, WorkloadKind};
+use tephra_core::model::phase::Phase;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::validation::FieldError;
 use uuid::Uuid;
 
 /// A request checked against its project and this cluster, ready to store or render.
@@ -53,8 +53,8 @@ pub struct Accepted {
 
 impl Accepted {
     /// The API's answer to the submit.
-    pub fn response(&self) -> app::model::workload::Workload {
-        app::model::workload::Workload {
+    pub fn response(&self) -> tephra_core::model::workload::Workload {
+        tephra_core::model::workload::Workload {
             warnings: self.warnings.clone(),
             ..super::view::workload_response(&self.listing)
         }
@@ -261,7 +261,7 @@ impl Control {
             tracing::error!(error = %e, "cannot write a rendered Job as YAML");
             AppError::Internal
         })?;
-        Ok(crate::domain::render::with_warnings(
+        Ok(tephra_core::domain::render::with_warnings(
             request.warnings(),
             yaml,
         ))

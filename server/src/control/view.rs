@@ -1,8 +1,8 @@
 //! A stored workload as the API and the dashboard show it (Run:ai's response shape).
 
 use crate::db::workloads::WorkloadListing;
-use app::model::workload::Workload;
 use chrono::SecondsFormat;
+use tephra_core::model::workload::Workload;
 
 pub fn workload_response(listing: &WorkloadListing) -> Workload {
     let w = &listing.workload;

@@ -3,8 +3,8 @@
 
 use super::audit::record_in;
 use super::{DbError, DbResult, conflict_as, now, on_pool};
-use crate::domain::authz::{AccessRule, Caller, Role, Scope, Subject};
 use chrono::{DateTime, Utc};
+use tephra_core::domain::authz::{AccessRule, Caller, Role, Scope, Subject};
 use uuid::Uuid;
 
 /// An access rule as stored, with its Run:ai-style integer id.
@@ -141,7 +141,7 @@ impl AccessRules<'_> {
                 .map_err(conflict_as(|| format!(
                     "{} {:?} already holds the role {:?} on {}",
                     rule.subject.kind(), rule.subject.id(), rule.role.name(),
-                    crate::domain::authz::describe(&rule.scope)
+                    tephra_core::domain::authz::describe(&rule.scope)
                 )))?;
             record_in!(&mut *tx, by, "access_rule.add", "access_rule", Uuid::nil(), &{
                 let mut d = detail(rule);

@@ -1,9 +1,9 @@
 //! Departments: each is the parent of projects and owns one parent Volcano queue.
 
 use super::{DbResult, conflict_as, now, on_pool};
-use app::model::org::PoolResources;
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
+use tephra_core::model::org::PoolResources;
 
 /// The department every installation starts with; projects created without one join it.
 pub const DEFAULT_DEPARTMENT: &str = "default";

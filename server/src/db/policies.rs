@@ -1,10 +1,10 @@
 //! Policies by scope and workload kind, stored whole as Run:ai's `{defaults, rules}`.
 
 use super::{DbResult, now, on_pool};
-use crate::domain::authz::Scope;
-use crate::domain::policy::{self, Policy};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
+use tephra_core::domain::authz::Scope;
+use tephra_core::domain::policy::{self, Policy};
 use uuid::Uuid;
 
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]

@@ -1,13 +1,13 @@
 //! Projects: each owns one namespace and one Volcano queue, within a department.
 
 use super::{DbError, DbResult, conflict_as, now, on_pool};
-use app::model::org::{PoolResources, SchedulingRules};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
+use tephra_core::model::org::{PoolResources, SchedulingRules};
 use uuid::Uuid;
 
 /// The project every installation starts with, so a new user can submit at once.
-pub use app::model::org::DEFAULT_PROJECT;
+pub use tephra_core::model::org::DEFAULT_PROJECT;
 
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct Project {

@@ -7,11 +7,13 @@ use crate::access;
 use crate::auth::tokens::{hash_secret, new_secret};
 use crate::db::DbError;
 use crate::db::applications::{Application, NewSecret};
-use crate::domain::authz::{AccessRule, Permission, Role, Subject};
 use app::error::AppError;
-use app::model::access::{ApplicationView, CreatedApplication, NewAppSecret, NewApplication};
-use app::model::principal::Principal;
 use chrono::{DateTime, Duration, Utc};
+use tephra_core::domain::authz::{AccessRule, Permission, Role, Subject};
+use tephra_core::model::access::{
+    ApplicationView, CreatedApplication, NewAppSecret, NewApplication,
+};
+use tephra_core::model::principal::Principal;
 use uuid::Uuid;
 
 /// How long a secret works when the request does not say.

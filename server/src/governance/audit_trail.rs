@@ -4,11 +4,11 @@ use super::{Governance, invalid, rfc3339};
 use crate::access;
 use crate::db::applications::APP_ISSUER;
 use crate::db::audit::AuditFilter;
-use crate::domain::authz::Permission;
 use app::error::AppError;
-use app::model::access::{AuditEntry, AuditPage, AuditQuery};
-use app::model::principal::Principal;
 use chrono::{DateTime, Utc};
+use tephra_core::domain::authz::Permission;
+use tephra_core::model::access::{AuditEntry, AuditPage, AuditQuery};
+use tephra_core::model::principal::Principal;
 
 pub const AUDIT_PAGE_MAX: i64 = 500;
 pub const AUDIT_PAGE_DEFAULT: i64 = 100;

@@ -10,10 +10,10 @@ pub mod rules;
 use crate::access;
 use crate::db::Database;
 use crate::db::users::User;
-use crate::domain::authz::Permission;
 use app::error::AppError;
-use app::model::principal::Principal;
 use chrono::{DateTime, SecondsFormat, Utc};
+use tephra_core::domain::authz::Permission;
+use tephra_core::model::principal::Principal;
 use uuid::Uuid;
 
 #[derive(Clone)]
@@ -55,6 +55,6 @@ fn invalid(field: &str, message: impl Into<String>) -> AppError {
 }
 
 /// The acting user's id; applications and the like have one too (their user row).
-fn actor(principal: &app::model::principal::Principal) -> Option<Uuid> {
+fn actor(principal: &tephra_core::model::principal::Principal) -> Option<Uuid> {
     principal.user_id.parse().ok()
 }

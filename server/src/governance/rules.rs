@@ -6,10 +6,10 @@ use crate::db::DbError;
 use crate::db::access_rules::StoredRule;
 use crate::db::departments::DepartmentWithCounts;
 use crate::db::projects::ProjectWithCounts;
-use crate::domain::authz::{self, AccessRule, Permission, Role, Scope, Subject};
 use app::error::AppError;
-use app::model::access::{AccessRuleList, AccessRuleView, NewAccessRule, RoleView};
-use app::model::principal::Principal;
+use tephra_core::domain::authz::{self, AccessRule, Permission, Role, Scope, Subject};
+use tephra_core::model::access::{AccessRuleList, AccessRuleView, NewAccessRule, RoleView};
+use tephra_core::model::principal::Principal;
 
 /// The longest subject id accepted (an e-mail address may be 254 characters).
 const SUBJECT_MAX: usize = 320;

@@ -1,4 +1,4 @@
-//! Forward auth for exposed URLs (`crate::domain::exposed`), where the cluster profile has
+//! Forward auth for exposed URLs (`tephra_core::domain::exposed`), where the cluster profile has
 //! `forwardAuth` and an `ingressHost`:
 //!
 //! - `GET /auth/exposed/check`: the ingress asks before every request to a job's host
@@ -15,10 +15,6 @@
 use super::AppState;
 use super::sign_in::{next_query, page};
 use crate::control::exposed::may_open;
-use crate::domain::exposed::{
-    COOKIE_NAME, COOKIE_SECONDS, GRANT_PARAM, GRANT_SECONDS, HostLabel, Pass, Purpose, parse_host,
-    set_cookie,
-};
 use app::error::AppError;
 use axum::Router;
 use axum::extract::{Query, Request, State};
@@ -26,6 +22,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use serde::Deserialize;
+use tephra_core::domain::exposed::{
+    COOKIE_NAME, COOKIE_SECONDS, GRANT_PARAM, GRANT_SECONDS, HostLabel, Pass, Purpose, parse_host,
+    set_cookie,
+};
 
 pub fn router() -> Router<AppState> {
     Router::new()

@@ -1,5 +1,5 @@
 use super::*;
-use crate::domain::exposed::url_host;
+use tephra_core::domain::exposed::url_host;
 
 const APPS: &str = "apps.example.net";
 

@@ -46,7 +46,7 @@ pub struct AppState {
     pub auth: Authenticator,
     pub sessions: SessionSettings,
     /// Signs the passes of exposed URLs' hosts (`exposed`).
-    pub exposed_key: crate::domain::exposed::PassKey,
+    pub exposed_key: tephra_core::domain::exposed::PassKey,
     /// Requests per minute and client address on sign-in, tokens and writes.
     pub limits: limits::RateLimiter,
     /// Open event and log streams per principal, and how long they may run.

@@ -7,7 +7,6 @@
 use super::AppState;
 use crate::auth::Credential;
 use crate::http::api::ApiError;
-use app::model::principal::Principal;
 use axum::http::StatusCode;
 use futures::{Stream, StreamExt};
 use std::collections::HashMap;
@@ -15,6 +14,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tephra_core::model::principal::Principal;
 use tokio::time::{Instant, MissedTickBehavior};
 
 /// `--streams-per-principal`, `--stream-recheck-seconds`, `--log-follow-max-*`.

@@ -1,4 +1,4 @@
-//! Form fields bound to the request a [`Draft`](crate::model::training::draft::Draft) holds, each named once: by its
+//! Form fields bound to the request a [`Draft`](crate::draft::Draft) holds, each named once: by its
 //! [`Path`].
 //!
 //! From the path a field derives everything else: the value it shows and writes (converted by
@@ -7,8 +7,8 @@
 //! for that path. A field shows its error once it has been edited, and every field does after a
 //! submit attempt.
 
-use crate::model::training::draft::posted::{input_name, unchecked_name};
-use crate::model::training::draft::{Kind, Path};
+use crate::draft::posted::{input_name, unchecked_name};
+use crate::draft::{Kind, Path};
 use leptos::either::Either;
 use leptos::prelude::*;
 use serde_json::Value;

@@ -2,12 +2,12 @@
 //! fields have been edited (a field shows its error once it has been, and every field does after
 //! a submit attempt).
 
-use crate::model::policy::{FormHints, Hint, apply_defaults, check_request};
-use crate::model::training::draft::{Draft, Kind, Path};
-use crate::model::validation::FieldError;
+use crate::draft::{Draft, Kind, Path};
 use leptos::lazy;
 use leptos::prelude::*;
 use std::collections::HashSet;
+use tephra_core::model::policy::{FormHints, Hint, apply_defaults, check_request};
+use tephra_core::model::validation::FieldError;
 
 /// The request validator, run on a draft. It lives in a chunk of its own, loaded when the form
 /// is first used (see [`FormState::new`]): the strict parser that gives the API's own messages
@@ -21,7 +21,7 @@ use std::collections::HashSet;
 #[lazy]
 pub fn check(input: (Draft, String)) -> Vec<FieldError> {
     let (draft, policy) = input;
-    let policy: crate::model::policy::FormPolicy =
+    let policy: tephra_core::model::policy::FormPolicy =
         serde_json::from_str(&policy).unwrap_or_default();
     let mut errors = draft.validate().err().unwrap_or_default();
     let layers = policy.layers(draft.is_distributed());

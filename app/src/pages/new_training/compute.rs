@@ -3,12 +3,12 @@
 
 use super::{GRID_CLASS, Section, blank_row};
 use crate::components::form::{CheckboxField, GroupMessage, RowList, TextField, use_form};
+use crate::draft::fields::compute;
+use crate::draft::posted::GPU_MODE;
+use crate::draft::{GpuMode, Kind, Path};
 use crate::key;
-use crate::model::training::draft::fields::compute;
-use crate::model::training::draft::posted::GPU_MODE;
-use crate::model::training::draft::{GpuMode, Kind, Path};
-use crate::model::training::request::{Compute, ExtendedResource};
 use leptos::prelude::*;
+use tephra_core::model::training::request::{Compute, ExtendedResource};
 
 fn label(mode: GpuMode) -> &'static str {
     match mode {

@@ -2,13 +2,13 @@
 
 use super::{GRID_CLASS, Section};
 use crate::components::form::{CheckboxField, SelectField, TextField, Toggle, use_form};
+use crate::draft::Kind;
+use crate::draft::fields::{master, spec};
+use crate::draft::posted::DISTRIBUTED;
 use crate::key;
-use crate::model::training::distributed::DistributedSpec;
-use crate::model::training::draft::Kind;
-use crate::model::training::draft::fields::{master, spec};
-use crate::model::training::draft::posted::DISTRIBUTED;
-use crate::model::training::request::{Compute, TrainingSpec};
 use leptos::prelude::*;
+use tephra_core::model::training::distributed::DistributedSpec;
+use tephra_core::model::training::request::{Compute, TrainingSpec};
 
 #[component]
 pub fn Distributed() -> impl IntoView {

@@ -4,11 +4,11 @@
 
 use crate::api::fit_training;
 use crate::components::form::use_form;
-use crate::model::fit::Verdict;
-use crate::model::training::draft::Draft;
+use crate::draft::Draft;
 use leptos::either::EitherOf3;
 use leptos::prelude::*;
 use std::time::Duration;
+use tephra_core::model::fit::Verdict;
 
 /// How long the answer waits after the last keystroke before asking the server again.
 const FIT_DEBOUNCE: Duration = Duration::from_millis(500);

@@ -5,11 +5,13 @@ use super::{GRID_CLASS, Section, blank_row};
 use crate::components::form::{
     GroupMessage, INPUT_CLASS, RowList, SelectField, TextField, Toggle, field_id, use_form,
 };
+use crate::draft::fields::{name, project, spec};
+use crate::draft::{Kind, Path};
 use crate::key;
-use crate::model::training::draft::fields::{name, project, spec};
-use crate::model::training::draft::{Kind, Path};
-use crate::model::training::request::{EnvironmentVariable, NameValue, SecretKeyRef, TrainingSpec};
 use leptos::prelude::*;
+use tephra_core::model::training::request::{
+    EnvironmentVariable, NameValue, SecretKeyRef, TrainingSpec,
+};
 
 #[component]
 /// `projects`: each one's name and how the choice reads.
@@ -50,7 +52,7 @@ fn ProjectField(projects: Vec<(String, String)>) -> impl IntoView {
     let (value, set) = form.bind(&path, Kind::Text);
     let name = format!(
         "draft[{}]",
-        crate::model::training::draft::posted::input_name(Kind::Text, &path)
+        crate::draft::posted::input_name(Kind::Text, &path)
     );
     let path = path.to_string();
     let id = field_id(&path);

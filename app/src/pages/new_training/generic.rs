@@ -4,15 +4,15 @@
 
 use super::{GRID_CLASS, Section};
 use crate::components::form::{CheckboxField, RowList, SelectField, TextField, Toggle, use_form};
+use crate::draft::fields::spec;
+use crate::draft::posted::GENERIC;
+use crate::draft::{Kind, Path, TYPE_KEY};
 use crate::key;
-use crate::model::training::draft::fields::spec;
-use crate::model::training::draft::posted::GENERIC;
-use crate::model::training::draft::{Kind, Path, TYPE_KEY};
-use crate::model::training::generic::{
+use leptos::prelude::*;
+use tephra_core::model::training::generic::{
     GenericSpec, PauseMode, ReplicaRestart, ReplicaSpec, RunMode,
 };
-use crate::model::training::request::TrainingSpec;
-use leptos::prelude::*;
+use tephra_core::model::training::request::TrainingSpec;
 
 #[component]
 pub fn Generic() -> impl IntoView {

@@ -2,11 +2,11 @@
 
 use super::{GRID_CLASS, Section};
 use crate::components::form::{CheckboxField, TextField, use_form};
+use crate::draft::Kind;
+use crate::draft::fields::spec;
 use crate::key;
-use crate::model::training::draft::Kind;
-use crate::model::training::draft::fields::spec;
-use crate::model::training::request::TrainingSpec;
 use leptos::prelude::*;
+use tephra_core::model::training::request::TrainingSpec;
 
 #[component]
 pub fn Lifecycle() -> impl IntoView {

@@ -22,16 +22,16 @@ use crate::components::form::{FormState, field_id, use_form};
 use crate::components::loaded::loaded;
 use crate::components::style::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::toast::use_toasts;
+use crate::draft::Draft;
+use crate::draft::posted::DOCUMENT;
 use crate::error::AppError;
-use crate::model::policy::FormHints;
-use crate::model::project::ProjectSummary;
-use crate::model::training::NAME_MAX;
-use crate::model::training::draft::Draft;
-use crate::model::training::draft::posted::DOCUMENT;
-use crate::model::validation::FieldError;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
+use tephra_core::model::policy::FormHints;
+use tephra_core::model::project::ProjectSummary;
+use tephra_core::model::training::NAME_MAX;
+use tephra_core::model::validation::FieldError;
 
 const FIELDSET_CLASS: &str =
     "rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900";

@@ -4,7 +4,7 @@
 use crate::api::preview_training;
 use crate::components::form::use_form;
 use crate::components::style::SECONDARY_BUTTON_CLASS;
-use crate::model::training::draft::Draft;
+use crate::draft::Draft;
 use leptos::prelude::*;
 use std::time::Duration;
 

@@ -2,11 +2,11 @@
 
 use super::{GRID_CLASS, Section};
 use crate::components::form::{RowList, SelectField, TextField};
+use crate::draft::fields::{pod_affinity_type_key, spec};
+use crate::draft::{Kind, Path};
 use crate::key;
-use crate::model::training::draft::fields::{pod_affinity_type_key, spec};
-use crate::model::training::draft::{Kind, Path};
-use crate::model::training::request::{PodAffinity, Toleration, TrainingSpec};
 use leptos::prelude::*;
+use tephra_core::model::training::request::{PodAffinity, Toleration, TrainingSpec};
 
 #[component]
 pub fn Scheduling() -> impl IntoView {

@@ -2,11 +2,11 @@
 
 use super::{GRID_CLASS, Section};
 use crate::components::form::{CheckboxField, SelectField, TextField};
+use crate::draft::Kind;
+use crate::draft::fields::security;
 use crate::key;
-use crate::model::training::draft::Kind;
-use crate::model::training::draft::fields::security;
-use crate::model::training::request::Security;
 use leptos::prelude::*;
+use tephra_core::model::training::request::Security;
 
 #[component]
 pub fn SecuritySection() -> impl IntoView {

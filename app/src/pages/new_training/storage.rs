@@ -4,15 +4,15 @@ use super::{GRID_CLASS, Section, blank_row};
 use crate::components::form::{
     CheckboxField, INPUT_CLASS, LINK_BUTTON_CLASS, RowList, TextField, use_form,
 };
+use crate::draft::fields::storage;
+use crate::draft::{Kind, Path};
 use crate::key;
-use crate::model::training::draft::fields::storage;
-use crate::model::training::draft::{Kind, Path};
-use crate::model::training::request::{
+use leptos::prelude::*;
+use serde_json::Value;
+use tephra_core::model::training::request::{
     AccessModes, ClaimInfo, ConfigMapVolume, DataVolume, Git, HostPath, Nfs, Pvc, S3, SecretVolume,
     Storage,
 };
-use leptos::prelude::*;
-use serde_json::Value;
 
 /// One kind of volume: its list under `spec.storage`, what a new one starts as, and its fields.
 struct VolumeKind {

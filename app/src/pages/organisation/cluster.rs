@@ -3,8 +3,8 @@
 
 use crate::components::table::{Column, Table};
 use crate::components::usage::{Usage, figure};
-use crate::model::cluster::ClusterView;
 use leptos::prelude::*;
+use tephra_core::model::cluster::ClusterView;
 
 const POOL_COLUMNS: [Column; 4] = [
     Column::text("Node pool"),

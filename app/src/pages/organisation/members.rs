@@ -9,8 +9,8 @@ use crate::api::{AddMember, RemoveMember};
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
 use crate::error::AppError;
-use crate::model::org::Organisation;
 use leptos::prelude::*;
+use tephra_core::model::org::Organisation;
 
 /// The role the form offers first: it may run trainings in the project, nothing more.
 const RESEARCHER: i64 = 4;

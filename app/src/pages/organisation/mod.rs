@@ -14,9 +14,9 @@ use crate::api::get_organisation;
 use crate::components::loaded::loaded;
 use crate::components::style::CARD_CLASS;
 use crate::error::AppError;
-use crate::model::org::PoolResources;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use tephra_core::model::org::PoolResources;
 
 #[component]
 pub fn OrganisationPage() -> impl IntoView {

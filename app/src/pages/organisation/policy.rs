@@ -7,9 +7,9 @@ use crate::api::{get_policy_text, try_policy};
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
 use crate::error::AppError;
-use crate::model::org::Organisation;
-use crate::model::policy::PolicyField;
 use leptos::prelude::*;
+use tephra_core::model::org::Organisation;
+use tephra_core::model::policy::PolicyField;
 
 const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
 

@@ -11,8 +11,8 @@ use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTT
 use crate::components::table::{Column, Table};
 use crate::components::usage::Usage;
 use crate::error::AppError;
-use crate::model::org::{DEFAULT_PROJECT, Organisation, SchedulingRules, gpu_totals};
 use leptos::prelude::*;
+use tephra_core::model::org::{DEFAULT_PROJECT, Organisation, SchedulingRules, gpu_totals};
 
 pub(super) const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
 pub(super) const LABEL: &str = "text-sm font-medium";

@@ -5,10 +5,10 @@ use super::edit::EditLive;
 use crate::api::act_on_workload;
 use crate::components::style::{DANGER_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::toast::use_toasts;
-use crate::model::action::Action as Verb;
-use crate::model::url::query;
-use crate::model::workload::Workload;
 use leptos::prelude::*;
+use tephra_core::model::action::Action as Verb;
+use tephra_core::model::url::query;
+use tephra_core::model::workload::Workload;
 
 /// Clone, edit, suspend, resume and delete. Each action asks for confirmation, and a button is
 /// disabled (with the reason as its description) when the phase does not allow it.

@@ -1,8 +1,8 @@
 //! The dialog that asks before an action is taken.
 
 use crate::components::style::{DANGER_BUTTON_CLASS, PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
-use crate::model::action::Action as Verb;
 use leptos::prelude::*;
+use tephra_core::model::action::Action as Verb;
 
 /// The dialog's question, what the action does, and its button.
 fn wording(action: Verb) -> (&'static str, &'static str, &'static str) {

@@ -7,11 +7,11 @@ use crate::components::form::INPUT_CLASS;
 use crate::components::style::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::toast::use_toasts;
 use crate::error::AppError;
-use crate::model::edit::Edit;
-use crate::model::phase::Phase;
-use crate::model::validation::FieldError;
-use crate::model::workload::Workload;
 use leptos::prelude::*;
+use tephra_core::model::edit::Edit;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::validation::FieldError;
+use tephra_core::model::workload::Workload;
 
 /// Run:ai's priority classes, which the cluster profile maps to the cluster's own.
 const PRIORITY_CLASSES: [&str; 4] = ["train", "build", "interactive-preemptible", "inference"];

@@ -1,7 +1,7 @@
 //! The cluster's recent events about the training's objects, newest first.
 
-use crate::model::workload::Workload;
 use leptos::prelude::*;
+use tephra_core::model::workload::Workload;
 
 #[component]
 pub(super) fn Events(workload: RwSignal<Workload>) -> impl IntoView {

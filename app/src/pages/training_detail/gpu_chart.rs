@@ -3,9 +3,9 @@
 
 #[cfg(feature = "hydrate")]
 use crate::api::get_gpu_use;
-use crate::model::gpu_use::{GpuUse, PodGpuUse};
-use crate::model::workload::Workload;
 use leptos::prelude::*;
+use tephra_core::model::gpu_use::{GpuUse, PodGpuUse};
+use tephra_core::model::workload::Workload;
 
 const WIDTH: f64 = 480.0;
 const HEIGHT: f64 = 120.0;

@@ -3,8 +3,8 @@
 
 use super::actions::Actions;
 use crate::components::{phase_badge::PhaseBadge, relative_time::Age};
-use crate::model::workload::Workload;
 use leptos::prelude::*;
+use tephra_core::model::workload::Workload;
 
 /// The breadcrumb, the name with the phase badge, and a line on who created it and whether it is
 /// on its way to another phase.

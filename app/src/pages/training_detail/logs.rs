@@ -3,9 +3,9 @@
 
 use crate::components::log_stream::{LogMessage, read};
 use crate::components::style::SECONDARY_BUTTON_CLASS;
-use crate::model::url::query;
-use crate::model::workload::Workload;
 use leptos::prelude::*;
+use tephra_core::model::url::query;
+use tephra_core::model::workload::Workload;
 
 /// Most lines the page keeps; older ones scroll away (the download has them all).
 const KEPT_LINES: usize = 5_000;
@@ -28,7 +28,7 @@ impl Choice {
         let tail = if download { "all" } else { &self.tail };
         format!(
             "/api/v1/workloads/{workload_id}/pods/{}/logs{}",
-            crate::model::url::encode(&self.pod),
+            tephra_core::model::url::encode(&self.pod),
             query(&[
                 ("container", Some(&self.container)),
                 ("tailLines", Some(tail)),

@@ -30,12 +30,12 @@ use crate::components::live::{LiveMessage, subscribe};
 use crate::components::loaded::loaded;
 use crate::components::style::CARD_CLASS;
 use crate::error::AppError;
-use crate::model::url::query;
-use crate::model::usage::Standing;
-use crate::model::workload::{HistoryEntry, Workload, WorkloadEvent};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
+use tephra_core::model::url::query;
+use tephra_core::model::usage::Standing;
+use tephra_core::model::workload::{HistoryEntry, Workload, WorkloadEvent};
 
 #[component]
 pub fn TrainingDetailPage() -> impl IntoView {

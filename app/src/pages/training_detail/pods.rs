@@ -3,8 +3,8 @@
 use super::Headings;
 use crate::components::relative_time::Age;
 use crate::components::style::LINK_CLASS;
-use crate::model::workload::Workload;
 use leptos::prelude::*;
+use tephra_core::model::workload::Workload;
 
 #[component]
 pub(super) fn Pods(

@@ -1,9 +1,9 @@
 //! Why the training is where it is, and what stands in its way that Tephra cannot clear.
 
-use crate::model::phase::Phase;
-use crate::model::usage::Standing;
-use crate::model::workload::{HistoryEntry, Workload};
 use leptos::prelude::*;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::usage::Standing;
+use tephra_core::model::workload::{HistoryEntry, Workload};
 
 /// Why the training is where it is, in plain words, with the gang and the queue it waits in.
 #[component]

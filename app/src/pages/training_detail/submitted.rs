@@ -1,8 +1,8 @@
 //! What was asked for and what Tephra created: the request as JSON and the Volcano Job as YAML.
 
 use crate::components::style::CARD_CLASS;
-use crate::model::workload::WorkloadDetail;
 use leptos::prelude::*;
+use tephra_core::model::workload::WorkloadDetail;
 
 /// What was asked for and what Tephra created: fixed once submitted, so rendered on the server
 /// and never shipped to the browser as data.

@@ -1,8 +1,8 @@
 //! The pods of each task, counted by phase.
 
 use super::Headings;
-use crate::model::workload::Workload;
 use leptos::prelude::*;
+use tephra_core::model::workload::Workload;
 
 #[component]
 pub(super) fn Tasks(workload: RwSignal<Workload>) -> impl IntoView {

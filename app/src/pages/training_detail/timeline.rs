@@ -1,9 +1,9 @@
 //! What happened to the training, oldest first: submitted, phases, and the actions people took.
 
 use crate::components::{phase_badge::PhaseBadge, relative_time::Timestamp};
-use crate::model::phase::Phase;
-use crate::model::workload::HistoryEntry;
 use leptos::prelude::*;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::workload::HistoryEntry;
 
 /// One history entry in words.
 pub(super) fn describe(entry: &HistoryEntry) -> String {

@@ -2,10 +2,10 @@
 
 use crate::components::form::INPUT_CLASS;
 use crate::components::style::{BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
-use crate::model::phase::Phase;
-use crate::model::project::ProjectSummary;
-use crate::model::workload::WorkloadQuery;
 use leptos::prelude::*;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::project::ProjectSummary;
+use tephra_core::model::workload::WorkloadQuery;
 
 /// Whether `q` narrows the list (sorting and paging do not).
 pub(super) fn is_filtered(q: &WorkloadQuery) -> bool {

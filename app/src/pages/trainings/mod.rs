@@ -10,12 +10,12 @@ use crate::api::{list_projects, list_workloads};
 use crate::components::live::{LiveMessage, subscribe};
 use crate::components::loaded::loaded;
 use crate::error::AppError;
-use crate::model::url::query;
-use crate::model::workload::{RowChange, WorkloadPage, WorkloadQuery, WorkloadRow};
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
+use tephra_core::model::url::query;
+use tephra_core::model::workload::{RowChange, WorkloadPage, WorkloadQuery, WorkloadRow};
 
 // The new-training page still takes its button classes from here.
 pub use crate::components::style::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};

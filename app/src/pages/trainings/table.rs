@@ -4,9 +4,9 @@
 use super::{Rows, list_href};
 use crate::components::style::{LINK_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::{phase_badge::PhaseBadge, relative_time::Age};
-use crate::model::workload::{WorkloadPage, WorkloadQuery, WorkloadRow};
 use leptos::either::Either;
 use leptos::prelude::*;
+use tephra_core::model::workload::{WorkloadPage, WorkloadQuery, WorkloadRow};
 
 /// What shows instead of the table: the way out of the filters, or how to submit a first training.
 #[component]

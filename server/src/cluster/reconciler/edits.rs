@@ -5,8 +5,8 @@
 use super::{Error, Reconciler, Result, live_edit};
 use crate::db::projects::Project;
 use crate::db::workloads::StoredWorkload;
-use crate::domain::live_edit::Shape;
-use crate::domain::status::{Observed, drift};
+use tephra_core::domain::live_edit::Shape;
+use tephra_core::domain::status::{Observed, drift};
 
 /// The changeable part of the workload's Job as the watch last saw it, when there is a Job to
 /// bring along: present, not being deleted, and not changed by hand.

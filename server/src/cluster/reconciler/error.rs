@@ -53,11 +53,11 @@ pub enum Error {
 }
 
 impl Error {
-    pub(super) fn render(errors: Vec<app::model::validation::FieldError>) -> Self {
+    pub(super) fn render(errors: Vec<tephra_core::model::validation::FieldError>) -> Self {
         Error::Render(listed(&errors))
     }
 
-    pub(super) fn refused(errors: &[app::model::validation::FieldError]) -> Self {
+    pub(super) fn refused(errors: &[tephra_core::model::validation::FieldError]) -> Self {
         Error::Refused(listed(errors))
     }
 
@@ -110,7 +110,7 @@ impl Error {
     }
 }
 
-fn listed(errors: &[app::model::validation::FieldError]) -> String {
+fn listed(errors: &[tephra_core::model::validation::FieldError]) -> String {
     let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
     listed.join("; ")
 }

@@ -8,18 +8,18 @@
 use super::{Reconciler, Result};
 use crate::db::projects::Project;
 use crate::db::workloads::StoredWorkload;
-use crate::domain::finish::{
-    self, Outcome, VERDICT_ANNOTATION, VERDICT_REASON_ANNOTATION, Verdict,
-};
-use crate::domain::ownership::OwnerKey;
-use crate::domain::request::{Request, WorkloadKind};
-use crate::domain::status::Observed;
-use crate::domain::volcano::Job;
-use app::model::training::checked::Generic;
-use app::model::training::generic::CleanUpPolicy;
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource};
 use serde_json::json;
+use tephra_core::domain::finish::{
+    self, Outcome, VERDICT_ANNOTATION, VERDICT_REASON_ANNOTATION, Verdict,
+};
+use tephra_core::domain::ownership::OwnerKey;
+use tephra_core::domain::request::{Request, WorkloadKind};
+use tephra_core::domain::status::Observed;
+use tephra_core::domain::volcano::Job;
+use tephra_core::model::training::checked::Generic;
+use tephra_core::model::training::generic::CleanUpPolicy;
 use uuid::Uuid;
 
 /// The stored request of a generic workload, if it is one.

@@ -5,13 +5,13 @@ use super::{Error, Reconciler, Result};
 use crate::cluster::{apply, beside, event_of};
 use crate::db::projects::Project;
 use crate::db::workloads::{Change, StoredWorkload};
-use crate::domain::authz::Scope;
-use crate::domain::policy;
-use crate::domain::request::Request;
-use crate::domain::volcano::Job;
-use app::model::phase::Phase;
 use kube::Api;
 use kube::api::PostParams;
+use tephra_core::domain::authz::Scope;
+use tephra_core::domain::policy;
+use tephra_core::domain::request::Request;
+use tephra_core::domain::volcano::Job;
+use tephra_core::model::phase::Phase;
 
 impl Reconciler {
     /// Volcano stopped the Job: record the workload as suspended (if no action came first) and

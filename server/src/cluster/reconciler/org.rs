@@ -7,10 +7,10 @@ use super::{Error, Reconciler, Result};
 use crate::cluster::apply;
 use crate::cluster::namespace::ProjectNamespace;
 use crate::db::projects::Project;
-use crate::domain::authz::Scope;
-use crate::domain::policy;
-use crate::domain::quota::queues::{OrgUnit, queues};
 use std::collections::{BTreeMap, HashSet};
+use tephra_core::domain::authz::Scope;
+use tephra_core::domain::policy;
+use tephra_core::domain::quota::queues::{OrgUnit, queues};
 
 impl Reconciler {
     /// A project's namespace, labelled with the Pod Security level its policies allow (both

@@ -1,8 +1,8 @@
 //! What the reconciler decides from the row and the index alone, before it touches the cluster.
 //! Pure, so every rule is tested without a cluster.
 
-use app::model::phase::Phase;
 use chrono::{DateTime, Utc};
+use tephra_core::model::phase::Phase;
 
 /// What the index says of a workload's Job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

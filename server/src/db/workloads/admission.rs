@@ -4,11 +4,11 @@
 use super::{Change, NewWorkload, StoredWorkload, Workloads};
 use crate::db::audit::record_in;
 use crate::db::{DbResult, conflict_as, now, on_pool};
-use crate::domain::quota::{self, Allowance, Amount};
-use app::model::org::PoolResources;
-use app::model::phase::Phase;
-use app::model::workload::LiveStatus;
 use sqlx::types::Json;
+use tephra_core::domain::quota::{self, Allowance, Amount};
+use tephra_core::model::org::PoolResources;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::workload::LiveStatus;
 use uuid::Uuid;
 
 /// What the workloads of a project and of its department that may run (not deleted, not

@@ -11,12 +11,12 @@ pub use usage::UserUsage;
 
 use super::audit::record_in;
 use super::{DbError, DbResult, now, on_pool};
-use crate::domain::quota::Amount;
-use crate::domain::request::WorkloadKind;
-use app::model::phase::Phase;
-use app::model::workload::LiveStatus;
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
+use tephra_core::domain::quota::Amount;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::workload::LiveStatus;
 use uuid::Uuid;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -2,8 +2,8 @@
 
 use super::{COLUMNS, ListingRow, WorkloadListing, Workloads, parse_phase};
 use crate::db::{DbResult, on_pool};
-use crate::domain::request::WorkloadKind;
-use app::model::phase::Phase;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::phase::Phase;
 use uuid::Uuid;
 
 /// Which workloads to list. The default is every live workload, newest first.

@@ -3,7 +3,7 @@
 
 use super::Workloads;
 use crate::db::{DbResult, on_pool};
-use crate::domain::quota::Amount;
+use tephra_core::domain::quota::Amount;
 use uuid::Uuid;
 
 /// One user's workloads in a project that may run (not deleted, finished or stopped).

@@ -6,12 +6,14 @@ use super::{Acting, ApiError, JsonBody, created};
 use crate::auth::bearer::{Credentials, IssuedToken};
 use crate::http::AppState;
 use crate::http::limits::Class;
-use app::model::access::{ApplicationView, CreatedApplication, NewAppSecret, NewApplication};
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
+use tephra_core::model::access::{
+    ApplicationView, CreatedApplication, NewAppSecret, NewApplication,
+};
 
 pub fn router() -> Router<AppState> {
     Router::new()

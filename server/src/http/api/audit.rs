@@ -3,11 +3,11 @@
 use super::error::{BadRequest, Forbidden, Unauthorized};
 use super::{Acting, ApiError, QueryParams};
 use crate::http::AppState;
-use app::model::access::{AuditPage, AuditQuery};
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
+use tephra_core::model::access::{AuditPage, AuditQuery};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/api/v1/audit", get(list_audit))

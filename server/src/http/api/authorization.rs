@@ -6,12 +6,12 @@ use super::{Acting, ApiError, JsonBody, QueryParams, created};
 use crate::governance::rules::{RuleQuery, roles};
 use crate::http::AppState;
 use app::error::AppError;
-use app::model::access::{AccessRuleList, AccessRuleView, NewAccessRule, RoleView};
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::get;
+use tephra_core::model::access::{AccessRuleList, AccessRuleView, NewAccessRule, RoleView};
 
 pub fn router() -> Router<AppState> {
     Router::new()

@@ -5,12 +5,12 @@
 //! per offending field path, and a 409 about a workload's phase adds where it stands now.
 
 use app::error::AppError;
-use app::model::phase::Phase;
-use app::model::validation::FieldError;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::validation::FieldError;
 
 /// One offending field of a rejected request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]

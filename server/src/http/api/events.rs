@@ -14,11 +14,8 @@
 use super::error::{BadRequest, Forbidden, NotFound, TooManyRequests, Unauthorized};
 use super::{ActingRenewably, ApiError};
 use crate::cluster::{Published, event_of};
-use crate::domain::authz::Permission;
 use crate::http::{AppState, streams};
 use app::error::AppError;
-use app::model::principal::Principal;
-use app::model::workload::WorkloadEvent;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -29,6 +26,9 @@ use serde::Deserialize;
 use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::Arc;
+use tephra_core::domain::authz::Permission;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::workload::WorkloadEvent;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 
@@ -192,7 +192,7 @@ pub async fn stream_events(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::model::phase::Phase;
+    use tephra_core::model::phase::Phase;
 
     fn change(id: &str) -> Arc<Published> {
         let event = WorkloadEvent {

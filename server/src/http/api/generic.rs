@@ -5,10 +5,7 @@
 use super::error::{BadRequest, Conflict, Failed, Forbidden, NotFound, Unauthorized};
 use super::trainings::{act, fetch, list, submit};
 use super::{Accepted, Acting, ApiError};
-use crate::domain::request::WorkloadKind;
 use crate::http::AppState;
-use app::model::action::Action;
-use app::model::workload::{Workload, WorkloadQuery};
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
@@ -17,6 +14,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use serde::Serialize;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::action::Action;
+use tephra_core::model::workload::{Workload, WorkloadQuery};
 
 const GENERIC: WorkloadKind = WorkloadKind::Generic;
 
@@ -40,7 +40,7 @@ pub struct GenericPage {
 /// Submit a generic job: replica types with their own specs, success and failure rules,
 /// restart limits, run modes and a clean-up policy (T9k's GenericJob).
 #[utoipa::path(post, path = "/api/v1/workloads/generic", tag = "generic",
-    request_body(content = app::model::training::generic::GenericRequest, description = "A generic job: name, projectId and spec.replicaSpecs"),
+    request_body(content = tephra_core::model::training::generic::GenericRequest, description = "A generic job: name, projectId and spec.replicaSpecs"),
     responses((status = 202, description = "Accepted: stored (suspended if it starts paused), the cluster follows", body = Workload),
         BadRequest, Unauthorized, Forbidden, Conflict, Failed))]
 pub async fn submit_generic(

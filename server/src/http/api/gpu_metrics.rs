@@ -9,14 +9,14 @@ use super::{Acting, ApiError};
 use crate::control::Span;
 use crate::http::AppState;
 use app::error::AppError;
-use app::model::gpu_use::PodGpuUse;
-use app::model::validation::FieldError;
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use tephra_core::model::gpu_use::PodGpuUse;
+use tephra_core::model::validation::FieldError;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/api/v1/workloads/{id}/metrics", get(workload_metrics))

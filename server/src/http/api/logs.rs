@@ -11,7 +11,6 @@
 
 use super::error::{BadRequest, Conflict, NotFound, TooManyRequests, Unauthorized};
 use super::{ActingRenewably, ApiError, QueryParams};
-use crate::domain::logs::LogsQuery;
 use crate::http::{AppState, streams};
 use axum::Router;
 use axum::body::Body;
@@ -23,6 +22,7 @@ use axum::routing::get;
 use futures::{Stream, StreamExt};
 use std::convert::Infallible;
 use std::pin::Pin;
+use tephra_core::domain::logs::LogsQuery;
 
 pub fn router() -> Router<AppState> {
     Router::new().route(

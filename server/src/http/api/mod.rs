@@ -26,13 +26,13 @@ pub use error::{ApiError, ErrorBody, ErrorDetail};
 
 use super::AppState;
 use crate::http::limits::Class;
-use app::model::principal::Principal;
 use axum::Json;
 use axum::Router;
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{Method, StatusCode};
 use serde::Serialize;
+use tephra_core::model::principal::Principal;
 
 pub fn router() -> Router<AppState> {
     Router::new()

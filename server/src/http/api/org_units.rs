@@ -6,13 +6,13 @@ use super::error::{BadRequest, Conflict, Forbidden, NotFound, Unauthorized};
 use super::listing::ListQuery;
 use super::{Acting, ApiError, JsonBody, created};
 use crate::http::AppState;
-use app::model::org::{Department, DepartmentRequest, Project, ProjectRequest};
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use serde::Serialize;
+use tephra_core::model::org::{Department, DepartmentRequest, Project, ProjectRequest};
 
 pub fn router() -> Router<AppState> {
     Router::new()

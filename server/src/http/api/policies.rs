@@ -5,7 +5,6 @@
 use super::error::{BadRequest, Forbidden, NotFound, Unauthorized};
 use super::{Acting, ApiError, JsonBody, QueryParams};
 use crate::control::{POLICY_KINDS, ScopePolicy};
-use crate::domain::authz::Scope;
 use crate::http::AppState;
 use axum::Json;
 use axum::Router;
@@ -14,6 +13,7 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tephra_core::domain::authz::Scope;
 
 pub fn router() -> Router<AppState> {
     Router::new().route(

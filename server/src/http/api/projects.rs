@@ -5,12 +5,12 @@ use super::error::{Forbidden, NotFound, Unauthorized};
 use super::{Acting, ApiError};
 use crate::cluster::Orphan;
 use crate::http::AppState;
-use app::model::workload::HistoryEntry;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::routing::get;
 use serde::Serialize;
+use tephra_core::model::workload::HistoryEntry;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/api/v1/cluster", get(cluster_state))
@@ -51,9 +51,11 @@ pub async fn cluster_state(
     State(state): State<AppState>,
     Acting(principal): Acting,
 ) -> Json<ClusterState> {
-    let admin =
-        crate::access::require_system(&principal, crate::domain::authz::Permission::ManageSystem)
-            .is_ok();
+    let admin = crate::access::require_system(
+        &principal,
+        tephra_core::domain::authz::Permission::ManageSystem,
+    )
+    .is_ok();
     let shared = &state.control.cluster.shared;
     let last_error = shared
         .last_error

@@ -5,12 +5,7 @@
 use super::error::{BadRequest, Conflict, Failed, Forbidden, NotFound, Unauthorized};
 use super::{Accepted, Acting, ApiError, ErrorBody};
 use crate::control::{Control, workload_response};
-use crate::domain::request::WorkloadKind;
 use crate::http::AppState;
-use app::model::action::Action;
-use app::model::fit::Fit;
-use app::model::principal::Principal;
-use app::model::workload::{Workload, WorkloadQuery};
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
@@ -19,6 +14,11 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use serde::Serialize;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::action::Action;
+use tephra_core::model::fit::Fit;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::workload::{Workload, WorkloadQuery};
 
 // One route a line: the two kinds' routes read as the parallel table they are.
 #[rustfmt::skip]
@@ -82,7 +82,7 @@ async fn fit(
 /// (preemptible), or waiting for GPUs. Stores nothing; a request that is not valid gets the
 /// submit's 400.
 #[utoipa::path(post, path = "/api/v1/workloads/trainings/fit", tag = "trainings",
-    request_body(content = app::model::training::request::TrainingRequest, description = "A Run:ai training request"),
+    request_body(content = tephra_core::model::training::request::TrainingRequest, description = "A Run:ai training request"),
     responses((status = 200, body = Fit), BadRequest, Unauthorized, Forbidden))]
 pub async fn fit_training(
     State(state): State<AppState>,
@@ -94,7 +94,7 @@ pub async fn fit_training(
 
 /// Whether a distributed training fits now (see the trainings' `fit`).
 #[utoipa::path(post, path = "/api/v1/workloads/distributed/fit", tag = "distributed",
-    request_body(content = app::model::training::distributed::DistributedRequest, description = "A Run:ai distributed training request"),
+    request_body(content = tephra_core::model::training::distributed::DistributedRequest, description = "A Run:ai distributed training request"),
     responses((status = 200, body = Fit), BadRequest, Unauthorized, Forbidden))]
 pub async fn fit_distributed(
     State(state): State<AppState>,
@@ -142,7 +142,7 @@ pub(super) async fn list(
 
 /// Submit a training.
 #[utoipa::path(post, path = "/api/v1/workloads/trainings", tag = "trainings",
-    request_body(content = app::model::training::request::TrainingRequest, description = "A Run:ai training request"),
+    request_body(content = tephra_core::model::training::request::TrainingRequest, description = "A Run:ai training request"),
     responses((status = 202, description = "Accepted: stored, the cluster follows", body = Workload),
         (status = 400, description = "Bad submission request", body = ErrorBody), Unauthorized, Forbidden,
         (status = 409, description = "The name is taken in the project", body = ErrorBody), Failed))]
@@ -156,7 +156,7 @@ pub async fn submit_training(
 
 /// Submit a distributed training (PyTorch, MPI, TF, XGBoost).
 #[utoipa::path(post, path = "/api/v1/workloads/distributed", tag = "distributed",
-    request_body(content = app::model::training::distributed::DistributedRequest, description = "A Run:ai distributed training request: the training's spec plus distributedFramework, numWorkers and master"),
+    request_body(content = tephra_core::model::training::distributed::DistributedRequest, description = "A Run:ai distributed training request: the training's spec plus distributedFramework, numWorkers and master"),
     responses((status = 202, body = Workload), BadRequest, Unauthorized, Forbidden, Conflict, Failed))]
 pub async fn submit_distributed(
     State(state): State<AppState>,
@@ -243,7 +243,7 @@ async fn edit(
 /// refused by field: clone and resubmit.
 #[utoipa::path(patch, path = "/api/v1/workloads/trainings/{id}", tag = "trainings",
     params(("id" = String, Path, description = "The workloadId")),
-    request_body(content = app::model::edit::Edit, description = "The fields to change: priorityClass"),
+    request_body(content = tephra_core::model::edit::Edit, description = "The fields to change: priorityClass"),
     responses((status = 202, description = "Accepted: stored, the cluster follows", body = Workload),
         BadRequest, Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn edit_training(
@@ -260,7 +260,7 @@ pub async fn edit_training(
 /// field: clone and resubmit.
 #[utoipa::path(patch, path = "/api/v1/workloads/distributed/{id}", tag = "distributed",
     params(("id" = String, Path, description = "The workloadId")),
-    request_body(content = app::model::edit::Edit, description = "The fields to change: numWorkers, minReplicas, priorityClass"),
+    request_body(content = tephra_core::model::edit::Edit, description = "The fields to change: numWorkers, minReplicas, priorityClass"),
     responses((status = 202, description = "Accepted: stored, the cluster follows", body = Workload),
         BadRequest, Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn edit_distributed(

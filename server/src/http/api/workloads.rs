@@ -7,14 +7,14 @@ use super::error::{BadRequest, NotFound, Unauthorized};
 use super::listing::ListQuery;
 use super::{Acting, ApiError};
 use crate::http::AppState;
-use app::model::phase::Phase;
-use app::model::principal::Principal;
-use app::model::workload::{Workload, WorkloadQuery};
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Serialize;
 use serde_json::Value;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::workload::{Workload, WorkloadQuery};
 
 pub fn router() -> Router<AppState> {
     Router::new()
