@@ -8,6 +8,7 @@ use tephra_core::model::access::{
     ApplicationView, AuditPage, AuditQuery, CreatedApplication, NewAppSecret, NewApplication,
 };
 use tephra_core::model::action::Action;
+use tephra_core::model::kind::WorkloadKind;
 use tephra_core::model::org::{Department, Organisation, Project};
 use tephra_core::model::org_form::QuotaFields;
 use tephra_core::model::policy::PolicyField;
@@ -45,13 +46,12 @@ pub trait Backend: Send + Sync + 'static {
         id: &str,
     ) -> Result<WorkloadDetail, AppError>;
 
-    /// Stores a workload of `kind` (`training`, `distributed` or `generic`, as
-    /// [`Draft::kind`](crate::draft::Draft::kind) says) exactly as the REST API
-    /// would.
+    /// Stores a workload of `kind` (as [`Draft::kind`](crate::draft::Draft::kind) says)
+    /// exactly as the REST API would.
     async fn submit_workload(
         &self,
         principal: &Principal,
-        kind: &str,
+        kind: WorkloadKind,
         request: serde_json::Value,
     ) -> Result<Workload, AppError>;
 
@@ -59,7 +59,7 @@ pub trait Backend: Send + Sync + 'static {
     async fn preview_workload(
         &self,
         principal: &Principal,
-        kind: &str,
+        kind: WorkloadKind,
         request: serde_json::Value,
     ) -> Result<String, AppError>;
 
@@ -68,7 +68,7 @@ pub trait Backend: Send + Sync + 'static {
     async fn fit_workload(
         &self,
         principal: &Principal,
-        kind: &str,
+        kind: WorkloadKind,
         request: serde_json::Value,
     ) -> Result<tephra_core::model::fit::Fit, AppError>;
 

@@ -37,16 +37,6 @@ impl Services {
     }
 }
 
-/// The collection the dashboard's form names (`Draft::kind`).
-fn kind(kind: &str) -> Result<WorkloadKind, AppError> {
-    WorkloadKind::parse(kind).ok_or_else(|| {
-        AppError::field(
-            "kind",
-            "must be training, distributed or generic".to_owned(),
-        )
-    })
-}
-
 fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
@@ -101,12 +91,12 @@ impl Backend for Services {
     async fn submit_workload(
         &self,
         principal: &Principal,
-        workload_kind: &str,
+        workload_kind: WorkloadKind,
         request: serde_json::Value,
     ) -> Result<Workload, AppError> {
         let accepted = self
             .control
-            .submit(kind(workload_kind)?, principal, request)
+            .submit(workload_kind, principal, request)
             .await?;
         Ok(accepted.response())
     }
@@ -114,24 +104,22 @@ impl Backend for Services {
     async fn preview_workload(
         &self,
         principal: &Principal,
-        workload_kind: &str,
+        workload_kind: WorkloadKind,
         request: serde_json::Value,
     ) -> Result<String, AppError> {
         Ok(self
             .control
-            .preview(kind(workload_kind)?, principal, &request)
+            .preview(workload_kind, principal, &request)
             .await?)
     }
 
     async fn fit_workload(
         &self,
         principal: &Principal,
-        workload_kind: &str,
+        workload_kind: WorkloadKind,
         request: serde_json::Value,
     ) -> Result<tephra_core::model::fit::Fit, AppError> {
-        self.control
-            .fit(kind(workload_kind)?, principal, &request)
-            .await
+        self.control.fit(workload_kind, principal, &request).await
     }
 
     async fn act_on_workload(

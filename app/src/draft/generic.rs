@@ -199,7 +199,10 @@ mod tests {
     fn a_stored_generic_job_comes_back_exactly_through_the_form() {
         let draft = Draft::from_stored(&stored());
         assert!(draft.is_generic());
-        assert_eq!(draft.kind(), "generic");
+        assert_eq!(
+            draft.kind(),
+            tephra_core::model::kind::WorkloadKind::Generic
+        );
         assert_eq!(
             draft.get(&fields::spec().key("command")),
             Some(&json!("python ps.py")),
@@ -232,7 +235,10 @@ mod tests {
         draft.set_generic(true);
         assert!(draft.is_generic() && !draft.is_distributed());
         draft.set_generic(false);
-        assert_eq!(draft.kind(), "training");
+        assert_eq!(
+            draft.kind(),
+            tephra_core::model::kind::WorkloadKind::Training
+        );
     }
 
     #[test]

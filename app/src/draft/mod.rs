@@ -21,6 +21,7 @@ use crate::key;
 pub use path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use tephra_core::model::kind::WorkloadKind;
 use tephra_core::model::training::distributed::{DistributedSpec, Framework};
 use tephra_core::model::training::parse;
 use tephra_core::model::training::request::{
@@ -355,14 +356,14 @@ impl Draft {
         }
     }
 
-    /// The API collection the request goes to: `training`, `distributed` or `generic`.
-    pub fn kind(&self) -> &'static str {
+    /// The API collection the request goes to.
+    pub fn kind(&self) -> WorkloadKind {
         if self.is_generic() {
-            "generic"
+            WorkloadKind::Generic
         } else if self.is_distributed() {
-            "distributed"
+            WorkloadKind::Distributed
         } else {
-            "training"
+            WorkloadKind::Training
         }
     }
 

@@ -3,6 +3,7 @@
 use super::cluster::ClusterProfile;
 use super::labels::{Owner, job_name};
 use super::render::{self, Binding, Rendered, Target};
+pub use crate::model::kind::WorkloadKind;
 use crate::model::training::checked::{Distributed, Generic, Spec, Training};
 use crate::model::training::generic::CleanUpPolicy;
 use crate::model::training::parse;
@@ -17,63 +18,6 @@ pub enum Request {
     Training(Box<Training>),
     Distributed(Box<Distributed>),
     Generic(Box<Generic>),
-}
-
-/// Which of the API's collections a workload belongs to (`/workloads/trainings`,
-/// `/workloads/distributed` or `/workloads/generic`), as stored with it; each has its own
-/// request schema.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorkloadKind {
-    Training,
-    Distributed,
-    Generic,
-}
-
-impl WorkloadKind {
-    pub const ALL: [WorkloadKind; 3] = [
-        WorkloadKind::Training,
-        WorkloadKind::Distributed,
-        WorkloadKind::Generic,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WorkloadKind::Training => "training",
-            WorkloadKind::Distributed => "distributed",
-            WorkloadKind::Generic => "generic",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|kind| kind.as_str() == s)
-    }
-
-    /// What the API calls one of these in messages.
-    pub fn noun(self) -> &'static str {
-        match self {
-            WorkloadKind::Training => "training",
-            WorkloadKind::Distributed => "distributed training",
-            WorkloadKind::Generic => "generic job",
-        }
-    }
-
-    /// The schema a document follows, for `tephra render` without `--kind`: one with
-    /// `spec.replicaSpecs` is generic; one with `spec.distributedFramework` or `spec.numWorkers`
-    /// is distributed.
-    pub fn detect(value: &Value) -> WorkloadKind {
-        let spec = value.get("spec");
-        if spec.and_then(|s| s.get("replicaSpecs")).is_some() {
-            return WorkloadKind::Generic;
-        }
-        let distributed = ["distributedFramework", "numWorkers"]
-            .iter()
-            .any(|key| spec.and_then(|s| s.get(key)).is_some());
-        if distributed {
-            WorkloadKind::Distributed
-        } else {
-            WorkloadKind::Training
-        }
-    }
 }
 
 /// Where a request runs and on whose behalf, for rendering it outside the database (`tephra

@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod edit;
 pub mod fit;
 pub mod gpu_use;
+pub mod kind;
 pub mod live;
 pub mod org;
 pub mod org_form;

@@ -23,8 +23,8 @@ pub struct Workload {
     #[serde(default)]
     pub department_id: String,
     pub cluster_id: String,
-    /// `training` or `distributed`.
-    pub kind: String,
+    /// Which collection it belongs to: `training`, `distributed` or `generic`.
+    pub kind: crate::model::kind::WorkloadKind,
     pub created_by: String,
     /// RFC 3339.
     pub created_at: String,
@@ -61,7 +61,7 @@ pub struct WorkloadEvent {
     pub workload_id: String,
     pub project_id: String,
     pub name: String,
-    pub kind: String,
+    pub kind: crate::model::kind::WorkloadKind,
     pub desired_phase: Phase,
     pub actual_phase: Phase,
     pub phase_message: Option<String>,
@@ -82,7 +82,7 @@ impl WorkloadEvent {
             workload_id: self.workload_id.clone(),
             project_id: self.project_id.clone(),
             name: self.name.clone(),
-            kind: self.kind.clone(),
+            kind: self.kind,
             desired_phase: self.desired_phase,
             actual_phase: self.actual_phase,
             phase_message: self.phase_message.clone(),
@@ -141,7 +141,7 @@ pub struct WorkloadQuery {
 pub struct WorkloadRow {
     pub workload_id: String,
     pub name: String,
-    pub kind: String,
+    pub kind: crate::model::kind::WorkloadKind,
     pub project_name: String,
     pub created_by: String,
     /// RFC 3339.
@@ -203,7 +203,7 @@ impl From<&Workload> for WorkloadRow {
         WorkloadRow {
             workload_id: w.workload_id.clone(),
             name: w.name.clone(),
-            kind: w.kind.clone(),
+            kind: w.kind,
             project_name: w.project_name.clone(),
             created_by: w.created_by.clone(),
             created_at: w.created_at.clone(),
@@ -265,7 +265,7 @@ mod tests {
             workload_id: "w1".into(),
             project_id: "p".into(),
             name: "n".into(),
-            kind: "training".into(),
+            kind: crate::model::kind::WorkloadKind::Training,
             desired_phase: Phase::Running,
             actual_phase: Phase::Running,
             phase_message: Some("all pods run".into()),
@@ -297,7 +297,7 @@ mod tests {
         let mut row = WorkloadRow {
             workload_id: "w1".into(),
             name: "n".into(),
-            kind: "training".into(),
+            kind: crate::model::kind::WorkloadKind::Training,
             project_name: "p".into(),
             created_by: "u".into(),
             created_at: "2026-11-23T00:00:00Z".into(),

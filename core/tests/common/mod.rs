@@ -15,7 +15,10 @@ pub const WORKLOAD_ID: &str = "06d16c5d-4728-42fa-b573-3b11820d999f";
 /// A request document from `core/tests/fixtures` (JSON or YAML).
 pub fn fixture(name: &str) -> Value {
     // From `core/` and from `tests/` alike.
-    let path = format!("{}/../core/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../core/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     if name.ends_with(".json") {
         serde_json::from_str(&text).unwrap()

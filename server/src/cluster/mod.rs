@@ -380,7 +380,7 @@ pub fn event_of(w: &StoredWorkload, deleted: bool) -> WorkloadEvent {
         workload_id: w.id.to_string(),
         project_id: w.project_id.to_string(),
         name: w.name.clone(),
-        kind: w.kind.as_str().to_owned(),
+        kind: w.kind,
         desired_phase: w.desired_phase,
         actual_phase: w.actual_phase,
         phase_message: w.phase_reason.clone(),

@@ -15,7 +15,7 @@ pub struct RenderArgs {
 
     /// Request kind; by default a request with spec.replicaSpecs is generic, and one with
     /// spec.distributedFramework or spec.numWorkers is distributed.
-    #[arg(long, value_parser = parse_kind, value_name = "training|distributed|generic")]
+    #[arg(long, value_name = "training|distributed|generic")]
     pub kind: Option<tephra_core::domain::request::WorkloadKind>,
 
     /// The project the training runs in (namespace and queue `tephra-<project>`).
@@ -43,15 +43,6 @@ pub struct RenderArgs {
 pub enum OutputFormat {
     Yaml,
     Json,
-}
-
-fn parse_kind(s: &str) -> Result<tephra_core::domain::request::WorkloadKind, String> {
-    match s {
-        "training" => Ok(tephra_core::domain::request::WorkloadKind::Training),
-        "distributed" => Ok(tephra_core::domain::request::WorkloadKind::Distributed),
-        "generic" => Ok(tephra_core::domain::request::WorkloadKind::Generic),
-        _ => Err("must be training, distributed or generic".into()),
-    }
 }
 
 fn parse_suffix(s: &str) -> Result<String, String> {

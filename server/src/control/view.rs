@@ -14,7 +14,7 @@ pub fn workload_response(listing: &WorkloadListing) -> Workload {
         project_name: listing.project_name.clone(),
         department_id: listing.department_id.to_string(),
         cluster_id: w.cluster_id.clone(),
-        kind: w.kind.as_str().to_owned(),
+        kind: w.kind,
         created_by: listing.creator_name.clone(),
         created_at: w.created_at.to_rfc3339_opts(SecondsFormat::Millis, true),
         updated_at: w.updated_at.to_rfc3339_opts(SecondsFormat::Millis, true),

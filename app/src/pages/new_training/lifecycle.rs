@@ -11,7 +11,10 @@ use tephra_core::model::training::request::TrainingSpec;
 #[component]
 pub fn Lifecycle() -> impl IntoView {
     let form = use_form();
-    let single = Signal::derive(move || form.draft.with(|d| d.kind() == "training"));
+    let single = Signal::derive(move || {
+        form.draft
+            .with(|d| d.kind() == tephra_core::model::kind::WorkloadKind::Training)
+    });
     let at = |key: String| spec().key(key);
     view! {
         <Section title="Lifecycle">

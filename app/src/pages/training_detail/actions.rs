@@ -7,6 +7,7 @@ use crate::components::style::{DANGER_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::toast::use_toasts;
 use leptos::prelude::*;
 use tephra_core::model::action::Action as Verb;
+use tephra_core::model::kind::WorkloadKind;
 use tephra_core::model::url::query;
 use tephra_core::model::workload::Workload;
 
@@ -56,7 +57,7 @@ pub(super) fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> 
                 "Clone"
             </a>
             // A generic job's replica types and rules are fixed once it runs.
-            {workload.with_untracked(|w| w.kind != "generic").then(|| view! { <EditLive workload deleted /> })}
+            {workload.with_untracked(|w| w.kind != WorkloadKind::Generic).then(|| view! { <EditLive workload deleted /> })}
             {[Verb::Suspend, Verb::Resume, Verb::Delete]
                 .into_iter()
                 .map(|action| {

@@ -9,6 +9,7 @@ use crate::components::toast::use_toasts;
 use crate::error::AppError;
 use leptos::prelude::*;
 use tephra_core::model::edit::Edit;
+use tephra_core::model::kind::WorkloadKind;
 use tephra_core::model::phase::Phase;
 use tephra_core::model::validation::FieldError;
 use tephra_core::model::workload::Workload;
@@ -77,7 +78,7 @@ pub(super) fn EditLive(workload: RwSignal<Workload>, deleted: RwSignal<bool>) ->
         (
             w.workload_id.clone(),
             w.name.clone(),
-            w.kind == "distributed",
+            w.kind == WorkloadKind::Distributed,
         )
     });
     let start = StoredValue::new(workload.with_untracked(current));

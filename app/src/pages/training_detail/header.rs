@@ -25,11 +25,7 @@ pub(super) fn Header(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> i
                     </span>
                 </h1>
                 <p class="mt-1 text-sm text-slate-600 dark:text-slate-300" data-testid="created-line">
-                    {match w.kind.as_str() {
-                        "distributed" => "Distributed training",
-                        "generic" => "Generic job",
-                        _ => "Training",
-                    }}
+                    {w.kind.title()}
                     " by " {w.created_by.clone()} ", created "
                     <Age rfc3339=w.created_at.clone() ago=true />
                     {move || {

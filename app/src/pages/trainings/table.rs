@@ -6,6 +6,7 @@ use crate::components::style::{LINK_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::{phase_badge::PhaseBadge, relative_time::Age};
 use leptos::either::Either;
 use leptos::prelude::*;
+use tephra_core::model::kind::WorkloadKind;
 use tephra_core::model::workload::{WorkloadPage, WorkloadQuery, WorkloadRow};
 
 /// What shows instead of the table: the way out of the filters, or how to submit a first training.
@@ -154,8 +155,8 @@ fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
                 <a href=format!("/trainings/{id}") class=LINK_CLASS>
                     {w.name.clone()}
                 </a>
-                {(w.kind != "training").then(|| view! {
-                    <span class="ml-2 text-xs text-slate-500 dark:text-slate-400">{w.kind.clone()}</span>
+                {(w.kind != WorkloadKind::Training).then(|| view! {
+                    <span class="ml-2 text-xs text-slate-500 dark:text-slate-400">{w.kind.as_str()}</span>
                 })}
             </td>
             <td class="px-4 py-2">{w.project_name.clone()}</td>

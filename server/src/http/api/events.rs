@@ -199,7 +199,7 @@ mod tests {
             workload_id: id.into(),
             project_id: "p".into(),
             name: id.into(),
-            kind: "training".into(),
+            kind: tephra_core::model::kind::WorkloadKind::Training,
             desired_phase: Phase::Running,
             actual_phase: Phase::Running,
             phase_message: None,

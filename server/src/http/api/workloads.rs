@@ -12,6 +12,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde::Serialize;
 use serde_json::Value;
+use tephra_core::model::kind::WorkloadKind;
 use tephra_core::model::phase::Phase;
 use tephra_core::model::principal::Principal;
 use tephra_core::model::workload::{Workload, WorkloadQuery};
@@ -77,10 +78,10 @@ impl From<Workload> for RunaiWorkload {
             .filter_map(text)
             .collect();
         RunaiWorkload {
-            kind: match w.kind.as_str() {
-                "distributed" => "Distributed",
-                "generic" => "Generic",
-                _ => "Training",
+            kind: match w.kind {
+                WorkloadKind::Training => "Training",
+                WorkloadKind::Distributed => "Distributed",
+                WorkloadKind::Generic => "Generic",
             }
             .to_owned(),
             phase: w.actual_phase,
