@@ -148,4 +148,3 @@ pub fn every_path_a_document_names_exists() -> anyhow::Result<()> {
     );
     Ok(())
 }
-
