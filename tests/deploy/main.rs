@@ -8,6 +8,7 @@
 
 mod boundary;
 mod cluster;
+mod doc_paths;
 mod docs;
 mod namespaces;
 mod network;
@@ -55,6 +56,7 @@ fn main() {
         render::every_variable_the_pod_gets_is_one_tephra_reads,
         render::a_persistent_sqlite_volume_is_a_kept_claim,
         docs::the_rbac_table_in_deploy_md_is_the_charts_rules,
+        doc_paths::every_path_a_document_names_exists,
         network::tephras_pods_accept_only_the_named_namespaces_and_reach_only_their_ports,
     ];
     tests.extend(on_cluster![

@@ -4,6 +4,8 @@
 
 mod access;
 mod auth;
+#[cfg(test)]
+mod doc_tests;
 mod keys;
 mod limits;
 mod render;
