@@ -1,4 +1,4 @@
-//! Two release servers on one PostgreSQL and the testbed (README, "Several replicas"): submit
+//! Two release servers on one PostgreSQL and the testbed (docs/OPERATIONS.md, "Several replicas"): submit
 //! latency through either replica (POST until its 202), status latency through either (POST on
 //! one until the other's event stream says Running), and failover (SIGKILL the leader: until the
 //! follower leads, and until a training submitted to it right after the kill runs).

@@ -3,6 +3,7 @@
 //! owner signature verifies, whatever labels it carries. Deletions carry the uid seen as a
 //! precondition, so a Job replaced in between is never deleted by mistake.
 
+use super::error::{Error, Result};
 use super::objects::{Queue, QueueSpec};
 use k8s_openapi::api::core::v1::{
     Namespace, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Service,
@@ -20,7 +21,8 @@ use tephra_core::domain::quota::queues::QueuePlan;
 use tephra_core::domain::volcano::Job;
 use uuid::Uuid;
 
-use super::reconciler::{Error, FIELD_MANAGER, Result};
+/// The field manager of everything Tephra applies.
+pub const FIELD_MANAGER: &str = "tephra";
 
 /// Signs an object Tephra is about to create as the workload's.
 pub fn sign<K: Resource>(key: &OwnerKey, id: Uuid, object: &mut K) {

@@ -3,7 +3,7 @@
 //! Services), live through a suspend, and are deleted after the Job and its pods are gone.
 
 use super::apply::{create_owned, delete_owned, sign};
-use super::reconciler::{Error, Result};
+use super::error::{Error, Result};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim, Secret, Service};
 use k8s_openapi::api::networking::v1::Ingress;

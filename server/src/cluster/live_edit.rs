@@ -11,8 +11,8 @@ use tephra_core::domain::ownership::OwnerKey;
 use tephra_core::domain::volcano::Job;
 use uuid::Uuid;
 
+use super::error::{Error, Result};
 use super::observe::controller_uid;
-use super::reconciler::{Error, Result};
 
 /// Brings the workload's Job to `desired` (an edit): a JSON Patch of what changed, which the API
 /// server applies only if the Job is still at the generation read here. A Job that is not the

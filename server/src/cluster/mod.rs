@@ -9,6 +9,7 @@ mod apply;
 pub mod backoff;
 mod beside;
 mod connect;
+pub mod error;
 pub mod index;
 mod installation;
 pub mod lease;

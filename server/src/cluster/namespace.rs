@@ -5,7 +5,8 @@
 //! project role (its rights on Secrets, claims, Services and Jobs hold there only) and applies a
 //! NetworkPolicy that admits traffic from the namespace itself and the ingress controller only.
 
-use super::reconciler::{Error, FIELD_MANAGER, Result};
+use super::apply::FIELD_MANAGER;
+use super::error::{Error, Result};
 use crate::config::ProjectAccess;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,

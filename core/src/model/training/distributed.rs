@@ -49,6 +49,9 @@ pub struct DistributedSpec {
     pub master_at_top: bool,
 }
 
+/// Where Run:ai mounts the SSH keys unless told otherwise.
+pub const DEFAULT_SSH_PATH: &str = "/root/.ssh";
+
 /// The keys of [`DistributedSpec`] beyond the worker's [`TrainingSpec`].
 pub const DISTRIBUTED_KEYS: [&str; 10] = [
     "distributedFramework",

@@ -21,14 +21,13 @@
 //! with no row at all are reported, not deleted.
 
 mod edits;
-mod error;
 mod judge;
 mod lifecycle;
 mod org;
 mod rules;
 mod tidy;
 
-pub use error::{Error, Result};
+pub use super::error::{ACT_TIMEOUT, Error, Result};
 pub(crate) use judge::{due_verdict, generic_request};
 use rules::{Facts, JobSeen, needs_action, ttl_due};
 
@@ -51,15 +50,10 @@ use tephra_core::model::phase::Phase;
 use tokio::sync::{mpsc, watch};
 use uuid::Uuid;
 
-/// The field manager of everything Tephra applies.
-pub const FIELD_MANAGER: &str = "tephra";
 /// How long a workload's create trusts the last organisation sync; every pass syncs anyway.
 const PROJECT_REFRESH: Duration = Duration::from_secs(60);
 /// How long the first pass waits for the watches to list the cluster.
 const SYNC_WAIT: Duration = Duration::from_secs(5);
-/// The longest one workload may hold the reconciler: an API server that accepts connections but
-/// does not answer must not stall every other workload.
-pub(super) const ACT_TIMEOUT: Duration = Duration::from_secs(15);
 
 pub struct Reconciler {
     pub(super) db: Database,
@@ -218,7 +212,7 @@ impl Reconciler {
     async fn recheck_causes(&self) {
         let causes = self.lock_backoffs().causes();
         for (id, cause) in causes {
-            if cause == error::POLICY_CAUSE {
+            if cause == super::error::POLICY_CAUSE {
                 if self.allowed_now(id).await {
                     tracing::info!(workload = %id, "the policies allow the request now; retrying");
                     self.lock_backoffs().retry_now(id, Instant::now());

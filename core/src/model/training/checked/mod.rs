@@ -18,6 +18,7 @@ pub use storage::{
     SecretKeys, SecretVolume, Storage,
 };
 
+use super::distributed::DEFAULT_SSH_PATH;
 use super::distributed::{DistributedRequest, Framework, MpiLauncherCreationPolicy};
 use super::generic::GenericRequest;
 use super::request::RestartPolicy;
@@ -25,7 +26,6 @@ use super::request::{
     AffinityType, HttpScheme, ImagePullPolicy, ServiceType, TaintEffect, TolerationOperator,
     TrainingRequest,
 };
-use super::validate::DEFAULT_SSH_PATH;
 use super::values::{AbsolutePath, ObjectName, Words};
 use crate::model::validation::FieldError;
 

@@ -5,7 +5,7 @@ use super::header::header;
 use super::spec::spec;
 use crate::model::training::checked::{Distributed, Spec};
 use crate::model::training::distributed::{
-    CleanPodPolicy, DistributedRequest, DistributedSpec, Framework,
+    CleanPodPolicy, DEFAULT_SSH_PATH, DistributedRequest, DistributedSpec, Framework,
 };
 use crate::model::training::values::AbsolutePath;
 use crate::model::validation::{self as v, Errors, FieldError, join};
@@ -182,9 +182,6 @@ fn framework_options(errors: &mut Errors, d: &DistributedSpec) {
         ),
     }
 }
-
-/// Where Run:ai mounts the SSH keys unless told otherwise.
-pub const DEFAULT_SSH_PATH: &str = "/root/.ssh";
 
 /// The master's own spec, `Some(None)` when it runs the worker's.
 fn master(errors: &mut Errors, d: &DistributedSpec) -> Option<Option<Spec>> {

@@ -16,7 +16,7 @@ mod security;
 mod spec;
 mod storage;
 
-pub use distributed::{DEFAULT_SSH_PATH, distributed};
+pub use distributed::distributed;
 pub use generic::generic;
 
 use super::checked::Training;
