@@ -11,7 +11,7 @@ use tephra_core::model::action::Action;
 use tephra_core::model::kind::WorkloadKind;
 use tephra_core::model::org::{Department, Organisation, Project};
 use tephra_core::model::org_form::QuotaFields;
-use tephra_core::model::policy::PolicyField;
+use tephra_core::model::policy::{PolicyField, PolicyKind};
 use tephra_core::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
 use tephra_core::model::{
     overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
@@ -145,7 +145,7 @@ pub trait Backend: Send + Sync + 'static {
         principal: &Principal,
         scope: &str,
         id: &str,
-        kind: &str,
+        kind: PolicyKind,
     ) -> Result<String, AppError>;
 
     /// Checks `body` as a scope's policy and answers the form's view of it; stores it if `save`.
@@ -154,7 +154,7 @@ pub trait Backend: Send + Sync + 'static {
         principal: &Principal,
         scope: &str,
         id: &str,
-        kind: &str,
+        kind: PolicyKind,
         body: &str,
         save: bool,
     ) -> Result<Vec<PolicyField>, AppError>;

@@ -5,25 +5,15 @@
 
 use crate::db::projects::Project;
 use app::error::AppError;
-use tephra_core::domain::authz::{self, Grant, Permission, Reach, Role, Scope, Target};
+use tephra_core::domain::authz::{self, Grant, Permission, Reach, Scope, Target};
 use tephra_core::model::principal::{self, Principal};
 
-/// The principal's grants in the domain's terms. Grants the server did not write (an unknown
-/// role id) are ignored rather than trusted.
+/// The principal's grants in the domain's terms.
 pub fn grants(principal: &Principal) -> Vec<Grant> {
     principal
         .grants
         .iter()
-        .filter_map(|g| {
-            let role = Role::from_id(g.role_id)?;
-            let scope = match g.scope_type.as_str() {
-                "system" => Scope::System,
-                "department" => Scope::Department(g.scope_id.clone()),
-                "project" => Scope::Project(g.scope_id.clone()),
-                _ => return None,
-            };
-            Some((role, scope))
-        })
+        .map(|g| (g.role, g.scope.clone()))
         .collect()
 }
 
@@ -32,10 +22,8 @@ pub fn described(grants: &[Grant], scope_name: impl Fn(&Scope) -> String) -> Vec
     grants
         .iter()
         .map(|(role, scope)| principal::Grant {
-            role_id: role.id(),
-            role: role.name().to_owned(),
-            scope_type: scope.kind().to_owned(),
-            scope_id: scope.id().to_owned(),
+            role: *role,
+            scope: scope.clone(),
             scope_name: scope_name(scope),
         })
         .collect()
@@ -100,6 +88,7 @@ pub fn may(principal: &Principal, permission: Permission, project: &Project) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tephra_core::domain::authz::Role;
 
     fn principal(grants: &[Grant]) -> Principal {
         Principal {
@@ -171,15 +160,19 @@ mod tests {
     }
 
     #[test]
-    fn grants_the_server_did_not_write_are_ignored() {
-        let mut forged = principal(&[]);
-        forged.grants.push(principal::Grant {
-            role_id: 99,
-            role: "Owner".into(),
-            scope_type: "system".into(),
-            scope_id: String::new(),
-            scope_name: String::new(),
+    fn a_grant_the_server_did_not_write_cannot_be_read() {
+        // Grants are typed: a role or scope Tephra does not have never becomes a grant.
+        let forged = serde_json::json!({
+            "role": "owner", "scope": { "type": "system" }, "scope_name": ""
         });
-        assert!(grants(&forged).is_empty());
+        assert!(serde_json::from_value::<principal::Grant>(forged).is_err());
+        let kept = serde_json::json!({
+            "role": "researcher", "scope": { "type": "project", "id": "7" }, "scope_name": "vision"
+        });
+        let grant: principal::Grant = serde_json::from_value(kept).unwrap();
+        assert_eq!(
+            (grant.role, grant.scope),
+            (Role::Researcher, Scope::Project("7".into()))
+        );
     }
 }

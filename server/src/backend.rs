@@ -14,7 +14,7 @@ use tephra_core::model::action::Action;
 use tephra_core::model::gpu_use::GpuUse;
 use tephra_core::model::org::{self, Organisation};
 use tephra_core::model::org_form::QuotaFields;
-use tephra_core::model::policy::PolicyField;
+use tephra_core::model::policy::{PolicyField, PolicyKind};
 use tephra_core::model::workload::{
     Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow,
 };
@@ -221,7 +221,7 @@ impl Backend for Services {
         principal: &Principal,
         scope: &str,
         id: &str,
-        kind: &str,
+        kind: PolicyKind,
     ) -> Result<String, AppError> {
         self.control.policy_text(principal, scope, id, kind).await
     }
@@ -231,7 +231,7 @@ impl Backend for Services {
         principal: &Principal,
         scope: &str,
         id: &str,
-        kind: &str,
+        kind: PolicyKind,
         body: &str,
         save: bool,
     ) -> Result<Vec<PolicyField>, AppError> {

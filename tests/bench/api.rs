@@ -273,7 +273,7 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
             };
             let change = server::db::workloads::Change {
                 actor: Some(user.id),
-                action: "workload.submit",
+                action: tephra_core::model::history::HistoryAction::Submit,
                 detail: serde_json::json!({}),
             };
             let w = db.workloads().insert(&new, change).await?;

@@ -31,6 +31,7 @@ use server::db::users::Identity;
 use server::db::workloads::{Change, NewWorkload, SortKey, StoredWorkload, WorkloadFilter};
 use server::db::{Database, DbError};
 use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
 use tephra_core::model::phase::Phase;
 use tephra_core::model::principal::Principal;
 use tephra_tests::postgres::TempPostgres;
@@ -150,7 +151,11 @@ async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {
             Phase::Running
         };
         assert_eq!(now.desired_phase, expected);
-        let history = db.audit().for_target("workload", w.id).await.unwrap();
+        let history = db
+            .audit()
+            .for_target(AuditTarget::Workload, w.id)
+            .await
+            .unwrap();
         let actions: Vec<&str> = history.iter().map(|e| e.action.as_str()).collect();
         assert_eq!(actions.len(), 3, "the loser leaves no history: {actions:?}");
     }
@@ -209,7 +214,11 @@ async fn a_finish_is_stamped_once(db: &Database, _: &str) {
     let intents = db.workloads().intents().await.unwrap();
     let intent = intents.iter().find(|i| i.id == w.id).unwrap();
     assert_eq!(intent.finished_at, Some(first));
-    let history = db.audit().for_target("workload", w.id).await.unwrap();
+    let history = db
+        .audit()
+        .for_target(AuditTarget::Workload, w.id)
+        .await
+        .unwrap();
     let phases = history
         .iter()
         .filter(|e| e.action == "workload.phase")
@@ -260,10 +269,10 @@ fn training(project_id: Uuid, created_by: Uuid, name: &str) -> NewWorkload {
 }
 
 /// The history entry of a submit.
-fn submitted(actor: Uuid) -> Change<'static> {
+fn submitted(actor: Uuid) -> Change {
     Change {
         actor: Some(actor),
-        action: "workload.submit",
+        action: HistoryAction::Submit,
         detail: json!({}),
     }
 }
@@ -287,10 +296,12 @@ async fn suspended(db: &Database, new: NewWorkload) -> StoredWorkload {
         .unwrap()
 }
 
-fn acted(action: &'static str) -> Change<'static> {
+fn acted(action: &'static str) -> Change {
     Change {
         actor: None,
-        action,
+        action: AuditAction::parse(action)
+            .and_then(AuditAction::on_workload)
+            .expect("a workload's action"),
         detail: json!({}),
     }
 }
@@ -756,8 +767,8 @@ async fn the_audit_trail_keeps_order(db: &Database, _: &str) {
     db.audit()
         .record(
             None,
-            "workload.phase",
-            "workload",
+            AuditAction::parse("workload.phase").unwrap(),
+            AuditTarget::Workload,
             workload.id,
             json!({ "to": "Running" }),
         )
@@ -766,8 +777,8 @@ async fn the_audit_trail_keeps_order(db: &Database, _: &str) {
     db.audit()
         .record(
             Some(actor),
-            "workload.suspend",
-            "workload",
+            AuditAction::parse("workload.suspend").unwrap(),
+            AuditTarget::Workload,
             workload.id,
             json!({}),
         )
@@ -776,8 +787,8 @@ async fn the_audit_trail_keeps_order(db: &Database, _: &str) {
     db.audit()
         .record(
             Some(actor),
-            "workload.submit",
-            "workload",
+            AuditAction::parse("workload.submit").unwrap(),
+            AuditTarget::Workload,
             Uuid::new_v4(),
             json!({}),
         )
@@ -786,7 +797,7 @@ async fn the_audit_trail_keeps_order(db: &Database, _: &str) {
 
     let trail = db
         .audit()
-        .for_target("workload", workload.id)
+        .for_target(AuditTarget::Workload, workload.id)
         .await
         .unwrap();
     let actions: Vec<&str> = trail.iter().map(|e| e.action.as_str()).collect();
@@ -818,10 +829,8 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
         uid: None,
         gid: None,
         grants: vec![tephra_core::model::principal::Grant {
-            role_id: 1,
-            role: "System administrator".into(),
-            scope_type: "system".into(),
-            scope_id: String::new(),
+            role: tephra_core::domain::authz::Role::SystemAdministrator,
+            scope: tephra_core::domain::authz::Scope::System,
             scope_name: String::new(),
         }],
     };

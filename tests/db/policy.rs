@@ -6,6 +6,7 @@ use app::error::AppError;
 use serde_json::{Value, json};
 use server::db::Database;
 use tephra_core::domain::authz::Scope;
+use tephra_core::domain::policy::PolicyKind;
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::action::Action;
 use tephra_core::model::phase::Phase;
@@ -56,7 +57,7 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     let narrow = json!({ "defaults": { "compute": { "cpuCoreRequest": 0.5 } },
                          "rules": { "compute": { "gpuDevicesRequest": { "max": 2 } } } });
     control
-        .set_policy(&root, &project, "trainings", &narrow)
+        .set_policy(&root, &project, PolicyKind::Trainings, &narrow)
         .await
         .expect("a narrower project policy");
     let big = training("big", json!({ "compute": { "gpuDevicesRequest": 4 } }));
@@ -81,7 +82,7 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     let wide = json!({ "rules": { "security": { "hostNetwork": { "canEdit": true } } } });
     let found = refusals(
         control
-            .set_policy(&root, &project, "trainings", &wide)
+            .set_policy(&root, &project, PolicyKind::Trainings, &wide)
             .await,
     );
     assert_eq!(found[0].0, "policy.rules.security.hostNetwork");
@@ -96,7 +97,7 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
                               "rules": { "compute": { "gpuDevicesRequest": { "max": 2 } } } });
     let found = refusals(
         control
-            .set_policy(&root, &project, "trainings", &bad_default)
+            .set_policy(&root, &project, PolicyKind::Trainings, &bad_default)
             .await,
     );
     assert_eq!(
@@ -128,7 +129,7 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         .expect("desired phase unchanged");
     let tighter = json!({ "rules": { "compute": { "gpuDevicesRequest": { "max": 0 } } } });
     control
-        .set_policy(&root, &project, "trainings", &tighter)
+        .set_policy(&root, &project, PolicyKind::Trainings, &tighter)
         .await
         .expect("tighter");
     let found = refusals(
@@ -145,7 +146,12 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     // A system policy that leaves node protection's rules out keeps them; one that names them
     // relaxes them, explicitly: host network and host paths become possible.
     control
-        .set_policy(&root, &Scope::System, "trainings", &json!({ "rules": {} }))
+        .set_policy(
+            &root,
+            &Scope::System,
+            PolicyKind::Trainings,
+            &json!({ "rules": {} }),
+        )
         .await
         .expect("system policy");
     assert!(
@@ -159,11 +165,11 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         "security": { "hostNetwork": { "canEdit": true } },
         "storage": { "hostPath": { "canAdd": true } } } });
     control
-        .set_policy(&root, &Scope::System, "trainings", &relax)
+        .set_policy(&root, &Scope::System, PolicyKind::Trainings, &relax)
         .await
         .expect("system policy");
     control
-        .delete_policy(&root, &project, "trainings")
+        .delete_policy(&root, &project, PolicyKind::Trainings)
         .await
         .expect("project policy removed");
     control

@@ -41,10 +41,8 @@ pub(crate) fn admin(user_id: uuid::Uuid) -> Principal {
         uid: None,
         gid: None,
         grants: vec![Grant {
-            role_id: 1,
-            role: "System administrator".into(),
-            scope_type: "system".into(),
-            scope_id: String::new(),
+            role: tephra_core::domain::authz::Role::SystemAdministrator,
+            scope: tephra_core::domain::authz::Scope::System,
             scope_name: String::new(),
         }],
     }
@@ -413,7 +411,7 @@ pub async fn edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wi
                 spec["spec"]["numWorkers"] = json!(workers);
                 let change = server::db::workloads::Change {
                     actor: None,
-                    action: "workload.edit",
+                    action: tephra_core::model::history::HistoryAction::Edit,
                     detail: json!({}),
                 };
                 db.workloads()

@@ -9,19 +9,18 @@ use app::error::AppError;
 use serde_json::{Value, json};
 use server::control::Control;
 use server::db::Database;
-use tephra_core::domain::authz::Scope;
+use tephra_core::domain::authz::{Role, Scope};
+use tephra_core::domain::policy::PolicyKind;
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::org::ProjectRequest;
 use tephra_core::model::principal::{Grant, Principal};
 
-fn principal(user: uuid::Uuid, role_id: i64, role: &str, scope: &str, id: String) -> Principal {
+fn principal(user: uuid::Uuid, role: Role, scope: Scope) -> Principal {
     Principal {
         admin: false,
         grants: vec![Grant {
-            role_id,
-            role: role.into(),
-            scope_type: scope.into(),
-            scope_id: id,
+            role,
+            scope,
             scope_name: String::new(),
         }],
         ..admin(user)
@@ -34,10 +33,8 @@ async fn department_admin(db: &Database) -> Principal {
     let user = super::user(db, "dept").await;
     principal(
         user,
-        2,
-        "Department administrator",
-        "department",
-        department.id.to_string(),
+        Role::DepartmentAdministrator,
+        Scope::Department(department.id.to_string()),
     )
 }
 
@@ -45,7 +42,11 @@ async fn department_admin(db: &Database) -> Principal {
 async fn researcher(db: &Database) -> Principal {
     let project = db.projects().ensure_default().await.unwrap();
     let user = super::user(db, "res").await;
-    principal(user, 4, "Researcher", "project", project.id.to_string())
+    principal(
+        user,
+        Role::Researcher,
+        Scope::Project(project.id.to_string()),
+    )
 }
 
 fn project(name: &str, namespace: Option<&str>) -> ProjectRequest {
@@ -86,7 +87,7 @@ async fn stored(db: &Database) -> (usize, usize, String) {
     let workloads = db.workloads().count(&Default::default()).await.unwrap() as usize;
     let system = db
         .policies()
-        .get(&Scope::System, "trainings")
+        .get(&Scope::System, PolicyKind::Trainings)
         .await
         .unwrap();
     (projects, workloads, format!("{system:?}"))
@@ -172,7 +173,7 @@ pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _
         "storage": { "hostPath": [{ "name": "root", "path": "/", "mountPath": "/host" }] } } });
     let found = paths(
         control
-            .set_policy(&dept_admin, &scope, "trainings", &host)
+            .set_policy(&dept_admin, &scope, PolicyKind::Trainings, &host)
             .await,
     );
     for path in [
@@ -184,7 +185,7 @@ pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _
     }
     assert!(
         db.policies()
-            .get(&scope, "trainings")
+            .get(&scope, PolicyKind::Trainings)
             .await
             .unwrap()
             .is_none()
@@ -192,7 +193,7 @@ pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _
     // A system policy of one default keeps node protection.
     let one_default = json!({ "defaults": { "image": "pytorch/pytorch:2.4" } });
     control
-        .set_policy(&root, &Scope::System, "trainings", &one_default)
+        .set_policy(&root, &Scope::System, PolicyKind::Trainings, &one_default)
         .await
         .expect("a system policy with one default");
     let before = stored(db).await;
@@ -215,7 +216,7 @@ pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
     let researcher = researcher(db).await;
     let relax = json!({ "rules": { "storage": { "hostPath": { "canAdd": true } } } });
     control
-        .set_policy(&root, &Scope::System, "trainings", &relax)
+        .set_policy(&root, &Scope::System, PolicyKind::Trainings, &relax)
         .await
         .expect("an explicit relaxation");
     let offered =
@@ -224,7 +225,7 @@ pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
                        "rules": { "storage": { "hostPath": { "canAdd": false } } } });
     let department_scope = Scope::Department(department.id.to_string());
     control
-        .set_policy(&root, &department_scope, "trainings", &dept)
+        .set_policy(&root, &department_scope, PolicyKind::Trainings, &dept)
         .await
         .expect("a department offering one path");
     let before = stored(db).await;
@@ -348,7 +349,7 @@ pub async fn an_unreadable_policy_fails_closed(db: &Database, _: &str) {
     let scope = Scope::Project(default.id.to_string());
     let broken = json!({ "rules": { "compute": { "gpuDevicesRequest": { "max": "eight" } } } });
     db.policies()
-        .put(&scope, "trainings", &broken, None)
+        .put(&scope, PolicyKind::Trainings, &broken, None)
         .await
         .unwrap();
     let (path, message) = refused(

@@ -5,7 +5,7 @@ use crate::error::AppError;
 use leptos::prelude::*;
 use tephra_core::model::org::{Department, Organisation, Project};
 use tephra_core::model::org_form::QuotaFields;
-use tephra_core::model::policy::PolicyField;
+use tephra_core::model::policy::{PolicyField, PolicyKind};
 
 #[server(prefix = "/api/fn", endpoint = "get_organisation")]
 pub async fn get_organisation() -> Result<Organisation, AppError> {
@@ -44,9 +44,13 @@ pub async fn delete_project(name: String) -> Result<(), AppError> {
 /// One scope's own policy as JSON text (`{}` when it has none): `scope` is `system`,
 /// `department` or `project`, `id` the department's or project's id or name.
 #[server(prefix = "/api/fn", endpoint = "get_policy_text")]
-pub async fn get_policy_text(scope: String, id: String, kind: String) -> Result<String, AppError> {
+pub async fn get_policy_text(
+    scope: String,
+    id: String,
+    kind: PolicyKind,
+) -> Result<String, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
-    backend.policy_text(&principal, &scope, &id, &kind).await
+    backend.policy_text(&principal, &scope, &id, kind).await
 }
 
 /// Checks `body` as `scope`'s policy (it parses, narrows the outer scopes, its defaults keep
@@ -55,12 +59,12 @@ pub async fn get_policy_text(scope: String, id: String, kind: String) -> Result<
 pub async fn try_policy(
     scope: String,
     id: String,
-    kind: String,
+    kind: PolicyKind,
     body: String,
     save: bool,
 ) -> Result<Vec<PolicyField>, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
-        .try_policy(&principal, &scope, &id, &kind, &body, save)
+        .try_policy(&principal, &scope, &id, kind, &body, save)
         .await
 }

@@ -2,7 +2,8 @@
 //! ([`authz`]). No I/O, no clock, no randomness (a name suffix is passed in). `tephra render`, the
 //! API and the tests share it.
 
-pub mod authz;
+/// Who may do what lives in the model, since a principal carries its grants to the pages.
+pub use crate::model::authz;
 pub mod cluster;
 pub mod exposed;
 pub mod finish;

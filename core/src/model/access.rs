@@ -158,8 +158,9 @@ pub struct AuditEntry {
     pub actor: Option<String>,
     /// `user`, `application` or `tephra`.
     pub actor_type: String,
-    pub action: String,
-    pub target_type: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "workload.submit"))]
+    pub action: crate::model::history::AuditAction,
+    pub target_type: crate::model::history::AuditTarget,
     pub target_id: String,
     pub detail: serde_json::Value,
 }

@@ -2,10 +2,12 @@
 
 pub mod access;
 pub mod action;
+pub mod authz;
 pub mod cluster;
 pub mod edit;
 pub mod fit;
 pub mod gpu_use;
+pub mod history;
 pub mod kind;
 pub mod live;
 pub mod org;

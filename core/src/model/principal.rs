@@ -1,5 +1,6 @@
 //! Who is acting: every server function and handler works for one principal.
 
+use crate::model::authz::{Role, Scope};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,16 +33,11 @@ pub struct Principal {
     pub grants: Vec<Grant>,
 }
 
-/// One role held on one scope, as the header and the API show it.
+/// One role held on one scope: the domain's grant, with the scope's name for people.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grant {
-    /// Run:ai's `roleId`.
-    pub role_id: i64,
-    pub role: String,
-    /// `system`, `department` or `project`.
-    pub scope_type: String,
-    /// The project's or department's id; empty for the system.
-    pub scope_id: String,
+    pub role: Role,
+    pub scope: Scope,
     /// The project's or department's name, for people.
     pub scope_name: String,
 }
@@ -49,10 +45,9 @@ pub struct Grant {
 impl Grant {
     /// "Researcher in vision", "System administrator".
     pub fn label(&self) -> String {
-        if self.scope_type == "system" {
-            self.role.clone()
-        } else {
-            format!("{} in {}", self.role, self.scope_name)
+        match self.scope {
+            Scope::System => self.role.name().to_owned(),
+            _ => format!("{} in {}", self.role.name(), self.scope_name),
         }
     }
 }

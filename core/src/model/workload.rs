@@ -100,8 +100,7 @@ impl WorkloadEvent {
 pub struct HistoryEntry {
     /// RFC 3339.
     pub at: String,
-    /// `submit`, `suspend`, `resume`, `delete`, `phase`, `deleted`.
-    pub action: String,
+    pub action: crate::model::history::HistoryAction,
     /// Who acted; none for Tephra itself (phase changes the cluster reported).
     pub actor: Option<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use sessions::{SessionSettings, Sessions};
 use std::sync::Arc;
 use tephra_core::domain::keyring::KeyRing;
+use tephra_core::model::history::{AuditAction, AuditTarget};
 use tephra_core::model::principal::Principal;
 use tower_sessions::Session;
 use uuid::Uuid;
@@ -343,15 +344,15 @@ impl Authenticator {
     }
 
     /// Records what happened to a user's session (`auth.sign_out`, `auth.sign_in_failed`).
-    pub async fn audit(&self, user: Option<Uuid>, action: &str, detail: serde_json::Value) {
+    pub async fn audit(&self, user: Option<Uuid>, action: AuditAction, detail: serde_json::Value) {
         let target = user.unwrap_or(Uuid::nil());
         if let Err(error) = self
             .db
             .audit()
-            .record(user, action, "user", target, detail)
+            .record(user, action, AuditTarget::User, target, detail)
             .await
         {
-            tracing::warn!(%error, action, "cannot record an audit event");
+            tracing::warn!(%error, %action, "cannot record an audit event");
         }
     }
 
@@ -362,7 +363,13 @@ impl Authenticator {
         let detail = serde_json::json!({ "issuer": identity.issuer, "groups": identity.groups });
         self.db
             .audit()
-            .record(Some(user.id), "auth.sign_in", "user", user.id, detail)
+            .record(
+                Some(user.id),
+                AuditAction::SignIn,
+                AuditTarget::User,
+                user.id,
+                detail,
+            )
             .await?;
         Ok(SignedIn {
             user_id: user.id,

@@ -334,8 +334,10 @@ impl Tracker {
                 .audit()
                 .record(
                     None,
-                    "workload.preempted",
-                    "workload",
+                    tephra_core::model::history::AuditAction::Workload(
+                        tephra_core::model::history::HistoryAction::Preempted,
+                    ),
+                    tephra_core::model::history::AuditTarget::Workload,
                     id,
                     serde_json::json!({ "reason": p.message, "at": p.at, "count": p.count }),
                 )

@@ -41,7 +41,7 @@ impl Control {
             .map_err(|why| refused(w.desired_phase, w.actual_phase, why))?;
         let change = Change {
             actor: principal.user_id.parse().ok(),
-            action: &format!("workload.{}", action.verb()),
+            action: action.into(),
             detail: serde_json::json!({ "from": w.desired_phase, "to": desired }),
         };
         let won = if action == Action::Resume {
@@ -75,7 +75,7 @@ impl Control {
     async fn resume(
         &self,
         w: &StoredWorkload,
-        change: Change<'_>,
+        change: Change,
     ) -> Result<Option<StoredWorkload>, AppError> {
         let project = self.db.projects().get(w.project_id).await?;
         let layers = self.policy_layers(&project, w.kind).await?;

@@ -61,7 +61,7 @@ impl Control {
         let department = self.db.departments().get(project.department_id).await?;
         let change = Change {
             actor: principal.user_id.parse().ok(),
-            action: "workload.edit",
+            action: tephra_core::model::history::HistoryAction::Edit,
             detail: serde_json::json!({ "changes": edit }),
         };
         let nodes = self.cluster.largest_nodes();

@@ -86,7 +86,7 @@ impl Control {
         let reason = idle_reason(seconds);
         let change = Change {
             actor: None,
-            action: "workload.idle-suspend",
+            action: tephra_core::model::history::HistoryAction::IdleSuspend,
             detail: serde_json::json!({
                 "from": Phase::Running,
                 "to": Phase::Stopped,

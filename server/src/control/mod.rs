@@ -23,7 +23,7 @@ mod view;
 
 pub use clusters::{ClusterInfo, ClusterState};
 pub use gpu_use::Span;
-pub use policy::{POLICY_KINDS, ScopePolicy};
+pub use policy::ScopePolicy;
 pub use view::workload_response;
 
 use crate::cluster::ClusterHandle;

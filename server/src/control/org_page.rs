@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use tephra_core::model::cluster::{ClusterView, NodeView};
 use tephra_core::model::org::{self, DepartmentRequest, Organisation, ProjectRequest};
 use tephra_core::model::org_form::{QuotaFields, idle_rule, with_pool};
-use tephra_core::model::policy::{PolicyField, preview};
+use tephra_core::model::policy::{PolicyField, PolicyKind, preview};
 use tephra_core::model::principal::Principal;
 
 impl Control {
@@ -37,7 +37,10 @@ impl Control {
             // The governance service fills these in (`Backend::organisation`).
             members: Vec::new(),
             roles: Vec::new(),
-            system_policy: match self.policy_text(principal, "system", "", "trainings").await {
+            system_policy: match self
+                .policy_text(principal, "system", "", PolicyKind::Trainings)
+                .await
+            {
                 Ok(text) => Some(text),
                 Err(AppError::Forbidden(_)) => None,
                 Err(other) => return Err(other),
@@ -172,7 +175,7 @@ impl Control {
         principal: &Principal,
         scope: &str,
         id: &str,
-        kind: &str,
+        kind: PolicyKind,
     ) -> Result<String, AppError> {
         let (scope, kind) = self.page_scope(scope, id, kind).await?;
         let found = self.policy(principal, &scope, kind).await?;
@@ -190,7 +193,7 @@ impl Control {
         principal: &Principal,
         scope: &str,
         id: &str,
-        kind: &str,
+        kind: PolicyKind,
         body: &str,
         save: bool,
     ) -> Result<Vec<PolicyField>, AppError> {
@@ -210,17 +213,8 @@ impl Control {
         &self,
         scope: &str,
         id: &str,
-        kind: &str,
-    ) -> Result<(tephra_core::domain::authz::Scope, &'static str), AppError> {
-        let kind = super::POLICY_KINDS
-            .into_iter()
-            .find(|k| *k == kind)
-            .ok_or_else(|| {
-                AppError::field(
-                    "kind",
-                    format!("must be one of {}", super::POLICY_KINDS.join(", ")),
-                )
-            })?;
+        kind: PolicyKind,
+    ) -> Result<(tephra_core::domain::authz::Scope, PolicyKind), AppError> {
         let id = (!id.is_empty()).then_some(id);
         let scope = match scope {
             "department" => self.policy_scope(scope, id, None).await?,

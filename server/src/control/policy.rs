@@ -9,10 +9,9 @@ use crate::db::projects::Project;
 use app::error::AppError;
 use serde_json::{Value, json};
 use tephra_core::domain::authz::{Permission, Scope};
+use tephra_core::domain::policy::PolicyKind;
 use tephra_core::domain::policy::{self, Policy};
-pub use tephra_core::domain::policy::{
-    POLICY_KINDS, apply_defaults, check_request, policy_kind, refusals,
-};
+pub use tephra_core::domain::policy::{apply_defaults, check_request, refusals};
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::policy::FormPolicy;
 use tephra_core::model::principal::Principal;
@@ -31,7 +30,7 @@ impl Control {
     async fn layers_for(
         &self,
         scope: &Scope,
-        kind: &str,
+        kind: PolicyKind,
         with_own: bool,
     ) -> Result<Vec<Policy>, AppError> {
         Ok(self.db.policies().layers(scope, kind, with_own).await?)
@@ -45,7 +44,7 @@ impl Control {
     ) -> Result<Vec<Policy>, AppError> {
         self.layers_for(
             &Scope::Project(project.id.to_string()),
-            policy_kind(kind),
+            PolicyKind::of(kind),
             true,
         )
         .await
@@ -129,7 +128,7 @@ impl Control {
         &self,
         principal: &Principal,
         scope: &Scope,
-        kind: &str,
+        kind: PolicyKind,
     ) -> Result<ScopePolicy, AppError> {
         if let Scope::Project(id) = scope {
             let p = self.db.projects().by_key(id).await?;
@@ -159,7 +158,7 @@ impl Control {
         &self,
         principal: &Principal,
         scope: &Scope,
-        kind: &str,
+        kind: PolicyKind,
         body: &Value,
     ) -> Result<ScopePolicy, AppError> {
         self.validated_policy(principal, scope, kind, body).await?;
@@ -170,7 +169,7 @@ impl Control {
             if !relaxed.is_empty() {
                 tracing::warn!(
                     ?relaxed,
-                    kind,
+                    %kind,
                     "the system policy replaces node protection rules"
                 );
                 let detail = json!({ "kind": kind, "rules": relaxed });
@@ -178,8 +177,8 @@ impl Control {
                     .audit()
                     .record(
                         by,
-                        "policy.node-protection",
-                        "system",
+                        tephra_core::model::history::AuditAction::NodeProtectionReplaced,
+                        tephra_core::model::history::AuditTarget::System,
                         uuid::Uuid::nil(),
                         detail,
                     )
@@ -196,7 +195,7 @@ impl Control {
         &self,
         principal: &Principal,
         scope: &Scope,
-        kind: &str,
+        kind: PolicyKind,
         body: &Value,
     ) -> Result<Vec<Policy>, AppError> {
         self.may_set_policy(principal, scope).await?;
@@ -228,7 +227,7 @@ impl Control {
         &self,
         principal: &Principal,
         scope: &Scope,
-        kind: &str,
+        kind: PolicyKind,
     ) -> Result<(), AppError> {
         self.may_set_policy(principal, scope).await?;
         if !self.db.policies().delete(scope, kind).await? && *scope != Scope::System {

@@ -10,6 +10,7 @@ use app::error::AppError;
 use chrono::SecondsFormat;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::history::AuditTarget;
 use tephra_core::model::overview::Overview;
 use tephra_core::model::phase::UnknownPhase;
 use tephra_core::model::principal::Principal;
@@ -232,16 +233,17 @@ impl Control {
         let project = self.db.projects().get(workload.project_id).await?;
         access::require(principal, Permission::ReadWorkloads, &project)?;
         let users = self.db.users().list().await?;
-        let events = self.db.audit().for_target("workload", workload.id).await?;
+        let events = self
+            .db
+            .audit()
+            .for_target(AuditTarget::Workload, workload.id)
+            .await?;
         Ok(events
             .into_iter()
-            .map(|e| HistoryEntry {
+            .filter_map(|e| Some((e.action.on_workload()?, e)))
+            .map(|(action, e)| HistoryEntry {
                 at: e.at.to_rfc3339_opts(SecondsFormat::Millis, true),
-                action: e
-                    .action
-                    .strip_prefix("workload.")
-                    .unwrap_or(&e.action)
-                    .to_owned(),
+                action,
                 actor: e.actor_id.and_then(|actor| {
                     users
                         .iter()

@@ -176,7 +176,7 @@ impl Control {
         };
         let change = Change {
             actor: Some(user_id),
-            action: "workload.submit",
+            action: tephra_core::model::history::HistoryAction::Submit,
             detail: serde_json::json!({ "name": name }),
         };
         let department = self.db.departments().get(project.department_id).await?;
@@ -235,8 +235,10 @@ impl Control {
                 .audit()
                 .record(
                     None,
-                    "workload.over-quota",
-                    "workload",
+                    tephra_core::model::history::AuditAction::Workload(
+                        tephra_core::model::history::HistoryAction::OverQuota,
+                    ),
+                    tephra_core::model::history::AuditTarget::Workload,
                     id,
                     serde_json::json!({ "reason": why }),
                 )

@@ -5,6 +5,7 @@ use super::audit::record_in;
 use super::{DbError, DbResult, conflict_as, now, on_pool};
 use chrono::{DateTime, Utc};
 use tephra_core::domain::authz::{AccessRule, Caller, Role, Scope, Subject};
+use tephra_core::model::history::{AuditAction, AuditTarget};
 use uuid::Uuid;
 
 /// An access rule as stored, with its Run:ai-style integer id.
@@ -143,7 +144,7 @@ impl AccessRules<'_> {
                     rule.subject.kind(), rule.subject.id(), rule.role.name(),
                     tephra_core::domain::authz::describe(&rule.scope)
                 )))?;
-            record_in!(&mut *tx, by, "access_rule.add", "access_rule", Uuid::nil(), &{
+            record_in!(&mut *tx, by, AuditAction::AccessRuleAdd, AuditTarget::AccessRule, Uuid::nil(), &{
                 let mut d = detail(rule);
                 d["id"] = row.id.into();
                 d
@@ -164,7 +165,7 @@ impl AccessRules<'_> {
             let removed = StoredRule::try_from(row)?;
             let mut d = detail(&removed.rule);
             d["id"] = id.into();
-            record_in!(&mut *tx, by, "access_rule.remove", "access_rule", Uuid::nil(), &d).await?;
+            record_in!(&mut *tx, by, AuditAction::AccessRuleRemove, AuditTarget::AccessRule, Uuid::nil(), &d).await?;
             tx.commit().await?;
             removed
         });

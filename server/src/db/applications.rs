@@ -5,6 +5,7 @@
 use super::audit::record_in;
 use super::{DbResult, conflict_as, now, on_pool};
 use chrono::{DateTime, Utc};
+use tephra_core::model::history::{AuditAction, AuditTarget};
 use uuid::Uuid;
 
 /// The issuer of the user rows that stand for applications.
@@ -100,7 +101,7 @@ impl Applications<'_> {
             .execute(&mut *tx)
             .await
             .map_err(conflict_as(taken))?;
-            record_in!(&mut *tx, Some(owner), "application.create", "application", app.id, &detail)
+            record_in!(&mut *tx, Some(owner), AuditAction::ApplicationCreate, AuditTarget::Application, app.id, &detail)
                 .await?;
             tx.commit().await?;
         });
@@ -140,7 +141,7 @@ impl Applications<'_> {
             .rows_affected();
             if done == 1 {
                 let detail = serde_json::json!({});
-                record_in!(&mut *tx, Some(by), "application.revoke", "application", id, &detail)
+                record_in!(&mut *tx, Some(by), AuditAction::ApplicationRevoke, AuditTarget::Application, id, &detail)
                     .await?;
                 tx.commit().await?;
             }
@@ -176,7 +177,7 @@ impl Applications<'_> {
             .rows_affected();
             if done == 1 {
                 let detail = serde_json::json!({ "expiresAt": secret.expires_at });
-                record_in!(&mut *tx, Some(by), "application.rotate_secret", "application", id, &detail)
+                record_in!(&mut *tx, Some(by), AuditAction::ApplicationRotateSecret, AuditTarget::Application, id, &detail)
                     .await?;
                 tx.commit().await?;
             }

@@ -4,6 +4,7 @@
 use super::{DbResult, now, on_pool};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
+use tephra_core::model::history::{AuditAction, AuditTarget};
 use uuid::Uuid;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -12,9 +13,8 @@ pub struct AuditEvent {
     pub at: DateTime<Utc>,
     /// Who acted; `None` for Tephra itself (e.g. the reconciler recording a phase change).
     pub actor_id: Option<Uuid>,
-    /// What happened, as a dotted verb: `workload.submit`, `workload.suspend`, `workload.phase`.
-    pub action: String,
-    pub target_kind: String,
+    pub action: AuditAction,
+    pub target_kind: AuditTarget,
     pub target_id: Uuid,
     pub detail: serde_json::Value,
 }
@@ -30,17 +30,27 @@ struct Row {
     detail: Json<serde_json::Value>,
 }
 
-impl From<Row> for AuditEvent {
-    fn from(r: Row) -> Self {
-        AuditEvent {
-            id: r.id,
-            at: r.at,
-            actor_id: r.actor_id,
-            action: r.action,
-            target_kind: r.target_kind,
-            target_id: r.target_id,
-            detail: r.detail.0,
-        }
+impl Row {
+    /// The event, unless its action or target is one Tephra never writes (a row edited by
+    /// hand): that one is logged and left out rather than failing the whole trail.
+    fn event(self) -> Option<AuditEvent> {
+        let (Some(action), Some(target_kind)) = (
+            AuditAction::parse(&self.action),
+            AuditTarget::parse(&self.target_kind),
+        ) else {
+            tracing::error!(id = self.id, action = %self.action, target = %self.target_kind,
+                "an audit event Tephra does not know is left out");
+            return None;
+        };
+        Some(AuditEvent {
+            id: self.id,
+            at: self.at,
+            actor_id: self.actor_id,
+            action,
+            target_kind,
+            target_id: self.target_id,
+            detail: self.detail.0,
+        })
     }
 }
 
@@ -54,8 +64,8 @@ macro_rules! record_in {
         )
         .bind($crate::db::now())
         .bind($actor)
-        .bind($action)
-        .bind($kind)
+        .bind(tephra_core::model::history::AuditAction::as_str($action))
+        .bind(tephra_core::model::history::AuditTarget::as_str($kind))
         .bind($target)
         .bind(sqlx::types::Json($detail))
         .execute($executor)
@@ -69,8 +79,8 @@ impl Audit<'_> {
     pub async fn record(
         &self,
         actor_id: Option<Uuid>,
-        action: &str,
-        target_kind: &str,
+        action: AuditAction,
+        target_kind: AuditTarget,
         target_id: Uuid,
         detail: serde_json::Value,
     ) -> DbResult<AuditEvent> {
@@ -81,30 +91,38 @@ impl Audit<'_> {
         )
         .bind(now())
         .bind(actor_id)
-        .bind(action)
-        .bind(target_kind)
+        .bind(action.as_str())
+        .bind(target_kind.as_str())
         .bind(target_id)
         .bind(Json(&detail))
         .fetch_one(pool)
         .await)?;
-        Ok(row.into())
+        Ok(AuditEvent {
+            id: row.id,
+            at: row.at,
+            actor_id: row.actor_id,
+            action,
+            target_kind,
+            target_id,
+            detail,
+        })
     }
 
     /// The history of one object, oldest first.
     pub async fn for_target(
         &self,
-        target_kind: &str,
+        target_kind: AuditTarget,
         target_id: Uuid,
     ) -> DbResult<Vec<AuditEvent>> {
         let rows: Vec<Row> = on_pool!(self.0, pool => sqlx::query_as(
             "SELECT id, at, actor_id, action, target_kind, target_id, detail
                FROM audit_events WHERE target_kind = $1 AND target_id = $2 ORDER BY id",
         )
-        .bind(target_kind)
+        .bind(target_kind.as_str())
         .bind(target_id)
         .fetch_all(pool)
         .await)?;
-        Ok(rows.into_iter().map(Into::into).collect())
+        Ok(rows.into_iter().filter_map(Row::event).collect())
     }
 
     /// The latest `limit` events, newest first.
@@ -116,7 +134,7 @@ impl Audit<'_> {
         .bind(limit)
         .fetch_all(pool)
         .await)?;
-        Ok(rows.into_iter().map(Into::into).collect())
+        Ok(rows.into_iter().filter_map(Row::event).collect())
     }
 }
 
@@ -199,10 +217,12 @@ impl Audit<'_> {
         Ok((
             total,
             rows.into_iter()
-                .map(|r| AuditListing {
-                    event: r.event.into(),
-                    actor_name: r.actor_name,
-                    actor_issuer: r.actor_issuer,
+                .filter_map(|r| {
+                    Some(AuditListing {
+                        event: r.event.event()?,
+                        actor_name: r.actor_name,
+                        actor_issuer: r.actor_issuer,
+                    })
                 })
                 .collect(),
         ))

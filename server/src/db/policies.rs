@@ -4,7 +4,7 @@ use super::{DbResult, now, on_pool};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::domain::authz::Scope;
-use tephra_core::domain::policy::{self, Policy};
+use tephra_core::domain::policy::{self, Policy, PolicyKind};
 use uuid::Uuid;
 
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -22,14 +22,14 @@ pub struct Policies<'a>(pub(super) &'a super::Database);
 const COLUMNS: &str = "scope_type, scope_id, kind, body, updated_by, updated_at";
 
 impl Policies<'_> {
-    pub async fn get(&self, scope: &Scope, kind: &str) -> DbResult<Option<StoredPolicy>> {
+    pub async fn get(&self, scope: &Scope, kind: PolicyKind) -> DbResult<Option<StoredPolicy>> {
         let sql = format!(
             "SELECT {COLUMNS} FROM policies WHERE scope_type = $1 AND scope_id = $2 AND kind = $3"
         );
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
             .bind(scope.kind())
             .bind(scope.id())
-            .bind(kind)
+            .bind(kind.as_str())
             .fetch_optional(pool)
             .await)?)
     }
@@ -38,7 +38,7 @@ impl Policies<'_> {
     pub async fn put(
         &self,
         scope: &Scope,
-        kind: &str,
+        kind: PolicyKind,
         body: &serde_json::Value,
         by: Option<Uuid>,
     ) -> DbResult<StoredPolicy> {
@@ -53,7 +53,7 @@ impl Policies<'_> {
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
             .bind(scope.kind())
             .bind(scope.id())
-            .bind(kind)
+            .bind(kind.as_str())
             .bind(Json(body))
             .bind(by)
             .bind(now())
@@ -64,7 +64,12 @@ impl Policies<'_> {
     /// The policies that apply at `scope`, outermost first, each labelled for refusals: the
     /// system's (the built-in node protection when none is stored), the department's, the
     /// project's; without `scope`'s own unless `with_own`.
-    pub async fn layers(&self, scope: &Scope, kind: &str, with_own: bool) -> DbResult<Vec<Policy>> {
+    pub async fn layers(
+        &self,
+        scope: &Scope,
+        kind: PolicyKind,
+        with_own: bool,
+    ) -> DbResult<Vec<Policy>> {
         let mut scopes = vec![(Scope::System, "the system policy".to_owned())];
         match scope {
             Scope::System => {}
@@ -107,13 +112,13 @@ impl Policies<'_> {
     }
 
     /// Removes a scope's policy; false when it had none.
-    pub async fn delete(&self, scope: &Scope, kind: &str) -> DbResult<bool> {
+    pub async fn delete(&self, scope: &Scope, kind: PolicyKind) -> DbResult<bool> {
         let done = on_pool!(self.0, pool => sqlx::query(
             "DELETE FROM policies WHERE scope_type = $1 AND scope_id = $2 AND kind = $3"
         )
         .bind(scope.kind())
         .bind(scope.id())
-        .bind(kind)
+        .bind(kind.as_str())
         .execute(pool)
         .await
         .map(|done| done.rows_affected()))?;

@@ -14,6 +14,7 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
+use tephra_core::model::history::AuditAction;
 use tower_sessions::Session;
 
 pub fn router() -> Router<AppState> {
@@ -110,7 +111,10 @@ async fn finish(
         Ok(identity) => identity,
         Err(error) => {
             let detail = serde_json::json!({ "reason": error.to_string() });
-            state.auth.audit(None, "auth.sign_in_failed", detail).await;
+            state
+                .auth
+                .audit(None, AuditAction::SignInFailed, detail)
+                .await;
             tracing::warn!(%error, "sign-in failed");
             return failed(&error, &next);
         }
@@ -149,7 +153,7 @@ async fn logout(State(state): State<AppState>, session: Session) -> Response {
         .auth
         .audit(
             Some(signed_in.user_id),
-            "auth.sign_out",
+            AuditAction::SignOut,
             serde_json::json!({}),
         )
         .await;

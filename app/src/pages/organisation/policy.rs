@@ -9,7 +9,7 @@ use crate::components::table::{Column, Table};
 use crate::error::AppError;
 use leptos::prelude::*;
 use tephra_core::model::org::Organisation;
-use tephra_core::model::policy::PolicyField;
+use tephra_core::model::policy::{PolicyField, PolicyKind};
 
 const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
 
@@ -52,7 +52,7 @@ const PREVIEW_COLUMNS: [Column; 3] = [
 #[component]
 pub fn PolicyEditor(policy: String, scopes: Signal<Scopes>) -> impl IntoView {
     let scope = RwSignal::new("system:".to_owned());
-    let kind = RwSignal::new("trainings".to_owned());
+    let kind = RwSignal::new(PolicyKind::Trainings);
     let text = RwSignal::new(policy.clone());
     let answer = RwSignal::new(None::<(bool, Result<Vec<PolicyField>, AppError>)>);
     // Edits of the text so far: what someone types after picking a scope is theirs, and the
@@ -95,9 +95,9 @@ pub fn PolicyEditor(policy: String, scopes: Signal<Scopes>) -> impl IntoView {
                 </label>
                 <label class="text-sm font-medium">
                     "Kind"
-                    <select id="policy-kind" class=FIELD on:change=move |ev| kind.set(event_target_value(&ev))>
-                        <option value="trainings">"Trainings"</option>
-                        <option value="distributed">"Distributed trainings"</option>
+                    <select id="policy-kind" class=FIELD on:change=move |ev| kind.set(event_target_value(&ev).parse().unwrap_or_default())>
+                        <option value=PolicyKind::Trainings.as_str()>"Trainings"</option>
+                        <option value=PolicyKind::Distributed.as_str()>"Distributed trainings"</option>
                     </select>
                 </label>
             </div>

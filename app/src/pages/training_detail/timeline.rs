@@ -2,6 +2,7 @@
 
 use crate::components::{phase_badge::PhaseBadge, relative_time::Timestamp};
 use leptos::prelude::*;
+use tephra_core::model::history::HistoryAction;
 use tephra_core::model::phase::Phase;
 use tephra_core::model::workload::HistoryEntry;
 
@@ -11,9 +12,9 @@ pub(super) fn describe(entry: &HistoryEntry) -> String {
         .actor
         .clone()
         .unwrap_or_else(|| "the cluster".to_owned());
-    match entry.action.as_str() {
+    match entry.action {
         // The badge beside it names the phase; the words say why.
-        "phase" => entry.detail["reason"]
+        HistoryAction::Phase => entry.detail["reason"]
             .as_str()
             .map(|reason| {
                 let to = entry.detail["to"].as_str().unwrap_or_default();
@@ -24,10 +25,10 @@ pub(super) fn describe(entry: &HistoryEntry) -> String {
                     .to_owned()
             })
             .unwrap_or_default(),
-        "submit" => format!("Submitted by {who}"),
-        "suspend" => format!("Suspended by {who}"),
+        HistoryAction::Submit => format!("Submitted by {who}"),
+        HistoryAction::Suspend => format!("Suspended by {who}"),
         // Tephra itself, by the project's rule: the words say which and why.
-        "idle-suspend" => {
+        HistoryAction::IdleSuspend => {
             let reason = entry.detail["reason"]
                 .as_str()
                 .unwrap_or("suspended: its GPUs were idle");
@@ -37,8 +38,8 @@ pub(super) fn describe(entry: &HistoryEntry) -> String {
             }
             said
         }
-        "resume" => format!("Resumed by {who}"),
-        "delete" => format!("Deletion asked by {who}"),
+        HistoryAction::Resume => format!("Resumed by {who}"),
+        HistoryAction::Delete => format!("Deletion asked by {who}"),
         other => format!("{other} ({who})"),
     }
 }
@@ -50,7 +51,7 @@ pub(super) fn Timeline(history: Vec<HistoryEntry>) -> impl IntoView {
             {history
                 .into_iter()
                 .map(|entry| {
-                    let phase = (entry.action == "phase")
+                    let phase = (entry.action == HistoryAction::Phase)
                         .then(|| entry.detail["to"].as_str().and_then(|p| p.parse::<Phase>().ok()))
                         .flatten();
                     view! {
@@ -77,8 +78,13 @@ pub(super) fn last_suspension(history: &[HistoryEntry]) -> Option<String> {
     history
         .iter()
         .rev()
-        .find(|e| matches!(e.action.as_str(), "suspend" | "idle-suspend" | "resume"))
-        .filter(|e| e.action != "resume")
+        .find(|e| {
+            matches!(
+                e.action,
+                HistoryAction::Suspend | HistoryAction::IdleSuspend | HistoryAction::Resume
+            )
+        })
+        .filter(|e| e.action != HistoryAction::Resume)
         .map(describe)
 }
 
@@ -90,7 +96,7 @@ mod tests {
     fn entry(action: &str, actor: Option<&str>, detail: serde_json::Value) -> HistoryEntry {
         HistoryEntry {
             at: "2026-11-25T18:00:00Z".into(),
-            action: action.into(),
+            action: serde_json::from_value(json!(action)).expect("a history action"),
             actor: actor.map(Into::into),
             detail,
         }

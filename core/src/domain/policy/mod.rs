@@ -8,8 +8,8 @@ mod guards;
 mod schema;
 
 pub use crate::model::policy::{
-    Policy, Rule, apply_defaults, check, check_defaults, check_request, fill_defaults, lookup,
-    merged_defaults,
+    Policy, PolicyKind, Rule, apply_defaults, check, check_defaults, check_request, fill_defaults,
+    lookup, merged_defaults,
 };
 pub use guards::{pod_specs, refusals as node_refusals};
 pub use schema::RequestSchema;
@@ -50,19 +50,6 @@ pub fn node_protection() -> Value {
             "storage": { "hostPath": { "canAdd": false } }
         }
     })
-}
-
-/// The workload kinds with a policy of their own (`/api/v2/policy/<kind>`).
-pub const POLICY_KINDS: [&str; 2] = ["trainings", "distributed"];
-
-/// The policy kind a workload is checked against. A generic job's replica specs are training
-/// specs, so the trainings policy applies to each of them.
-pub fn policy_kind(kind: crate::domain::request::WorkloadKind) -> &'static str {
-    use crate::domain::request::WorkloadKind;
-    match kind {
-        WorkloadKind::Distributed => "distributed",
-        WorkloadKind::Training | WorkloadKind::Generic => "trainings",
-    }
 }
 
 /// Everything that keeps a request from being admitted or run: each layer's rules on every pod

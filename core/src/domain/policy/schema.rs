@@ -4,7 +4,7 @@
 //! anything, so an administrator who mistypes `hostNetwrk` would believe a lock holds that does
 //! not. The request's shape comes from the types' OpenAPI schemas, so it cannot drift from them.
 
-use crate::domain::policy::Rule;
+use crate::domain::policy::{PolicyKind, Rule};
 use crate::model::training::distributed::DistributedSpec;
 use crate::model::training::request::TrainingSpec;
 use crate::model::validation::FieldError;
@@ -68,11 +68,11 @@ pub struct RequestSchema {
 }
 
 impl RequestSchema {
-    /// The spec a policy of `kind` (`trainings`, `distributed`) governs.
-    pub fn for_kind(kind: &str) -> RequestSchema {
+    /// The spec a policy of `kind` governs.
+    pub fn for_kind(kind: PolicyKind) -> RequestSchema {
         match kind {
-            "distributed" => Self::of::<DistributedSpec>("a distributed training's spec"),
-            _ => Self::of::<TrainingSpec>("a training's spec"),
+            PolicyKind::Distributed => Self::of::<DistributedSpec>("a distributed training's spec"),
+            PolicyKind::Trainings => Self::of::<TrainingSpec>("a training's spec"),
         }
     }
 
@@ -284,10 +284,10 @@ impl RequestSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::policy::{POLICY_KINDS, Policy, node_protection};
+    use crate::domain::policy::{Policy, PolicyKind, node_protection};
     use serde_json::json;
 
-    fn refused(kind: &str, body: Value) -> Vec<(String, String)> {
+    fn refused(kind: PolicyKind, body: Value) -> Vec<(String, String)> {
         let policy = Policy::parse("p", &body).expect("parses");
         RequestSchema::for_kind(kind)
             .refusals(&policy.defaults, &policy.rules)
@@ -298,7 +298,7 @@ mod tests {
 
     #[test]
     fn the_request_shape_is_read_from_its_types() {
-        let trainings = RequestSchema::for_kind("trainings");
+        let trainings = RequestSchema::for_kind(PolicyKind::Trainings);
         assert_eq!(trainings.at("security.hostNetwork"), Some(Field::Boolean));
         assert_eq!(trainings.at("security.runAsUid"), Some(Field::Integer));
         assert_eq!(trainings.at("image"), Some(Field::Text(None)));
@@ -311,7 +311,7 @@ mod tests {
             Some(Field::Boolean)
         );
         assert_eq!(trainings.at("security.hostNetwrk"), None);
-        let distributed = RequestSchema::for_kind("distributed");
+        let distributed = RequestSchema::for_kind(PolicyKind::Distributed);
         assert_eq!(distributed.at("numWorkers"), Some(Field::Integer));
         assert_eq!(
             distributed.at("master.security.hostIpc"),
@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn node_protection_and_run_ai_policies_fit_both_kinds() {
-        for kind in POLICY_KINDS {
+        for kind in PolicyKind::ALL {
             assert_eq!(refused(kind, node_protection()), vec![], "{kind}");
             let body = json!({
                 "defaults": { "image": "python:3.12", "compute": { "cpuCoreRequest": 1 },
@@ -346,7 +346,7 @@ mod tests {
                                                             "hostIpc": { "options": ["yes"] } },
                        "tolerations": { "registries": ["r/"] }, "gpus": { "max": 2 } }
         });
-        let mut paths: Vec<String> = refused("trainings", body)
+        let mut paths: Vec<String> = refused(PolicyKind::Trainings, body)
             .into_iter()
             .map(|e| e.0)
             .collect();

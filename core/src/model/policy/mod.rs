@@ -9,9 +9,11 @@
 //! same check as you type, and shows each field's rule (locked, range, options) beside it.
 
 mod hints;
+mod kind;
 mod rule;
 
 pub use hints::{FormHints, Hint};
+pub use kind::PolicyKind;
 pub use rule::{Rule, RuleError, flatten};
 
 use crate::model::validation::FieldError;

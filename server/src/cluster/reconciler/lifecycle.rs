@@ -19,7 +19,7 @@ impl Reconciler {
     pub(super) async fn adopt_stop(&self, row: &StoredWorkload, why: Option<String>) -> Result<()> {
         let change = Change {
             actor: None,
-            action: "workload.suspend",
+            action: tephra_core::model::history::HistoryAction::Suspend,
             detail: serde_json::json!({ "from": Phase::Running, "to": Phase::Stopped, "by": "cluster", "reason": why }),
         };
         if let Some(updated) = self
@@ -69,7 +69,7 @@ impl Reconciler {
         project: &Project,
     ) -> Result<()> {
         let scope = Scope::Project(project.id.to_string());
-        let kind = policy::policy_kind(row.kind);
+        let kind = policy::PolicyKind::of(row.kind);
         let layers = self.db.policies().layers(&scope, kind, true).await?;
         let request = Request::parse(&row.spec, row.kind).map_err(Error::render)?;
         let refused = policy::refusals(&row.spec, &request, &layers, &self.profile);

@@ -18,7 +18,7 @@ impl Reconciler {
     pub(super) async fn ensure_namespace(&self, project: &Project) -> Result<()> {
         let scope = Scope::Project(project.id.to_string());
         let mut level = "baseline";
-        for kind in policy::POLICY_KINDS {
+        for kind in policy::PolicyKind::ALL {
             let layers = self.db.policies().layers(&scope, kind, true).await?;
             if policy::pod_security_level(&layers) == "privileged" {
                 level = "privileged";

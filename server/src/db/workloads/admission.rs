@@ -6,6 +6,7 @@ use crate::db::audit::record_in;
 use crate::db::{DbResult, conflict_as, now, on_pool};
 use sqlx::types::Json;
 use tephra_core::domain::quota::{self, Allowance, Amount};
+use tephra_core::model::history::{AuditAction, AuditTarget};
 use tephra_core::model::org::PoolResources;
 use tephra_core::model::phase::Phase;
 use tephra_core::model::workload::LiveStatus;
@@ -108,7 +109,7 @@ impl Workloads<'_> {
         &self,
         new: &NewWorkload,
         department_id: i64,
-        change: Change<'_>,
+        change: Change,
         admit: impl FnOnce(Usage) -> Result<T, E>,
     ) -> DbResult<Result<(StoredWorkload, T), E>> {
         let at = now();
@@ -175,7 +176,7 @@ impl Workloads<'_> {
                 .map_err(conflict_as(|| format!(
                     "a workload named {:?} already exists in this project", new.name
                 )))?;
-                record_in!(&mut *tx, change.actor, change.action, "workload", workload.id,
+                record_in!(&mut *tx, change.actor, AuditAction::Workload(change.action), AuditTarget::Workload, workload.id,
                            &change.detail)
                     .await?;
                 tx.commit().await?;
@@ -186,7 +187,7 @@ impl Workloads<'_> {
     }
 
     /// Stores a new workload without limits to check (see [`Self::insert_admitted`]).
-    pub async fn insert(&self, new: &NewWorkload, change: Change<'_>) -> DbResult<StoredWorkload> {
+    pub async fn insert(&self, new: &NewWorkload, change: Change) -> DbResult<StoredWorkload> {
         let department_id = self.department_of(new.project_id).await?;
         let Ok((workload, ())) = self
             .insert_admitted(new, department_id, change, |_| {
@@ -211,7 +212,7 @@ impl Workloads<'_> {
         workload: &StoredWorkload,
         department_id: i64,
         demand: Amount,
-        change: Change<'_>,
+        change: Change,
         admit: impl FnOnce(Usage) -> Result<T, E>,
     ) -> DbResult<Result<Option<T>, E>> {
         let id = workload.id;
@@ -237,7 +238,7 @@ impl Workloads<'_> {
                     .await?
                     .rows_affected();
                     if done == 1 {
-                        record_in!(&mut *tx, change.actor, change.action, "workload", id, &change.detail)
+                        record_in!(&mut *tx, change.actor, AuditAction::Workload(change.action), AuditTarget::Workload, id, &change.detail)
                             .await?;
                         tx.commit().await?;
                     }
@@ -260,7 +261,7 @@ impl Workloads<'_> {
         department_id: i64,
         spec: &serde_json::Value,
         demand: Amount,
-        change: Change<'_>,
+        change: Change,
         admit: impl FnOnce(Usage) -> Result<T, E>,
     ) -> DbResult<Result<Option<T>, E>> {
         let id = workload.id;
@@ -297,7 +298,7 @@ impl Workloads<'_> {
                             .bind(demand.memory_mib)
                             .execute(&mut *tx)
                             .await?;
-                            record_in!(&mut *tx, change.actor, change.action, "workload", id,
+                            record_in!(&mut *tx, change.actor, AuditAction::Workload(change.action), AuditTarget::Workload, id,
                                        &change.detail)
                                 .await?;
                             tx.commit().await?;

@@ -15,6 +15,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::domain::quota::Amount;
 use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
 use tephra_core::model::phase::Phase;
 use tephra_core::model::workload::LiveStatus;
 use uuid::Uuid;
@@ -51,11 +52,10 @@ pub struct StoredWorkload {
 
 /// Who changes a workload and why: recorded in its history in the same transaction as the change.
 #[derive(Debug, Clone)]
-pub struct Change<'a> {
+pub struct Change {
     /// `None` for Tephra itself (the reconciler, or what the cluster did).
     pub actor: Option<Uuid>,
-    /// A dotted verb: `workload.suspend`, `workload.deleted`.
-    pub action: &'a str,
+    pub action: HistoryAction,
     pub detail: serde_json::Value,
 }
 
@@ -229,7 +229,7 @@ impl Workloads<'_> {
         id: Uuid,
         from: Phase,
         to: Phase,
-        change: Change<'_>,
+        change: Change,
     ) -> DbResult<Option<StoredWorkload>> {
         let won = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
@@ -245,7 +245,7 @@ impl Workloads<'_> {
             .await?
             .rows_affected();
             if done == 1 {
-                record_in!(&mut *tx, change.actor, change.action, "workload", id, &change.detail)
+                record_in!(&mut *tx, change.actor, AuditAction::Workload(change.action), AuditTarget::Workload, id, &change.detail)
                     .await?;
                 tx.commit().await?;
             }
@@ -288,7 +288,7 @@ impl Workloads<'_> {
             .rows_affected();
             if done == 1 && previous != phase {
                 let detail = serde_json::json!({ "from": previous, "to": phase, "reason": reason });
-                record_in!(&mut *tx, None::<Uuid>, "workload.phase", "workload", id, &detail)
+                record_in!(&mut *tx, None::<Uuid>, AuditAction::Workload(HistoryAction::Phase), AuditTarget::Workload, id, &detail)
                     .await?;
             }
             tx.commit().await?;
@@ -315,7 +315,7 @@ impl Workloads<'_> {
             .rows_affected();
             if done == 1 {
                 let detail = serde_json::json!({});
-                record_in!(&mut *tx, None::<Uuid>, "workload.deleted", "workload", id, &detail)
+                record_in!(&mut *tx, None::<Uuid>, AuditAction::Workload(HistoryAction::Deleted), AuditTarget::Workload, id, &detail)
                     .await?;
                 tx.commit().await?;
             }

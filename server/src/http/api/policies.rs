@@ -4,7 +4,7 @@
 
 use super::error::{BadRequest, Forbidden, NotFound, Unauthorized};
 use super::{Acting, ApiError, JsonBody, QueryParams};
-use crate::control::{POLICY_KINDS, ScopePolicy};
+use crate::control::ScopePolicy;
 use crate::http::AppState;
 use axum::Json;
 use axum::Router;
@@ -14,6 +14,7 @@ use axum::routing::get;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tephra_core::domain::authz::Scope;
+use tephra_core::domain::policy::PolicyKind;
 
 pub fn router() -> Router<AppState> {
     Router::new().route(
@@ -53,15 +54,12 @@ pub struct PolicyAnswer {
     pub effective: Value,
 }
 
-fn kind_of(kind: &str) -> Result<&'static str, ApiError> {
-    POLICY_KINDS
-        .into_iter()
-        .find(|k| *k == kind)
-        .ok_or_else(|| {
-            ApiError::from(app::error::AppError::NotFound(format!(
-                "no policies for {kind:?}: trainings or distributed"
-            )))
-        })
+fn kind_of(kind: &str) -> Result<PolicyKind, ApiError> {
+    PolicyKind::parse(kind).map_err(|_| {
+        ApiError::from(app::error::AppError::NotFound(format!(
+            "no policies for {kind:?}: trainings or distributed"
+        )))
+    })
 }
 
 fn answer(meta: PolicyMeta, found: ScopePolicy) -> PolicyAnswer {

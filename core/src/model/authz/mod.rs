@@ -3,11 +3,13 @@
 //! the caller come in, the caller's grants go out; grants and a target come in, a decision goes
 //! out, and a refusal names the permission that was missing.
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
 
 /// The predefined roles. Ids are Run:ai-style integers (`roleId`), stable across versions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Role {
     SystemAdministrator,
     DepartmentAdministrator,
@@ -174,7 +176,8 @@ impl Subject {
 }
 
 /// Where a rule applies.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", content = "id", rename_all = "lowercase")]
 pub enum Scope {
     System,
     Department(String),
