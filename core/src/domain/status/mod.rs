@@ -123,17 +123,39 @@ pub fn derive(desired: Phase, previous: Phase, observed: &Observed) -> Derived {
 }
 
 fn derive_phase(desired: Phase, previous: Phase, observed: &Observed) -> Derived {
-    if desired == Phase::Deleting {
-        let left = observed.pods.len();
-        let reason = if observed.is_empty() {
-            "removing the workload's volumes and services".to_owned()
-        } else {
-            format!("deleting the Job and its {left} pod(s)")
-        };
-        return Derived::new(Phase::Deleting, Some(reason));
+    if let Some(derived) = winding_down(desired, observed) {
+        return derived;
     }
-    if desired == Phase::Stopped {
-        return if observed.is_empty() {
+    if is_final(previous, observed) {
+        return Derived::new(previous, None);
+    }
+    let job = match &observed.job {
+        Some(job) if !job.deleting => job,
+        going => return without_job(previous, going.as_ref()),
+    };
+    if let Some(verdict) = &job.verdict {
+        let phase = match verdict.outcome {
+            Outcome::Succeeded => Phase::Completed,
+            Outcome::Failed => Phase::Failed,
+        };
+        return Derived::new(phase, Some(verdict.reason.clone()));
+    }
+    from_job_phase(job, observed)
+}
+
+/// A workload being deleted or suspended: how far its removal from the cluster has come.
+fn winding_down(desired: Phase, observed: &Observed) -> Option<Derived> {
+    match desired {
+        Phase::Deleting => {
+            let left = observed.pods.len();
+            let reason = if observed.is_empty() {
+                "removing the workload's volumes and services".to_owned()
+            } else {
+                format!("deleting the Job and its {left} pod(s)")
+            };
+            Some(Derived::new(Phase::Deleting, Some(reason)))
+        }
+        Phase::Stopped => Some(if observed.is_empty() {
             Derived::new(
                 Phase::Stopped,
                 Some("suspended; resume to run it again".into()),
@@ -146,62 +168,34 @@ fn derive_phase(desired: Phase, previous: Phase, observed: &Observed) -> Derived
                     observed.pods.len()
                 )),
             )
-        };
+        }),
+        _ => None,
     }
-    if is_final(previous, observed) {
-        return Derived::new(previous, None);
-    }
-    let job = match &observed.job {
-        Some(job) if !job.deleting => job,
-        going => {
-            let reason = match (previous, going) {
-                (Phase::Creating, None) => return Derived::new(Phase::Creating, None),
-                (Phase::Stopping | Phase::Stopped | Phase::Resuming, None) => {
-                    "resuming: creating the Job again"
-                }
-                (Phase::Stopping | Phase::Stopped | Phase::Resuming, Some(_)) => {
-                    "resuming: waiting for the previous Job to be removed"
-                }
-                _ => {
-                    "the Volcano Job was deleted outside Tephra before the training finished; \
-                      creating it again from the stored request"
-                }
-            };
-            return Derived::new(Phase::Resuming, Some(reason.into()));
+}
+
+/// A workload wanted running whose Job is absent or going away (`going`).
+fn without_job(previous: Phase, going: Option<&JobObservation>) -> Derived {
+    let reason = match (previous, going) {
+        (Phase::Creating, None) => return Derived::new(Phase::Creating, None),
+        (Phase::Stopping | Phase::Stopped | Phase::Resuming, None) => {
+            "resuming: creating the Job again"
+        }
+        (Phase::Stopping | Phase::Stopped | Phase::Resuming, Some(_)) => {
+            "resuming: waiting for the previous Job to be removed"
+        }
+        _ => {
+            "the Volcano Job was deleted outside Tephra before the training finished; \
+              creating it again from the stored request"
         }
     };
-    if let Some(verdict) = &job.verdict {
-        let phase = match verdict.outcome {
-            Outcome::Succeeded => Phase::Completed,
-            Outcome::Failed => Phase::Failed,
-        };
-        return Derived::new(phase, Some(verdict.reason.clone()));
-    }
+    Derived::new(Phase::Resuming, Some(reason.into()))
+}
+
+/// The phase of a Job that exists and carries no verdict, from Volcano's phase for it.
+fn from_job_phase(job: &JobObservation, observed: &Observed) -> Derived {
     match job.phase.as_str() {
         "" | "Pending" => pending(job, observed),
-        "Running" | "Completing" => match &observed.pod_group {
-            // The scheduler also calls a gang Unknown when a member failed and nothing waits
-            // to be placed (a generic job waiting for its rules): that job still runs.
-            Some(pg) if pg.phase == "Unknown" && !waiting_pods(observed) => {
-                let failed = observed
-                    .pods
-                    .values()
-                    .filter(|p| p.phase == "Failed")
-                    .count();
-                Derived::new(
-                    Phase::Running,
-                    (failed > 0).then(|| format!("{failed} pod(s) failed; the others run on")),
-                )
-            }
-            Some(pg) if pg.phase == "Unknown" => Derived::new(
-                Phase::Unknown,
-                Some(format!(
-                    "some pods run but the rest of the gang cannot be placed: {}",
-                    plain_unschedulable(pg.unschedulable.as_deref().unwrap_or("no reason given"))
-                )),
-            ),
-            _ => Derived::new(Phase::Running, None),
-        },
+        "Running" | "Completing" => running(observed),
         "Restarting" => Derived::new(
             Phase::Resuming,
             Some(format!(
@@ -232,6 +226,33 @@ fn derive_phase(desired: Phase, previous: Phase, observed: &Observed) -> Derived
             Phase::Unknown,
             Some(format!("Volcano reports the unfamiliar phase {other:?}")),
         ),
+    }
+}
+
+/// A Job Volcano calls Running or Completing, told apart by its PodGroup.
+fn running(observed: &Observed) -> Derived {
+    match &observed.pod_group {
+        // The scheduler also calls a gang Unknown when a member failed and nothing waits
+        // to be placed (a generic job waiting for its rules): that job still runs.
+        Some(pg) if pg.phase == "Unknown" && !waiting_pods(observed) => {
+            let failed = observed
+                .pods
+                .values()
+                .filter(|p| p.phase == "Failed")
+                .count();
+            Derived::new(
+                Phase::Running,
+                (failed > 0).then(|| format!("{failed} pod(s) failed; the others run on")),
+            )
+        }
+        Some(pg) if pg.phase == "Unknown" => Derived::new(
+            Phase::Unknown,
+            Some(format!(
+                "some pods run but the rest of the gang cannot be placed: {}",
+                plain_unschedulable(pg.unschedulable.as_deref().unwrap_or("no reason given"))
+            )),
+        ),
+        _ => Derived::new(Phase::Running, None),
     }
 }
 

@@ -125,6 +125,69 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
     let worker: Option<TrainingSpec> = strict(&Value::Object(worker), "spec")
         .map_err(|e| errors.extend(e))
         .ok();
+    let (master, master_at_top) = master_spec(&mut extra, top_master, top_same, &mut errors);
+    let jax = refuse_jax(&mut extra, &mut errors);
+    let extra: Option<Extra> = strict(&Value::Object(extra), "spec")
+        .map_err(|e| errors.extend(e))
+        .ok();
+    let (Some(head), Some(worker), Some(extra)) = (head, worker, extra) else {
+        return Err(errors);
+    };
+    let (Some(framework), Some(num_workers)) = (extra.distributed_framework, extra.num_workers)
+    else {
+        missing_required(&extra, jax, &mut errors);
+        return Err(errors);
+    };
+    let request = DistributedRequest {
+        name: head.name,
+        use_given_name_as_prefix: head.use_given_name_as_prefix,
+        project_id: head.project_id,
+        cluster_id: head.cluster_id,
+        spec: DistributedSpec {
+            worker,
+            distributed_framework: framework,
+            num_workers,
+            min_replicas: extra.min_replicas,
+            max_replicas: extra.max_replicas,
+            master_spec_same_as_worker: extra.master_spec_same_as_worker,
+            master,
+            slots_per_worker: extra.slots_per_worker,
+            ssh_auth_mount_path: extra.ssh_auth_mount_path,
+            mpi_launcher_creation_policy: extra.mpi_launcher_creation_policy,
+            clean_pod_policy: extra.clean_pod_policy,
+            master_at_top,
+        },
+    };
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    validate::distributed(request)
+}
+
+/// The distributed keys of the spec, parsed apart from the worker's [`TrainingSpec`].
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Extra {
+    distributed_framework: Option<super::distributed::Framework>,
+    num_workers: Option<i64>,
+    min_replicas: Option<i64>,
+    max_replicas: Option<i64>,
+    master_spec_same_as_worker: Option<bool>,
+    slots_per_worker: Option<i64>,
+    ssh_auth_mount_path: Option<String>,
+    mpi_launcher_creation_policy: Option<super::distributed::MpiLauncherCreationPolicy>,
+    clean_pod_policy: Option<super::distributed::CleanPodPolicy>,
+}
+
+/// The master's spec, from Run:ai's `masterSpec` beside the spec or Tephra's `spec.master`, and
+/// whether the request put it (or `masterSpecSameAsWorker`) beside the spec. Leaves
+/// `masterSpecSameAsWorker` in `extra` and takes `master` out of it.
+fn master_spec(
+    extra: &mut serde_json::Map<String, Value>,
+    top_master: Option<Value>,
+    top_same: Option<Value>,
+    errors: &mut Vec<FieldError>,
+) -> (Option<TrainingSpec>, bool) {
     for (top, inner, value) in [
         ("masterSpec", "master", &top_master),
         (
@@ -158,19 +221,11 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
             .map_err(|e| errors.extend(e))
             .ok(),
     };
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Extra {
-        distributed_framework: Option<super::distributed::Framework>,
-        num_workers: Option<i64>,
-        min_replicas: Option<i64>,
-        max_replicas: Option<i64>,
-        master_spec_same_as_worker: Option<bool>,
-        slots_per_worker: Option<i64>,
-        ssh_auth_mount_path: Option<String>,
-        mpi_launcher_creation_policy: Option<super::distributed::MpiLauncherCreationPolicy>,
-        clean_pod_policy: Option<super::distributed::CleanPodPolicy>,
-    }
+    (master, master_at_top)
+}
+
+/// Takes a `distributedFramework` of JAX out of `extra`, reporting it; whether it was JAX.
+fn refuse_jax(extra: &mut serde_json::Map<String, Value>, errors: &mut Vec<FieldError>) -> bool {
     // Run:ai's JAX is a Kubeflow JAXJob; Volcano has no plugin that gives JAX its coordinator,
     // so it is named with what to do instead rather than listed as merely unknown.
     let jax = extra.get("distributedFramework").and_then(Value::as_str) == Some("JAX");
@@ -181,52 +236,23 @@ fn distributed_request(value: &Value) -> Result<Distributed, Vec<FieldError>> {
             message: JAX_REFUSED.into(),
         });
     }
-    let extra: Option<Extra> = strict(&Value::Object(extra), "spec")
-        .map_err(|e| errors.extend(e))
-        .ok();
-    let (Some(head), Some(worker), Some(extra)) = (head, worker, extra) else {
-        return Err(errors);
-    };
-    let (Some(framework), Some(num_workers)) = (extra.distributed_framework, extra.num_workers)
-    else {
-        if extra.distributed_framework.is_none() && !jax {
-            errors.push(FieldError {
-                path: "spec.distributedFramework".into(),
-                message: "is required: one of PyTorch, MPI, TF, XGBoost".into(),
-            });
-        }
-        if extra.num_workers.is_none() {
-            errors.push(FieldError {
-                path: "spec.numWorkers".into(),
-                message: "is required: how many workers besides the master (at least 1)".into(),
-            });
-        }
-        return Err(errors);
-    };
-    let request = DistributedRequest {
-        name: head.name,
-        use_given_name_as_prefix: head.use_given_name_as_prefix,
-        project_id: head.project_id,
-        cluster_id: head.cluster_id,
-        spec: DistributedSpec {
-            worker,
-            distributed_framework: framework,
-            num_workers,
-            min_replicas: extra.min_replicas,
-            max_replicas: extra.max_replicas,
-            master_spec_same_as_worker: extra.master_spec_same_as_worker,
-            master,
-            slots_per_worker: extra.slots_per_worker,
-            ssh_auth_mount_path: extra.ssh_auth_mount_path,
-            mpi_launcher_creation_policy: extra.mpi_launcher_creation_policy,
-            clean_pod_policy: extra.clean_pod_policy,
-            master_at_top,
-        },
-    };
-    if !errors.is_empty() {
-        return Err(errors);
+    jax
+}
+
+/// The keys a distributed request cannot do without; a JAX framework was reported already.
+fn missing_required(extra: &Extra, jax: bool, errors: &mut Vec<FieldError>) {
+    if extra.distributed_framework.is_none() && !jax {
+        errors.push(FieldError {
+            path: "spec.distributedFramework".into(),
+            message: "is required: one of PyTorch, MPI, TF, XGBoost".into(),
+        });
     }
-    validate::distributed(request)
+    if extra.num_workers.is_none() {
+        errors.push(FieldError {
+            path: "spec.numWorkers".into(),
+            message: "is required: how many workers besides the master (at least 1)".into(),
+        });
+    }
 }
 
 const JAX_REFUSED: &str = "JAX is not supported: Volcano has no JAX plugin to give the processes \
