@@ -20,6 +20,7 @@ pub mod objects;
 mod observe;
 mod pacer;
 mod pokes;
+mod probe;
 pub mod reconciler;
 
 pub mod tracker;
@@ -268,22 +269,7 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
     let backoffs = Arc::default();
     let (leading_tx, leading_rx) = watch::channel(leadership.is_none());
     let leading_tx = Arc::new(leading_tx);
-    let election = leadership.map(|l| {
-        Arc::new(lease::Election::new(
-            client.clone(),
-            &l.namespace,
-            &l.name,
-            &l.identity,
-            l.duration,
-        ))
-    });
-    if let Some(election) = &election {
-        let (election, leading) = (Arc::clone(election), Arc::clone(&leading_tx));
-        supervise::supervise("leader election", shared.health.clone(), move || {
-            let (election, leading) = (Arc::clone(&election), Arc::clone(&leading));
-            async move { election.run(&leading).await }
-        });
-    }
+    let election = start_election(&client, leadership, &shared, &leading_tx);
     let tracker = Arc::new(tracker::Tracker {
         db: db.clone(),
         shared: shared.clone(),
@@ -299,11 +285,7 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         let tracker = Arc::clone(&tracker);
         async move { tracker.run().await }
     });
-    let (node_client, node_shared) = (client.clone(), shared.clone());
-    let pool_label = profile.node_pool_label.clone();
-    supervise::supervise("node watch", shared.health.clone(), move || {
-        nodes::watch(node_client.clone(), node_shared.clone(), pool_label.clone())
-    });
+    start_node_watch(&client, &shared, &profile);
     let namespaces = namespace::Namespaces::new(project_access, profile.ingress_namespace.clone());
     let reconciler = Arc::new(reconciler::Reconciler {
         db,
@@ -321,23 +303,18 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         metrics,
         leading: leading_rx.clone(),
     });
-    let (probe_client, probe_shared) = (reconciler.client.clone(), shared.clone());
-    supervise::supervise("cluster probe", shared.health.clone(), move || {
-        probe(probe_client.clone(), probe_shared.clone(), resync)
-    });
+    probe::start(reconciler.client.clone(), &shared, resync);
     supervise::supervise("reconciler", shared.health.clone(), move || {
         let reconciler = Arc::clone(&reconciler);
         async move { reconciler.run().await }
     });
-    let remote = match (&db_for_pokes, &election) {
-        (Database::Postgres(pool), Some(_)) => Some(pokes::start(
-            pool.clone(),
-            trigger_tx.clone(),
-            leading_rx.clone(),
-            shared.health.clone(),
-        )),
-        _ => None,
-    };
+    let remote = start_pokes(
+        &db_for_pokes,
+        election.is_some(),
+        &trigger_tx,
+        &leading_rx,
+        &shared,
+    );
     ClusterHandle {
         id: id.to_owned(),
         trigger: Some(trigger_tx),
@@ -352,26 +329,59 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
     }
 }
 
-/// How long the probe waits for the API server before calling it unreachable.
-const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// Asks the API server every `every` whether it answers, on its own task so a reconciler stuck
-/// on a silent API server cannot delay the news: `/readyz` and `GET /api/v1/cluster` say so even
-/// when there is nothing to do.
-async fn probe(client: kube::Client, shared: Shared, every: std::time::Duration) {
-    let mut tick = tokio::time::interval(every.min(std::time::Duration::from_secs(5)));
-    loop {
-        tick.tick().await;
-        let error = match tokio::time::timeout(PROBE_TIMEOUT, client.apiserver_version()).await {
-            Ok(Ok(_)) => None,
-            Ok(Err(e)) => Some(format!("cluster unreachable: {e}")),
-            Err(_) => Some(format!(
-                "cluster unreachable: the API server did not answer within {} seconds",
-                PROBE_TIMEOUT.as_secs()
-            )),
-        };
-        *shared.last_error.lock().unwrap_or_else(|e| e.into_inner()) = error;
+/// The Lease election of replicas sharing a database, kept running; `None` for the only replica.
+fn start_election(
+    client: &kube::Client,
+    leadership: Option<Leadership>,
+    shared: &Shared,
+    leading_tx: &Arc<watch::Sender<bool>>,
+) -> Option<Arc<lease::Election>> {
+    let election = leadership.map(|l| {
+        Arc::new(lease::Election::new(
+            client.clone(),
+            &l.namespace,
+            &l.name,
+            &l.identity,
+            l.duration,
+        ))
+    });
+    if let Some(election) = &election {
+        let (election, leading) = (Arc::clone(election), Arc::clone(leading_tx));
+        supervise::supervise("leader election", shared.health.clone(), move || {
+            let (election, leading) = (Arc::clone(&election), Arc::clone(&leading));
+            async move { election.run(&leading).await }
+        });
     }
+    election
+}
+
+/// Pokes between replicas sharing a PostgreSQL database, so an action on a follower wakes the
+/// leader's reconciler at once; `None` for the only replica.
+fn start_pokes(
+    db: &Database,
+    replicated: bool,
+    trigger_tx: &mpsc::UnboundedSender<Uuid>,
+    leading_rx: &watch::Receiver<bool>,
+    shared: &Shared,
+) -> Option<mpsc::UnboundedSender<Uuid>> {
+    match (db, replicated) {
+        (Database::Postgres(pool), true) => Some(pokes::start(
+            pool.clone(),
+            trigger_tx.clone(),
+            leading_rx.clone(),
+            shared.health.clone(),
+        )),
+        _ => None,
+    }
+}
+
+/// The watch of the nodes by pool, kept running: admission refuses a pod no node can hold.
+fn start_node_watch(client: &kube::Client, shared: &Shared, profile: &ClusterProfile) {
+    let (node_client, node_shared) = (client.clone(), shared.clone());
+    let pool_label = profile.node_pool_label.clone();
+    supervise::supervise("node watch", shared.health.clone(), move || {
+        nodes::watch(node_client.clone(), node_shared.clone(), pool_label.clone())
+    });
 }
 
 /// The event the stream sends for a workload row.
