@@ -140,25 +140,58 @@ fn leptos_options(args: &ServeArgs, local_addr: SocketAddr) -> LeptosOptions {
         .build()
 }
 
+/// The cluster profile (`--cluster-profile`, or the default), refused when the public URL's host
+/// or sign-in would not work with its ingress settings.
+fn cluster_profile(args: &ServeArgs) -> anyhow::Result<domain::cluster::ClusterProfile> {
+    let profile = match &args.cluster_profile {
+        Some(path) => render_cli::load_profile(path).map_err(anyhow::Error::msg)?,
+        None => domain::cluster::ClusterProfile::default(),
+    };
+    let public = args.auth.public_url(args.addr)?;
+    if let Some(public) = &public
+        && let Some(why) = profile.ingress_host_refusal(&public.host)
+    {
+        anyhow::bail!("--cluster-profile (TEPHRA_CLUSTER_PROFILE): {why}");
+    }
+    if let Some(why) = profile.forward_auth_refusal(public.as_ref().map(|p| p.origin.as_str())) {
+        anyhow::bail!("--cluster-profile (TEPHRA_CLUSTER_PROFILE): {why}");
+    }
+    Ok(profile)
+}
+
+/// The listening socket and its address (the port, when `addr` asked for any).
+async fn listen(addr: SocketAddr) -> anyhow::Result<(TcpListener, SocketAddr)> {
+    let listener = TcpListener::bind(addr).await.with_context(|| {
+        format!("cannot listen on {addr} (is another server using it? set --addr)")
+    })?;
+    let local_addr = listener
+        .local_addr()
+        .context("bound socket has an address")?;
+    Ok((listener, local_addr))
+}
+
+/// Workloads stored before quotas have no recorded demand; quotas count it, so it is measured
+/// once at start.
+async fn measure_older_workloads(control: &control::Control) -> anyhow::Result<()> {
+    let measured = control
+        .measure_unmeasured()
+        .await
+        .context("cannot measure the workloads stored before quotas")?;
+    if measured > 0 {
+        tracing::info!(
+            measured,
+            "measured what older workloads ask for, for quotas"
+        );
+    }
+    Ok(())
+}
+
 impl Application {
     pub async fn build(args: &ServeArgs) -> anyhow::Result<Self> {
         args.validate()?;
         let keys = args.keys.keyring()?;
         let db = open_database(args).await?;
-        let profile = match &args.cluster_profile {
-            Some(path) => render_cli::load_profile(path).map_err(anyhow::Error::msg)?,
-            None => domain::cluster::ClusterProfile::default(),
-        };
-        let public = args.auth.public_url(args.addr)?;
-        if let Some(public) = &public
-            && let Some(why) = profile.ingress_host_refusal(&public.host)
-        {
-            anyhow::bail!("--cluster-profile (TEPHRA_CLUSTER_PROFILE): {why}");
-        }
-        if let Some(why) = profile.forward_auth_refusal(public.as_ref().map(|p| p.origin.as_str()))
-        {
-            anyhow::bail!("--cluster-profile (TEPHRA_CLUSTER_PROFILE): {why}");
-        }
+        let profile = cluster_profile(args)?;
         let metrics = metrics::Metrics::new();
         let cluster = start_cluster(args, &db, &profile, &metrics, keys.as_ref()).await?;
         let dev_login = args.dev_login_enabled()?;
@@ -166,15 +199,7 @@ impl Application {
         let (auth, sessions) = auth::start(args, &db, &cluster.shared.health, token_keys).await?;
         let exposed_key = exposed_key(&db, keys.as_ref()).await?;
 
-        let listener = TcpListener::bind(args.addr).await.with_context(|| {
-            format!(
-                "cannot listen on {} (is another server using it? set --addr)",
-                args.addr
-            )
-        })?;
-        let local_addr = listener
-            .local_addr()
-            .context("bound socket has an address")?;
+        let (listener, local_addr) = listen(args.addr).await?;
 
         let leptos_options = leptos_options(args, local_addr);
         let cluster_configured = cluster.is_configured();
@@ -204,16 +229,7 @@ impl Application {
                 move || idle.clone().watch_idle_gpus(),
             );
         }
-        let measured = control
-            .measure_unmeasured()
-            .await
-            .context("cannot measure the workloads stored before quotas")?;
-        if measured > 0 {
-            tracing::info!(
-                measured,
-                "measured what older workloads ask for, for quotas"
-            );
-        }
+        measure_older_workloads(&control).await?;
         let backend: SharedBackend = Arc::new(backend::Services {
             control: control.clone(),
             auth: auth.clone(),

@@ -13,6 +13,7 @@ mod docs;
 mod namespaces;
 mod network;
 mod render;
+mod source_sizes;
 
 use libtest_mimic::{Arguments, Trial};
 use std::sync::{Arc, OnceLock};
@@ -57,6 +58,7 @@ fn main() {
         render::a_persistent_sqlite_volume_is_a_kept_claim,
         docs::the_rbac_table_in_deploy_md_is_the_charts_rules,
         doc_paths::every_path_a_document_names_exists,
+        source_sizes::no_source_file_is_over_400_lines,
         network::tephras_pods_accept_only_the_named_namespaces_and_reach_only_their_ports,
     ];
     tests.extend(on_cluster![

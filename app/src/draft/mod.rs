@@ -9,6 +9,7 @@
 
 pub mod fields;
 mod generic;
+mod gpu;
 mod link;
 pub use generic::TYPE_KEY;
 pub mod path;
@@ -16,90 +17,20 @@ pub mod posted;
 #[cfg(test)]
 mod tests;
 pub mod text;
+mod write;
 
 use crate::key;
+pub use gpu::GpuMode;
 pub use path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tephra_core::model::kind::WorkloadKind;
 use tephra_core::model::training::distributed::{DistributedSpec, Framework};
 use tephra_core::model::training::parse;
-use tephra_core::model::training::request::{
-    Compute, GpuRequestType, TrainingRequest, TrainingSpec,
-};
+use tephra_core::model::training::request::{TrainingRequest, TrainingSpec};
 use tephra_core::model::validation::FieldError;
 pub use text::Kind;
-
-/// How the GPUs of one pod are asked for. Not a request field of its own: it is read from, and
-/// written to, `compute.gpuRequestType` and the fields that style uses.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GpuMode {
-    #[default]
-    None,
-    /// Whole GPUs: `gpuDevicesRequest`.
-    Devices,
-    /// A fraction of one GPU: `gpuRequestType: portion`.
-    Portion,
-    /// GPU memory: `gpuRequestType: memory`.
-    Memory,
-    /// A MIG profile: `gpuRequestType: migProfile`.
-    Mig,
-}
-
-impl GpuMode {
-    pub const ALL: [GpuMode; 5] = [
-        GpuMode::None,
-        GpuMode::Devices,
-        GpuMode::Portion,
-        GpuMode::Memory,
-        GpuMode::Mig,
-    ];
-
-    /// The value the mode's radio button posts.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GpuMode::None => "none",
-            GpuMode::Devices => "devices",
-            GpuMode::Portion => "portion",
-            GpuMode::Memory => "memory",
-            GpuMode::Mig => "mig",
-        }
-    }
-
-    pub fn parse(text: &str) -> GpuMode {
-        GpuMode::ALL
-            .into_iter()
-            .find(|m| m.as_str() == text)
-            .unwrap_or_default()
-    }
-
-    fn request_type(self) -> Option<GpuRequestType> {
-        match self {
-            GpuMode::Portion => Some(GpuRequestType::Portion),
-            GpuMode::Memory => Some(GpuRequestType::Memory),
-            GpuMode::Mig => Some(GpuRequestType::MigProfile),
-            GpuMode::None | GpuMode::Devices => None,
-        }
-    }
-
-    /// The compute keys this style asks with.
-    fn keys(self) -> Vec<String> {
-        match self {
-            GpuMode::None => vec![],
-            GpuMode::Devices => vec![key!(Compute.gpu_devices_request)],
-            GpuMode::Portion => vec![
-                key!(Compute.gpu_portion_request),
-                key!(Compute.gpu_portion_limit),
-            ],
-            GpuMode::Memory => vec![
-                key!(Compute.gpu_memory_request),
-                key!(Compute.gpu_memory_limit),
-            ],
-            GpuMode::Mig => vec![key!(Compute.mig_profile)],
-        }
-    }
-}
+use write::set_in;
 
 /// A value as the JSON serde writes for it (an enum's variant name, a number).
 fn json<T: Serialize>(value: T) -> Value {
@@ -257,51 +188,6 @@ impl Draft {
         }
     }
 
-    pub fn gpu_mode(&self) -> GpuMode {
-        let compute = fields::compute();
-        let requested = self.get(&compute.key(key!(Compute.gpu_request_type)));
-        GpuMode::ALL
-            .into_iter()
-            .find(|m| m.request_type().is_some() && requested == Some(&json(m.request_type())))
-            .unwrap_or_else(|| {
-                if self
-                    .get(&compute.key(key!(Compute.gpu_devices_request)))
-                    .is_some()
-                {
-                    GpuMode::Devices
-                } else {
-                    GpuMode::None
-                }
-            })
-    }
-
-    /// Switches the GPU style: sets `gpuRequestType` and drops the fields of the other styles,
-    /// which the validator would refuse beside it. Whole GPUs start at one, so the choice shows.
-    /// With fractions, `gpuDevicesRequest` counts them and stays, unless it was whole GPUs.
-    pub fn set_gpu_mode(&mut self, mode: GpuMode) {
-        let before = self.gpu_mode();
-        if mode == before {
-            return;
-        }
-        let compute = fields::compute();
-        for other in GpuMode::ALL.into_iter().filter(|m| *m != mode) {
-            for key in other.keys() {
-                let devices = key == key!(Compute.gpu_devices_request);
-                if !devices || before == GpuMode::Devices || mode == GpuMode::None {
-                    self.set(&compute.key(key), None);
-                }
-            }
-        }
-        self.set(
-            &compute.key(key!(Compute.gpu_request_type)),
-            mode.request_type().map(json),
-        );
-        let devices = compute.key(key!(Compute.gpu_devices_request));
-        if mode == GpuMode::Devices && self.get(&devices).is_none() {
-            self.set(&devices, Some(json(1)));
-        }
-    }
-
     /// Whether the master of a distributed training has a spec of its own.
     pub fn master_own(&self) -> bool {
         self.get(&fields::spec().key(key!(DistributedSpec.master_spec_same_as_worker)))
@@ -382,68 +268,5 @@ impl Draft {
             .unwrap_or_default();
         keys.sort();
         keys
-    }
-}
-
-fn set_in(node: &mut Value, steps: &[path::Step], value: Option<Value>) {
-    let Some((step, rest)) = steps.split_first() else {
-        if let Some(value) = value {
-            *node = value;
-        }
-        return;
-    };
-    match step {
-        path::Step::Key(key) => {
-            if !node.is_object() {
-                if value.is_none() {
-                    return;
-                }
-                *node = Value::Object(Map::new());
-            }
-            let Value::Object(map) = node else { return };
-            if rest.is_empty() {
-                match value {
-                    Some(value) => {
-                        map.insert(key.clone(), value);
-                    }
-                    None => {
-                        map.remove(key);
-                    }
-                }
-                return;
-            }
-            let removing = value.is_none();
-            // Nothing to remove; and a row is never made here, so neither is its list.
-            let into_row = matches!(rest.first(), Some(path::Step::Index(_)));
-            if !map.contains_key(key) && (removing || into_row) {
-                return;
-            }
-            let child = map.entry(key.clone()).or_insert(Value::Null);
-            set_in(child, rest, value);
-            // An object emptied by a removal goes too, so a cleared section is absent rather than
-            // `{}`; rows are kept by the array step below.
-            if removing && matches!(child, Value::Object(m) if m.is_empty()) {
-                map.remove(key);
-            }
-        }
-        path::Step::Index(i) => {
-            let Some(child) = node.as_array_mut().and_then(|items| items.get_mut(*i)) else {
-                return;
-            };
-            if rest.is_empty() {
-                if let Some(value) = value {
-                    *child = value;
-                }
-                return;
-            }
-            // A row keeps its place even when its last field is cleared.
-            if value.is_none() && !child.is_object() {
-                return;
-            }
-            set_in(child, rest, value);
-            if child.is_null() {
-                *child = Value::Object(Map::new());
-            }
-        }
     }
 }

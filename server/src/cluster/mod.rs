@@ -21,20 +21,21 @@ pub mod objects;
 mod observe;
 mod pacer;
 mod pokes;
+mod probe;
 pub mod reconciler;
-
+mod startup;
 pub mod tracker;
 
 pub use connect::connect;
 pub use installation::{CLUSTER_CREATED_AT_SETTING, cluster_id, owner_key};
+pub use startup::{Leadership, Settings, start};
 
-use crate::db::{Database, workloads::StoredWorkload};
+use crate::db::workloads::StoredWorkload;
 use crate::supervise;
 use chrono::SecondsFormat;
 use index::Index;
 use serde::Serialize;
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use tephra_core::domain::cluster::ClusterProfile;
 use tephra_core::domain::ownership::OwnerKey;
 use tephra_core::model::workload::WorkloadEvent;
 use tokio::sync::{broadcast, mpsc, watch};
@@ -222,156 +223,6 @@ impl ClusterHandle {
         if let Some(target) = target {
             let _ = target.send(id);
         }
-    }
-}
-
-/// How this replica takes part in choosing the one that reconciles (`lease`).
-pub struct Leadership {
-    pub namespace: String,
-    pub name: String,
-    pub identity: String,
-    pub duration: std::time::Duration,
-}
-
-/// What the cluster side runs with.
-pub struct Settings {
-    pub profile: ClusterProfile,
-    pub resync: std::time::Duration,
-    pub key: OwnerKey,
-    pub metrics: Arc<crate::metrics::Metrics>,
-    /// `None`: the only replica (SQLite), which always reconciles.
-    pub leadership: Option<Leadership>,
-    /// Whom to bind in each project namespace; `None`: Tephra's rights are its own everywhere.
-    pub project_access: Option<crate::config::ProjectAccess>,
-}
-
-/// Starts the tracker and the reconciler on `client`, each supervised (restarted when it panics
-/// or ends); they run until the process ends. Every replica runs the tracker (its watches feed
-/// its own event streams); only the Lease's holder runs the reconciler.
-pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -> ClusterHandle {
-    let Settings {
-        profile,
-        resync,
-        key,
-        metrics,
-        leadership,
-        project_access,
-    } = settings;
-    let db_for_pokes = db.clone();
-    let (trigger_tx, trigger_rx) = mpsc::unbounded_channel();
-    let (refresh_tx, refresh_rx) = mpsc::unbounded_channel();
-    let (synced_tx, synced_rx) = watch::channel(false);
-    let events = broadcast::channel(EVENT_BUFFER).0;
-    let shared = Shared {
-        index: Arc::new(RwLock::new(Index::new(key.clone()))),
-        ..Shared::default()
-    };
-    let backoffs = Arc::default();
-    let (leading_tx, leading_rx) = watch::channel(leadership.is_none());
-    let leading_tx = Arc::new(leading_tx);
-    let election = leadership.map(|l| {
-        Arc::new(lease::Election::new(
-            client.clone(),
-            &l.namespace,
-            &l.name,
-            &l.identity,
-            l.duration,
-        ))
-    });
-    if let Some(election) = &election {
-        let (election, leading) = (Arc::clone(election), Arc::clone(&leading_tx));
-        supervise::supervise("leader election", shared.health.clone(), move || {
-            let (election, leading) = (Arc::clone(&election), Arc::clone(&leading));
-            async move { election.run(&leading).await }
-        });
-    }
-    let tracker = Arc::new(tracker::Tracker {
-        db: db.clone(),
-        shared: shared.clone(),
-        events: events.clone(),
-        backoffs: Arc::clone(&backoffs),
-        synced: synced_tx,
-        client: client.clone(),
-        refresh: Arc::new(tokio::sync::Mutex::new(refresh_rx)),
-        trigger: trigger_tx.clone(),
-        leading: leading_rx.clone(),
-    });
-    supervise::supervise("tracker", shared.health.clone(), move || {
-        let tracker = Arc::clone(&tracker);
-        async move { tracker.run().await }
-    });
-    let (node_client, node_shared) = (client.clone(), shared.clone());
-    let pool_label = profile.node_pool_label.clone();
-    supervise::supervise("node watch", shared.health.clone(), move || {
-        nodes::watch(node_client.clone(), node_shared.clone(), pool_label.clone())
-    });
-    let namespaces = namespace::Namespaces::new(project_access, profile.ingress_namespace.clone());
-    let reconciler = Arc::new(reconciler::Reconciler {
-        db,
-        client: client.clone(),
-        profile,
-        namespaces,
-        shared: shared.clone(),
-        key: key.clone(),
-        backoffs,
-        refresh: refresh_tx,
-        events: events.clone(),
-        resync,
-        trigger: Arc::new(tokio::sync::Mutex::new(trigger_rx)),
-        synced: synced_rx,
-        metrics,
-        leading: leading_rx.clone(),
-    });
-    let (probe_client, probe_shared) = (reconciler.client.clone(), shared.clone());
-    supervise::supervise("cluster probe", shared.health.clone(), move || {
-        probe(probe_client.clone(), probe_shared.clone(), resync)
-    });
-    supervise::supervise("reconciler", shared.health.clone(), move || {
-        let reconciler = Arc::clone(&reconciler);
-        async move { reconciler.run().await }
-    });
-    let remote = match (&db_for_pokes, &election) {
-        (Database::Postgres(pool), Some(_)) => Some(pokes::start(
-            pool.clone(),
-            trigger_tx.clone(),
-            leading_rx.clone(),
-            shared.health.clone(),
-        )),
-        _ => None,
-    };
-    ClusterHandle {
-        id: id.to_owned(),
-        trigger: Some(trigger_tx),
-        remote,
-        events,
-        shared,
-        leading: leading_rx,
-        _leading: leading_tx,
-        election,
-        client: Some(client),
-        key: Some(key),
-    }
-}
-
-/// How long the probe waits for the API server before calling it unreachable.
-const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// Asks the API server every `every` whether it answers, on its own task so a reconciler stuck
-/// on a silent API server cannot delay the news: `/readyz` and `GET /api/v1/cluster` say so even
-/// when there is nothing to do.
-async fn probe(client: kube::Client, shared: Shared, every: std::time::Duration) {
-    let mut tick = tokio::time::interval(every.min(std::time::Duration::from_secs(5)));
-    loop {
-        tick.tick().await;
-        let error = match tokio::time::timeout(PROBE_TIMEOUT, client.apiserver_version()).await {
-            Ok(Ok(_)) => None,
-            Ok(Err(e)) => Some(format!("cluster unreachable: {e}")),
-            Err(_) => Some(format!(
-                "cluster unreachable: the API server did not answer within {} seconds",
-                PROBE_TIMEOUT.as_secs()
-            )),
-        };
-        *shared.last_error.lock().unwrap_or_else(|e| e.into_inner()) = error;
     }
 }
 

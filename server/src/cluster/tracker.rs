@@ -7,7 +7,7 @@ use super::backoff::Backoffs;
 use super::index::{Index, ObjectKind};
 use super::objects::PodGroup;
 use super::pacer::Pacer;
-use crate::db::{Database, DbError};
+use crate::db::Database;
 use futures::{Stream, StreamExt};
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::runtime::{WatchStreamExt, watcher};
@@ -17,13 +17,12 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tephra_core::domain::labels::MANAGED_SELECTOR;
-use tephra_core::domain::preemption;
-use tephra_core::domain::status::{Observed, derive, is_final, live_status, stopped_in_cluster};
 use tephra_core::domain::volcano::Job;
-use tephra_core::model::phase::Phase;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
+
+mod publish;
 
 /// One thing that happened, from any watch or from the reconciler.
 enum Change {
@@ -96,19 +95,6 @@ struct Seen {
     /// The last watch failure logged, so a failing watch logs once per distinct error.
     last_failure: Option<String>,
 }
-
-/// How one derivation went.
-enum Attempt {
-    Wrote,
-    /// Nothing to write: the status is what the row holds.
-    Unchanged,
-    /// The desired phase changed between reading the row and writing.
-    Raced,
-}
-
-/// How many times a status is derived again when an action changes the desired phase between
-/// reading the row and writing the status.
-const RACE_RETRIES: usize = 3;
 
 impl Tracker {
     /// Runs until the process ends: watch changes and refresh requests are applied in batches
@@ -239,130 +225,6 @@ impl Tracker {
             self.synced.send_replace(true);
         }
         touched
-    }
-
-    /// Derives one workload's status; writes and broadcasts it when it changed. True when it
-    /// wrote.
-    pub async fn publish(&self, id: Uuid) -> Result<bool, DbError> {
-        for _ in 0..RACE_RETRIES {
-            match self.publish_once(id).await? {
-                Attempt::Raced => continue,
-                Attempt::Unchanged => return Ok(false),
-                Attempt::Wrote => return Ok(true),
-            }
-        }
-        tracing::debug!(workload = %id, "the desired phase kept changing; the next change derives it");
-        Ok(false)
-    }
-
-    /// One attempt at [`Self::publish`].
-    async fn publish_once(&self, id: Uuid) -> Result<Attempt, DbError> {
-        let row = match self.db.workloads().get(id).await {
-            Ok(row) => row,
-            // Objects of rows deleted by hand: the reconciler reports those as orphans.
-            Err(DbError::NotFound) => return Ok(Attempt::Unchanged),
-            Err(e) => return Err(e),
-        };
-        if row.deleted_at.is_some() {
-            return Ok(Attempt::Unchanged);
-        }
-        let entry = self
-            .shared
-            .index()
-            .observed(id)
-            .cloned()
-            .unwrap_or_default();
-        if is_final(row.actual_phase, &entry.observed) {
-            // The Job was collected: keep the outcome and the last pods it had.
-            return Ok(Attempt::Unchanged);
-        }
-        if row.desired_phase == Phase::Running
-            && *self.leading.borrow()
-            && (stopped_in_cluster(&entry.observed).is_some()
-                || self.rule_holds(&row, &entry.observed))
-        {
-            let _ = self.trigger.send(id);
-        }
-        let derived = derive(row.desired_phase, row.actual_phase, &entry.observed);
-        let mut status = live_status(&entry.observed);
-        status.events = entry.events.into_iter().collect();
-        status.preemption = preemption::record(
-            row.status.preemption.as_ref(),
-            entry.observed.preempted.as_ref(),
-        );
-        let newly_preempted = status.preemption.as_ref().map(|p| &p.episode)
-            != row.status.preemption.as_ref().map(|p| &p.episode);
-        // Only the replica that reconciles knows its errors; another keeps what it recorded, or
-        // the two would undo each other's status.
-        status.reconcile_error = if *self.leading.borrow() {
-            self.backoffs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .error(id)
-                .cloned()
-        } else {
-            row.status.reconcile_error.clone()
-        };
-        let reason = match (derived.phase, &status.reconcile_error) {
-            // The reconciler's trouble explains why nothing happens yet.
-            (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(e)) => {
-                Some(e.message.clone())
-            }
-            _ => derived.reason,
-        };
-        if row.actual_phase == derived.phase && row.phase_reason == reason && row.status == status {
-            return Ok(Attempt::Unchanged);
-        }
-        let Some(updated) = self
-            .db
-            .workloads()
-            .record_status(
-                id,
-                row.desired_phase,
-                row.actual_phase,
-                derived.phase,
-                reason.as_deref(),
-                &status,
-            )
-            .await?
-        else {
-            return Ok(Attempt::Raced);
-        };
-        if let Some(p) = status.preemption.as_ref().filter(|_| newly_preempted) {
-            // The history keeps every preemption: the training never silently restarts.
-            self.db
-                .audit()
-                .record(
-                    None,
-                    tephra_core::model::history::AuditAction::Workload(
-                        tephra_core::model::history::HistoryAction::Preempted,
-                    ),
-                    tephra_core::model::history::AuditTarget::Workload,
-                    id,
-                    serde_json::json!({ "reason": p.message, "at": p.at, "count": p.count }),
-                )
-                .await?;
-        }
-        super::publish(&self.events, &super::event_of(&updated, false));
-        Ok(Attempt::Wrote)
-    }
-}
-
-impl Tracker {
-    /// A generic job's rule holds and its verdict is not recorded yet: the reconciler records it.
-    /// Not while the reconciler is failing on the workload: its backoff retries, and a poke per
-    /// derivation would retry at once, in a loop.
-    fn rule_holds(&self, row: &crate::db::workloads::StoredWorkload, observed: &Observed) -> bool {
-        let failing = self
-            .backoffs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .error(row.id)
-            .is_some();
-        !failing
-            && !row.actual_phase.is_finished()
-            && super::reconciler::generic_request(row)
-                .is_some_and(|request| super::reconciler::due_verdict(&request, observed).is_some())
     }
 }
 

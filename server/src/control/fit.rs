@@ -44,21 +44,7 @@ impl Control {
         let demand = quota::demand(&checked.request);
         let department = self.db.departments().get(project.department_id).await?;
         let (usage, everything) = self.db.workloads().usage(department.id, project.id).await?;
-        let (capacity, known) = {
-            let nodes = self
-                .cluster
-                .shared
-                .nodes
-                .read()
-                .unwrap_or_else(|e| e.into_inner());
-            let pools = nodes.pools();
-            let gpus: f64 = pools
-                .iter()
-                .filter(|p| demand.pools.is_empty() || demand.pools.contains(&p.name))
-                .map(|p| p.capacity.gpus)
-                .sum();
-            (gpus, !pools.is_empty())
-        };
+        let (capacity, known) = self.gpu_capacity(&demand.pools);
         let free_gpus = known.then(|| (capacity - everything.gpus).max(0.0));
         // GPUs short of what it asks, and what Volcano's reclaim would take back for it.
         let short = free_gpus
@@ -123,6 +109,24 @@ impl Control {
 }
 
 impl Control {
+    /// The GPUs of the nodes in `pools` (every pool when empty), and whether any node is known:
+    /// with none seen yet, nothing can be said of what is free.
+    fn gpu_capacity(&self, pools: &[String]) -> (f64, bool) {
+        let nodes = self
+            .cluster
+            .shared
+            .nodes
+            .read()
+            .unwrap_or_else(|e| e.into_inner());
+        let known = nodes.pools();
+        let gpus: f64 = known
+            .iter()
+            .filter(|p| pools.is_empty() || pools.contains(&p.name))
+            .map(|p| p.capacity.gpus)
+            .sum();
+        (gpus, !known.is_empty())
+    }
+
     /// GPUs the other projects' live workloads ask beyond those projects' quotas: what Volcano's
     /// reclaim hands back to a project within its own quota (queues are reclaimable; a project
     /// without a quota lends all it uses). Summed over pools.

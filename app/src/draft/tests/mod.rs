@@ -38,85 +38,95 @@ pub(super) fn pytorch() -> Draft {
         Kind::Text,
         "torchrun train.py",
     );
+    secret_variable(&mut d);
+    d.set_gpu_mode(GpuMode::Devices);
+    set(&mut d, compute().key("cpuCoreRequest"), Kind::Number, "1");
+    set(&mut d, compute().key("cpuMemoryRequest"), Kind::Text, "2Gi");
+    nfs_volume(&mut d);
+    security_settings(&mut d);
+    gpu_toleration(&mut d);
+    d.set_distributed(true);
+    set(&mut d, spec().key("numWorkers"), Kind::Number, "2");
+    d
+}
+
+/// `HF_TOKEN` from the key `token` of the secret `hf`.
+fn secret_variable(d: &mut Draft) {
     let env = spec().key(key!(TrainingSpec.environment_variables));
     d.push_row(&env, row());
     set(
-        &mut d,
+        d,
         env.index(0).key(key!(EnvironmentVariable.name)),
         Kind::Required,
         "HF_TOKEN",
     );
     let secret = env.index(0).key(key!(EnvironmentVariable.secret));
+    set(d, secret.key(key!(SecretKeyRef.name)), Kind::Required, "hf");
     set(
-        &mut d,
-        secret.key(key!(SecretKeyRef.name)),
-        Kind::Required,
-        "hf",
-    );
-    set(
-        &mut d,
+        d,
         secret.key(key!(SecretKeyRef.key)),
         Kind::Required,
         "token",
     );
-    d.set_gpu_mode(GpuMode::Devices);
-    set(&mut d, compute().key("cpuCoreRequest"), Kind::Number, "1");
-    set(&mut d, compute().key("cpuMemoryRequest"), Kind::Text, "2Gi");
+}
+
+/// `/exports/datasets` of `nfs.example.com` at `/data`.
+fn nfs_volume(d: &mut Draft) {
     let nfs = fields::storage().key("nfs");
     d.push_row(&nfs, row());
     set(
-        &mut d,
+        d,
         nfs.index(0).key("server"),
         Kind::Required,
         "nfs.example.com",
     );
     set(
-        &mut d,
+        d,
         nfs.index(0).key("path"),
         Kind::Required,
         "/exports/datasets",
     );
-    set(
-        &mut d,
-        nfs.index(0).key("mountPath"),
-        Kind::Required,
-        "/data",
-    );
+    set(d, nfs.index(0).key("mountPath"), Kind::Required, "/data");
+}
+
+/// A custom uid and gid (1000), not root, no privilege escalation.
+fn security_settings(d: &mut Draft) {
     let security = fields::security();
-    set(&mut d, security.key("uidGidSource"), Kind::Text, "custom");
-    set(&mut d, security.key("runAsUid"), Kind::Number, "1000");
-    set(&mut d, security.key("runAsGid"), Kind::Number, "1000");
-    set(&mut d, security.key("runAsNonRoot"), Kind::Flag, "true");
+    set(d, security.key("uidGidSource"), Kind::Text, "custom");
+    set(d, security.key("runAsUid"), Kind::Number, "1000");
+    set(d, security.key("runAsGid"), Kind::Number, "1000");
+    set(d, security.key("runAsNonRoot"), Kind::Flag, "true");
     set(
-        &mut d,
+        d,
         security.key("allowPrivilegeEscalation"),
         Kind::Choice,
         "false",
     );
+}
+
+/// Tolerates the GPU nodes' taint.
+fn gpu_toleration(d: &mut Draft) {
     let tolerations = spec().key(key!(TrainingSpec.tolerations));
     d.push_row(&tolerations, row());
     let toleration = tolerations.index(0);
     set(
-        &mut d,
+        d,
         toleration.key(key!(Toleration.key)),
         Kind::Text,
         "nvidia.com/gpu",
     );
     set(
-        &mut d,
+        d,
         toleration.key(key!(Toleration.operator)),
         Kind::Text,
         "Exists",
     );
     set(
-        &mut d,
+        d,
         toleration.key(key!(Toleration.effect)),
         Kind::Text,
         "NoSchedule",
     );
-    d.set_distributed(true);
-    set(&mut d, spec().key("numWorkers"), Kind::Number, "2");
-    d
 }
 
 #[test]

@@ -5,6 +5,7 @@ use crate::api::preview_training;
 use crate::components::form::use_form;
 use crate::components::style::SECONDARY_BUTTON_CLASS;
 use crate::draft::Draft;
+use crate::error::AppError;
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -71,29 +72,33 @@ pub fn Preview() -> impl IntoView {
                             </pre>
                         }
                             .into_any(),
-                        Some(Err(error)) => view! {
-                            <div class="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100" data-testid="yaml-preview-error">
-                                <p class="font-semibold">"Nothing to preview until the form is valid"</p>
-                                {
-                                    let fields = error.field_errors();
-                                    if fields.is_empty() {
-                                        view! { <p>{error.to_string()}</p> }.into_any()
-                                    } else {
-                                        view! {
-                                            <ul class="mt-1 list-disc pl-5">
-                                                {fields.into_iter().map(|e| view! {
-                                                    <li><code>{e.path}</code>": "{e.message}</li>
-                                                }).collect_view()}
-                                            </ul>
-                                        }.into_any()
-                                    }
-                                }
-                            </div>
-                        }
-                            .into_any(),
+                        Some(Err(error)) => preview_error(&error).into_any(),
                     }}
                 </div>
             </Show>
         </aside>
+    }
+}
+
+/// Why there is no preview: the request's problems by field, or the error itself.
+fn preview_error(error: &AppError) -> impl IntoView + use<> {
+    let fields = error.field_errors();
+    view! {
+        <div class="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100" data-testid="yaml-preview-error">
+            <p class="font-semibold">"Nothing to preview until the form is valid"</p>
+            {
+                if fields.is_empty() {
+                    view! { <p>{error.to_string()}</p> }.into_any()
+                } else {
+                    view! {
+                        <ul class="mt-1 list-disc pl-5">
+                            {fields.into_iter().map(|e| view! {
+                                <li><code>{e.path}</code>": "{e.message}</li>
+                            }).collect_view()}
+                        </ul>
+                    }.into_any()
+                }
+            }
+        </div>
     }
 }

@@ -119,46 +119,57 @@ pub fn Units(org: Organisation) -> impl IntoView {
             }}
             {outcome(move || delete.value().get(), "Deleted.")}
             <h3 class="mt-4 text-sm font-semibold">"Create a project or set its quota"</h3>
-            <ActionForm action=save_project attr:class="mt-2 grid gap-3 sm:grid-cols-4 sm:items-start" attr:data-testid="project-form">
-                <label class=LABEL>
-                    "Name"
-                    <input id="project-name" name="name" required class=FIELD />
-                </label>
-                <label class=LABEL>
-                    "Department"
-                    <select id="project-department" name="department" class=FIELD>
-                        // Follows the table, so a department created here can be chosen at once.
-                        {move || {
-                            let names: Vec<String> = org.with(|o| {
-                                o.as_ref()
-                                    .map(|o| o.departments.iter().map(|d| d.name.clone()).collect())
-                                    .unwrap_or_default()
-                            });
-                            names
-                                .into_iter()
-                                .map(|name| view! { <option value=name.clone()>{name.clone()}</option> })
-                                .collect_view()
-                        }}
-                    </select>
-                </label>
-                <QuotaInputs prefix="project" />
-                <div>
-                    <label class=format!("block {LABEL}")>
-                        "Idle GPU timeout (minutes)"
-                        <input id="project-idle-minutes" name="idle_minutes" inputmode="numeric" placeholder="none" aria-describedby="project-idle-hint" class=FIELD />
-                    </label>
-                    <p id="project-idle-hint" class="mt-1 text-xs text-slate-600 dark:text-slate-400">
-                        "Trainings whose GPUs stay idle this long are suspended"
-                    </p>
-                </div>
-                <button type="submit" class=format!("sm:mt-6 {PRIMARY_BUTTON_CLASS}")>"Save project"</button>
-            </ActionForm>
+            <ProjectForm org save_project />
             {outcome(move || save_project.value().get(), "Saved.")}
         </section>
         <Members org add=add_member remove=remove_member />
         <PolicyEditor policy scopes=Signal::derive(move || {
             org.with(|o| o.as_ref().map(Scopes::of).unwrap_or_default())
         }) />
+    }
+}
+
+/// The form that creates a project or sets its GPU share in a node pool.
+#[component]
+fn ProjectForm(
+    org: RwSignal<Result<Organisation, AppError>>,
+    save_project: ServerAction<SaveProject>,
+) -> impl IntoView {
+    view! {
+        <ActionForm action=save_project attr:class="mt-2 grid gap-3 sm:grid-cols-4 sm:items-start" attr:data-testid="project-form">
+            <label class=LABEL>
+                "Name"
+                <input id="project-name" name="name" required class=FIELD />
+            </label>
+            <label class=LABEL>
+                "Department"
+                <select id="project-department" name="department" class=FIELD>
+                    // Follows the table, so a department created here can be chosen at once.
+                    {move || {
+                        let names: Vec<String> = org.with(|o| {
+                            o.as_ref()
+                                .map(|o| o.departments.iter().map(|d| d.name.clone()).collect())
+                                .unwrap_or_default()
+                        });
+                        names
+                            .into_iter()
+                            .map(|name| view! { <option value=name.clone()>{name.clone()}</option> })
+                            .collect_view()
+                    }}
+                </select>
+            </label>
+            <QuotaInputs prefix="project" />
+            <div>
+                <label class=format!("block {LABEL}")>
+                    "Idle GPU timeout (minutes)"
+                    <input id="project-idle-minutes" name="idle_minutes" inputmode="numeric" placeholder="none" aria-describedby="project-idle-hint" class=FIELD />
+                </label>
+                <p id="project-idle-hint" class="mt-1 text-xs text-slate-600 dark:text-slate-400">
+                    "Trainings whose GPUs stay idle this long are suspended"
+                </p>
+            </div>
+            <button type="submit" class=format!("sm:mt-6 {PRIMARY_BUTTON_CLASS}")>"Save project"</button>
+        </ActionForm>
     }
 }
 

@@ -135,28 +135,8 @@ pub(super) fn EditLive(workload: RwSignal<Workload>, deleted: RwSignal<bool>) ->
                 <p class="w-full text-sm text-slate-600 dark:text-slate-300">
                     "Volcano can change these on a running training. To change anything else, clone it."
                 </p>
-                {distributed.then(|| view! {
-                    <label class="flex flex-col gap-1 text-sm font-medium">
-                        "Workers"
-                        <input id="edit-numWorkers" class=INPUT_CLASS inputmode="numeric"
-                            prop:value=move || workers.get()
-                            on:input=move |ev| workers.set(event_target_value(&ev)) />
-                    </label>
-                    <label class="flex flex-col gap-1 text-sm font-medium">
-                        "Workers needed to start"
-                        <input id="edit-minReplicas" class=INPUT_CLASS inputmode="numeric"
-                            prop:value=move || gang.get()
-                            on:input=move |ev| gang.set(event_target_value(&ev)) />
-                    </label>
-                })}
-                <label class="flex flex-col gap-1 text-sm font-medium">
-                    "Priority class"
-                    <select id="edit-priorityClass" class=INPUT_CLASS
-                        prop:value=move || priority.get()
-                        on:change=move |ev| priority.set(event_target_value(&ev))>
-                        {PRIORITY_CLASSES.map(|class| view! { <option value=class>{class}</option> })}
-                    </select>
-                </label>
+                {distributed.then(|| worker_inputs(workers, gang))}
+                {priority_select(priority)}
                 <button type="submit" class=PRIMARY_BUTTON_CLASS data-testid="edit-save"
                     disabled=move || save.pending().get()>
                     "Save"
@@ -166,6 +146,37 @@ pub(super) fn EditLive(workload: RwSignal<Workload>, deleted: RwSignal<bool>) ->
                 </ul>
             </form>
         </Show>
+    }
+}
+
+/// What only a distributed training has: its workers, and how many must run for it to start.
+fn worker_inputs(workers: RwSignal<String>, gang: RwSignal<String>) -> impl IntoView {
+    view! {
+        <label class="flex flex-col gap-1 text-sm font-medium">
+            "Workers"
+            <input id="edit-numWorkers" class=INPUT_CLASS inputmode="numeric"
+                prop:value=move || workers.get()
+                on:input=move |ev| workers.set(event_target_value(&ev)) />
+        </label>
+        <label class="flex flex-col gap-1 text-sm font-medium">
+            "Workers needed to start"
+            <input id="edit-minReplicas" class=INPUT_CLASS inputmode="numeric"
+                prop:value=move || gang.get()
+                on:input=move |ev| gang.set(event_target_value(&ev)) />
+        </label>
+    }
+}
+
+fn priority_select(priority: RwSignal<String>) -> impl IntoView {
+    view! {
+        <label class="flex flex-col gap-1 text-sm font-medium">
+            "Priority class"
+            <select id="edit-priorityClass" class=INPUT_CLASS
+                prop:value=move || priority.get()
+                on:change=move |ev| priority.set(event_target_value(&ev))>
+                {PRIORITY_CLASSES.map(|class| view! { <option value=class>{class}</option> })}
+            </select>
+        </label>
     }
 }
 

@@ -99,45 +99,8 @@ pub(super) fn Logs(
     view! {
         <div class="flex flex-col gap-3" data-testid="logs">
             <div class="flex flex-wrap items-end gap-3 text-sm">
-                <label class="flex flex-col gap-1">
-                    <span class="font-medium">"Pod"</span>
-                    <select class=SELECT_CLASS data-testid="logs-pod"
-                        on:change=move |e| selected.set(Some(event_target_value(&e)))>
-                        {move || options(
-                            pods.get().into_iter().map(|(name, _)| name),
-                            pod.get(),
-                        )}
-                    </select>
-                </label>
-                <label class="flex flex-col gap-1">
-                    <span class="font-medium">"Container"</span>
-                    <select class=SELECT_CLASS data-testid="logs-container"
-                        on:change=move |e| container.set(Some(event_target_value(&e)))>
-                        {move || options(
-                            containers.get(),
-                            choice.with(|c| c.as_ref().map(|c| c.container.clone())),
-                        )}
-                    </select>
-                </label>
-                <label class="flex flex-col gap-1">
-                    <span class="font-medium">"Newest lines"</span>
-                    <select class=SELECT_CLASS data-testid="logs-tail"
-                        on:change=move |e| tail.set(event_target_value(&e))>
-                        {TAIL_CHOICES.iter().map(|n| {
-                            view! { <option value=*n selected=move || tail.get() == *n>{*n}</option> }
-                        }).collect_view()}
-                    </select>
-                </label>
-                <label class="flex items-center gap-2 pb-1">
-                    <input type="checkbox" data-testid="logs-follow" prop:checked=move || follow.get()
-                        on:change=move |e| follow.set(event_target_checked(&e)) />
-                    "Follow"
-                </label>
-                <label class="flex items-center gap-2 pb-1">
-                    <input type="checkbox" data-testid="logs-timestamps" prop:checked=move || timestamps.get()
-                        on:change=move |e| timestamps.set(event_target_checked(&e)) />
-                    "Timestamps"
-                </label>
+                {pod_and_container(pods, pod, containers, choice, selected, container)}
+                {reading_options(tail, follow, timestamps)}
                 <button type="button" class=SECONDARY_BUTTON_CLASS on:click=move |_| again.update(|n| *n += 1)>
                     "Read again"
                 </button>
@@ -145,16 +108,83 @@ pub(super) fn Logs(
                     "Download"
                 </a>
             </div>
-            {move || {
-                again.track();
-                match choice.get() {
-                    Some(c) => view! { <Reader url=c.url(&id, false) follow=c.follow /> }.into_any(),
-                    None => view! {
-                        <p class="text-sm text-slate-600 dark:text-slate-300">"No pod to read: logs appear once a pod has started."</p>
-                    }.into_any(),
-                }
-            }}
+            {reader(id, choice, again)}
         </div>
+    }
+}
+
+/// Which pod and which of its containers to read.
+fn pod_and_container(
+    pods: Memo<Vec<(String, Vec<String>)>>,
+    pod: Memo<Option<String>>,
+    containers: Memo<Vec<String>>,
+    choice: Memo<Option<Choice>>,
+    selected: RwSignal<Option<String>>,
+    container: RwSignal<Option<String>>,
+) -> impl IntoView {
+    view! {
+        <label class="flex flex-col gap-1">
+            <span class="font-medium">"Pod"</span>
+            <select class=SELECT_CLASS data-testid="logs-pod"
+                on:change=move |e| selected.set(Some(event_target_value(&e)))>
+                {move || options(
+                    pods.get().into_iter().map(|(name, _)| name),
+                    pod.get(),
+                )}
+            </select>
+        </label>
+        <label class="flex flex-col gap-1">
+            <span class="font-medium">"Container"</span>
+            <select class=SELECT_CLASS data-testid="logs-container"
+                on:change=move |e| container.set(Some(event_target_value(&e)))>
+                {move || options(
+                    containers.get(),
+                    choice.with(|c| c.as_ref().map(|c| c.container.clone())),
+                )}
+            </select>
+        </label>
+    }
+}
+
+/// How much to read and how: the newest lines, following, timestamps.
+fn reading_options(
+    tail: RwSignal<String>,
+    follow: RwSignal<bool>,
+    timestamps: RwSignal<bool>,
+) -> impl IntoView {
+    view! {
+        <label class="flex flex-col gap-1">
+            <span class="font-medium">"Newest lines"</span>
+            <select class=SELECT_CLASS data-testid="logs-tail"
+                on:change=move |e| tail.set(event_target_value(&e))>
+                {TAIL_CHOICES.iter().map(|n| {
+                    view! { <option value=*n selected=move || tail.get() == *n>{*n}</option> }
+                }).collect_view()}
+            </select>
+        </label>
+        <label class="flex items-center gap-2 pb-1">
+            <input type="checkbox" data-testid="logs-follow" prop:checked=move || follow.get()
+                on:change=move |e| follow.set(event_target_checked(&e)) />
+            "Follow"
+        </label>
+        <label class="flex items-center gap-2 pb-1">
+            <input type="checkbox" data-testid="logs-timestamps" prop:checked=move || timestamps.get()
+                on:change=move |e| timestamps.set(event_target_checked(&e)) />
+            "Timestamps"
+        </label>
+    }
+}
+
+/// The reader of the chosen container, made again on each choice and each "Read again".
+fn reader(id: String, choice: Memo<Option<Choice>>, again: RwSignal<u32>) -> impl IntoView {
+    move || {
+        again.track();
+        match choice.get() {
+            Some(c) => view! { <Reader url=c.url(&id, false) follow=c.follow /> }.into_any(),
+            None => view! {
+                <p class="text-sm text-slate-600 dark:text-slate-300">"No pod to read: logs appear once a pod has started."</p>
+            }.into_any(),
+        }
     }
 }
 

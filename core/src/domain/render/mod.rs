@@ -188,18 +188,7 @@ fn assemble(
             framework,
             tasks: &task_names,
         };
-        volcano_tasks.push(TaskSpec {
-            name: task.name.to_owned(),
-            replicas: task.replicas,
-            min_available: Some(task.min_available),
-            max_retry: Some(task.max_retry.unwrap_or(max_retry)),
-            policies: task.policies.clone(),
-            depends_on: task.depends_on.map(|name| DependsOn {
-                name: vec![name.to_owned()],
-                iteration: None,
-            }),
-            template: pod::template(task.spec, &ctx, &mut storage),
-        });
+        volcano_tasks.push(task_spec(task, &ctx, max_retry, &mut storage));
         services.extend(service::for_ports(task.spec, task.name, workload));
     }
     if !job_spec.ports.is_empty() {
@@ -213,16 +202,7 @@ fn assemble(
         .iter()
         .fold(0i32, |sum, t| sum.saturating_add(t.min_available));
     let job = Job {
-        metadata: ObjectMeta {
-            name: Some(workload.job_name.clone()),
-            namespace: Some(workload.namespace.clone()),
-            labels: Some(merge(workload.labels(), pairs(&job_spec.labels))),
-            annotations: Some(merge(
-                merge(workload.annotations(), options.extra_annotations),
-                merge(related_urls(job_spec), pairs(&job_spec.annotations)),
-            )),
-            ..ObjectMeta::default()
-        },
+        metadata: job_metadata(workload, job_spec, options.extra_annotations),
         spec: JobSpec {
             scheduler_name: Some(SCHEDULER_NAME.into()),
             min_available: Some(gang),
@@ -247,6 +227,45 @@ fn assemble(
         storage,
         services,
         ingresses,
+    }
+}
+
+/// One task's entry in the Job, its pod template adding the task's storage to `storage`.
+fn task_spec(
+    task: &Task<'_>,
+    ctx: &pod::PodContext<'_>,
+    max_retry: i32,
+    storage: &mut storage::StorageObjects,
+) -> TaskSpec {
+    TaskSpec {
+        name: task.name.to_owned(),
+        replicas: task.replicas,
+        min_available: Some(task.min_available),
+        max_retry: Some(task.max_retry.unwrap_or(max_retry)),
+        policies: task.policies.clone(),
+        depends_on: task.depends_on.map(|name| DependsOn {
+            name: vec![name.to_owned()],
+            iteration: None,
+        }),
+        template: pod::template(task.spec, ctx, storage),
+    }
+}
+
+/// The Job's name, labels and annotations: Tephra's own, then the request's.
+fn job_metadata(
+    workload: &Owner,
+    job_spec: &Spec,
+    extra_annotations: BTreeMap<String, String>,
+) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(workload.job_name.clone()),
+        namespace: Some(workload.namespace.clone()),
+        labels: Some(merge(workload.labels(), pairs(&job_spec.labels))),
+        annotations: Some(merge(
+            merge(workload.annotations(), extra_annotations),
+            merge(related_urls(job_spec), pairs(&job_spec.annotations)),
+        )),
+        ..ObjectMeta::default()
     }
 }
 

@@ -3,7 +3,9 @@
 
 use super::pod::{PodContext, plain};
 use crate::domain::labels::Owner;
-use crate::model::training::checked::{Claim, Git, HostPath, NewClaim, Pvc, Spec};
+use crate::model::training::checked::{
+    Claim, ConfigMapVolume, EmptyDir, Git, HostPath, NewClaim, Nfs, Pvc, SecretVolume, Spec,
+};
 use crate::model::training::request::{MountPropagation, VolumeMode};
 use k8s_openapi::api::core::v1::*;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -46,22 +48,7 @@ impl PodStorage {
 
 pub(super) fn render(spec: &Spec, ctx: &PodContext<'_>, beside: &mut StorageObjects) -> PodStorage {
     let mut out = PodStorage::default();
-    if spec.compute.as_ref().is_some_and(|c| c.large_shm) {
-        let shm = EmptyDirVolumeSource {
-            medium: Some("Memory".into()),
-            ..Default::default()
-        };
-        out.add(empty_dir("dshm".into(), shm), "/dev/shm", false, None);
-    }
-    if spec.create_home_dir {
-        let home = &ctx.target.profile.home_dir;
-        out.add(
-            empty_dir("home".into(), Default::default()),
-            home,
-            false,
-            None,
-        );
-    }
+    shm_and_home(spec, ctx, &mut out);
     let storage = &spec.storage;
     for (i, d) in storage.data_volumes.iter().enumerate() {
         // The binding holds a claim for every data volume the request mounts.
@@ -84,7 +71,40 @@ pub(super) fn render(spec: &Spec, ctx: &PodContext<'_>, beside: &mut StorageObje
         );
         out.init_containers.push(git_clone(&name, g, ctx));
     }
-    for (i, d) in storage.empty_dirs.iter().enumerate() {
+    empty_dirs(&storage.empty_dirs, &mut out);
+    config_maps(&storage.config_maps, &mut out);
+    secrets(&storage.secrets, &mut out);
+    host_paths(&storage.host_paths, &mut out);
+    nfs(&storage.nfs, &mut out);
+    for (i, b) in storage.s3.iter().enumerate() {
+        let volume = super::s3::volume(i, b, ctx, beside);
+        out.add(volume, b.mount.as_str(), false, None);
+    }
+    out
+}
+
+/// Scratch the pod gets without asking for storage: a larger /dev/shm, and a home directory.
+fn shm_and_home(spec: &Spec, ctx: &PodContext<'_>, out: &mut PodStorage) {
+    if spec.compute.as_ref().is_some_and(|c| c.large_shm) {
+        let shm = EmptyDirVolumeSource {
+            medium: Some("Memory".into()),
+            ..Default::default()
+        };
+        out.add(empty_dir("dshm".into(), shm), "/dev/shm", false, None);
+    }
+    if spec.create_home_dir {
+        let home = &ctx.target.profile.home_dir;
+        out.add(
+            empty_dir("home".into(), Default::default()),
+            home,
+            false,
+            None,
+        );
+    }
+}
+
+fn empty_dirs(dirs: &[EmptyDir], out: &mut PodStorage) {
+    for (i, d) in dirs.iter().enumerate() {
         let source = EmptyDirVolumeSource {
             medium: d.in_memory.then(|| "Memory".into()),
             size_limit: d
@@ -99,7 +119,10 @@ pub(super) fn render(spec: &Spec, ctx: &PodContext<'_>, beside: &mut StorageObje
             None,
         );
     }
-    for (i, c) in storage.config_maps.iter().enumerate() {
+}
+
+fn config_maps(maps: &[ConfigMapVolume], out: &mut PodStorage) {
+    for (i, c) in maps.iter().enumerate() {
         let volume = Volume {
             name: format!("configmap-{i}"),
             config_map: Some(ConfigMapVolumeSource {
@@ -110,7 +133,10 @@ pub(super) fn render(spec: &Spec, ctx: &PodContext<'_>, beside: &mut StorageObje
         };
         out.add(volume, c.mount.as_str(), true, None);
     }
-    for (i, s) in storage.secrets.iter().enumerate() {
+}
+
+fn secrets(secrets: &[SecretVolume], out: &mut PodStorage) {
+    for (i, s) in secrets.iter().enumerate() {
         let volume = Volume {
             name: format!("secret-{i}"),
             secret: Some(SecretVolumeSource {
@@ -121,8 +147,10 @@ pub(super) fn render(spec: &Spec, ctx: &PodContext<'_>, beside: &mut StorageObje
         };
         out.add(volume, s.mount.as_str(), true, None);
     }
-    host_paths(&storage.host_paths, &mut out);
-    for (i, n) in storage.nfs.iter().enumerate() {
+}
+
+fn nfs(shares: &[Nfs], out: &mut PodStorage) {
+    for (i, n) in shares.iter().enumerate() {
         let volume = Volume {
             name: format!("nfs-{i}"),
             nfs: Some(NFSVolumeSource {
@@ -134,11 +162,6 @@ pub(super) fn render(spec: &Spec, ctx: &PodContext<'_>, beside: &mut StorageObje
         };
         out.add(volume, n.mount.as_str(), n.read_only == Some(true), None);
     }
-    for (i, b) in storage.s3.iter().enumerate() {
-        let volume = super::s3::volume(i, b, ctx, beside);
-        out.add(volume, b.mount.as_str(), false, None);
-    }
-    out
 }
 
 fn empty_dir(name: String, source: EmptyDirVolumeSource) -> Volume {
