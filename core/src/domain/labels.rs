@@ -1,7 +1,7 @@
 //! The labels and annotations that tie every object Tephra creates back to its workload, so the
 //! watchers can map cluster events to database rows.
 
-use super::request::WorkloadKind;
+use crate::model::kind::WorkloadKind;
 use std::collections::BTreeMap;
 
 pub const WORKLOAD_ID: &str = "tephra.dev/workload-id";

@@ -6,7 +6,7 @@
 //! memory (each replica counts its own), with the table bounded however many callers there are.
 //! Loopback callers are not counted.
 
-use crate::http::api::ApiError;
+use crate::http::error::ApiError;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod cross_site;
+pub mod error;
 pub mod exposed;
 mod headers;
 pub mod health;

@@ -4,7 +4,7 @@
 //! naming the field.
 
 use super::Refusal;
-use super::units::{CELL, FIELD, LABEL, ROW, outcome};
+use super::form::{CELL, FIELD, LABEL, ROW, outcome};
 use crate::api::{AddMember, RemoveMember};
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTTON_CLASS};
 use crate::components::table::{Column, Table};

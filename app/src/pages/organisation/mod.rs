@@ -6,6 +6,7 @@
 //! manage its projects and their policies. The server refuses the rest, naming the permission.
 
 mod cluster;
+mod form;
 mod members;
 mod policy;
 mod units;

@@ -3,6 +3,7 @@
 //! each field the form will fill, lock or bound.
 
 use super::Refusal;
+use super::form::FIELD;
 use crate::api::{get_policy_text, try_policy};
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
@@ -10,8 +11,6 @@ use crate::error::AppError;
 use leptos::prelude::*;
 use tephra_core::model::org::Organisation;
 use tephra_core::model::policy::{PolicyField, PolicyKind};
-
-const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
 
 /// The scopes a policy can be set on, as `(value, label)`: `system:`, `department:<name>`,
 /// `project:<name>`.

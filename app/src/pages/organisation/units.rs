@@ -1,6 +1,7 @@
 //! Departments and projects: the tables, and a form for each that creates one or sets its GPU
 //! share in a node pool. The tables follow every save and delete.
 
+use super::form::{CELL, FIELD, LABEL, ROW, outcome};
 use super::members::Members;
 use super::policy::{PolicyEditor, Scopes};
 use super::{Refusal, shares};
@@ -13,11 +14,6 @@ use crate::components::usage::Usage;
 use crate::error::AppError;
 use leptos::prelude::*;
 use tephra_core::model::org::{DEFAULT_PROJECT, Organisation, SchedulingRules, gpu_totals};
-
-pub(super) const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
-pub(super) const LABEL: &str = "text-sm font-medium";
-pub(super) const ROW: &str = "border-b border-slate-100 last:border-0 dark:border-slate-800";
-pub(super) const CELL: &str = "px-4 py-2";
 
 const DEPARTMENT_COLUMNS: [Column; 4] = [
     Column::text("Name"),
@@ -55,19 +51,6 @@ fn QuotaInputs(prefix: &'static str) -> impl IntoView {
             "Over-quota weight"
             <input id=format!("{prefix}-weight") name="quota[over_quota_weight]" inputmode="numeric" placeholder="1" class=FIELD />
         </label>
-    }
-}
-
-/// What a save answered: nothing yet, done, or the server's refusal.
-pub(super) fn outcome<T: 'static>(
-    value: impl Fn() -> Option<Result<T, AppError>> + Send + Sync + 'static,
-    done: &'static str,
-) -> impl IntoView {
-    move || {
-        value().map(|result| match result {
-            Ok(_) => view! { <p role="status" class="mt-3 text-sm text-emerald-800 dark:text-emerald-300">{done}</p> }.into_any(),
-            Err(error) => view! { <Refusal error /> }.into_any(),
-        })
     }
 }
 

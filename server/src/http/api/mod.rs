@@ -9,7 +9,7 @@ pub mod applications;
 pub mod audit;
 pub mod authorization;
 pub mod clusters;
-pub mod error;
+pub use super::error;
 pub mod events;
 pub mod generic;
 pub mod gpu_metrics;
