@@ -23,6 +23,7 @@ use rules::scheduling_rules_are_stored_checked_cleared_and_listed;
 use security::{
     an_unreadable_policy_fails_closed, inner_policies_cannot_unlock_what_the_system_locks,
     offered_entries_are_compared_whole, researchers_cannot_reach_past_their_pods,
+    strangers_learn_nothing_of_a_projects_policy,
     tenants_cannot_choose_a_namespace_tephra_does_not_own,
 };
 use serde_json::json;
@@ -114,6 +115,7 @@ on_both_engines!(
     offered_entries_are_compared_whole,
     researchers_cannot_reach_past_their_pods,
     an_unreadable_policy_fails_closed,
+    strangers_learn_nothing_of_a_projects_policy,
 );
 
 async fn racing_transitions_have_exactly_one_winner(db: &Database, _: &str) {

@@ -366,3 +366,35 @@ fn training(spec: Value) -> Value {
     spec["image"] = json!("pytorch/pytorch:2.4");
     json!({ "name": "t", "projectId": "default", "spec": spec })
 }
+
+/// A researcher submits to a project they are not a member of, with a request that breaks its
+/// policy and does not parse: the answer is the 403 alone, so the errors do not tell them what
+/// that project's policy allows, and nothing is stored.
+pub async fn strangers_learn_nothing_of_a_projects_policy(db: &Database, _: &str) {
+    let control = control(db);
+    let root = admin(super::user(db, "root").await);
+    let researcher = researcher(db).await;
+    let secret = control
+        .create_project(&root, project("secret", None))
+        .await
+        .expect("a project");
+    let scope = Scope::Project(secret.id.to_string());
+    let policy = json!({ "rules": { "image": { "options": ["registry.internal/llm:7"] } } });
+    control
+        .set_policy(&root, &scope, PolicyKind::Trainings, &policy)
+        .await
+        .expect("the project's policy");
+    let before = stored(db).await;
+    let request = json!({ "name": "t", "projectId": "secret",
+        "spec": { "image": "x", "gpuDevicesRequest": -1 } });
+    let refused = control
+        .submit(WorkloadKind::Training, &researcher, request)
+        .await
+        .unwrap_err();
+    let AppError::Forbidden(message) = &refused else {
+        panic!("expected a 403, got {refused:?}");
+    };
+    assert!(message.contains("workloads:manage"), "{message}");
+    assert!(!message.contains("registry.internal"), "{message}");
+    assert_eq!(stored(db).await, before, "nothing stored changed");
+}

@@ -81,32 +81,51 @@ fn name_suffix() -> String {
 }
 
 impl Control {
-    /// Parses and validates `value` as a request for `kind`'s collection, and checks the
-    /// principal may run it in the project it names on this cluster.
+    /// Checks `value` as a request for `kind`'s collection, in this order: resolve the project it
+    /// names, authorize the principal there, load the project's policies, parse (with their
+    /// defaults filled in), check against the policies and this cluster. Authorizing before
+    /// anything else means a stranger to a project learns nothing of its policies from the
+    /// errors, and the project is looked up once.
     pub(super) async fn check(
         &self,
         kind: WorkloadKind,
         principal: &Principal,
         value: &serde_json::Value,
     ) -> Result<Checked, AppError> {
-        // The project's policies fill what the request leaves out before it is validated, as
-        // Run:ai's defaults do; a request without a usable projectId gets its validation errors.
-        let mut value = value.clone();
-        let layers = match named_project(&value) {
+        let named = match named_project(value) {
             Some(key) => match self.db.projects().by_key(&key).await {
-                Ok(project) => self.policy_layers(&project, kind).await?,
-                Err(DbError::NotFound) => Vec::new(),
+                Ok(project) => Some(project),
+                // Reported after parsing, with the request's other errors.
+                Err(DbError::NotFound) => None,
                 Err(e) => return Err(e.into()),
             },
+            None => None,
+        };
+        if let Some(project) = &named {
+            access::require(principal, Permission::ManageWorkloads, project)?;
+        }
+        // The project's policies fill what the request leaves out before it is validated, as
+        // Run:ai's defaults do.
+        let layers = match &named {
+            Some(project) => self.policy_layers(project, kind).await?,
             None => Vec::new(),
         };
+        let mut value = value.clone();
         policy::apply_defaults(&mut value, &layers);
         let request = Request::parse(&value, kind).map_err(AppError::Rejected)?;
         request
             .within_pod_limit(self.max_pods)
             .map_err(|e| AppError::Rejected(vec![e]))?;
-        let project = project_by_key(&self.db, &request.project_id(), "projectId").await?;
-        access::require(principal, Permission::ManageWorkloads, &project)?;
+        let project = match named {
+            Some(project) => project,
+            // Parsing succeeded, so the request names a project: one that does not exist (the
+            // error says so), or one spelled differently than the store knows it.
+            None => {
+                let project = project_by_key(&self.db, &request.project_id(), "projectId").await?;
+                access::require(principal, Permission::ManageWorkloads, &project)?;
+                project
+            }
+        };
         if let Some(cluster) = request.cluster_id()
             && !cluster.eq_ignore_ascii_case(&self.cluster.id)
         {
