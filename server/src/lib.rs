@@ -170,6 +170,20 @@ async fn listen(addr: SocketAddr) -> anyhow::Result<(TcpListener, SocketAddr)> {
     Ok((listener, local_addr))
 }
 
+/// The idle GPU rule's controller, when GPU use can be read (`--prometheus-url`).
+fn start_idle_rule(control: &control::Control) {
+    let Some(prometheus) = control.prometheus.clone() else {
+        return;
+    };
+    let idle =
+        cluster::idle::IdleRule::new(control.db.clone(), prometheus, control.cluster.clone());
+    supervise::supervise(
+        "idle GPU rule",
+        control.cluster.shared.health.clone(),
+        move || idle.clone().run(),
+    );
+}
+
 /// Workloads stored before quotas have no recorded demand; quotas count it, so it is measured
 /// once at start.
 async fn measure_older_workloads(control: &control::Control) -> anyhow::Result<()> {
@@ -221,13 +235,8 @@ impl Application {
                 .transpose()
                 .map_err(anyhow::Error::msg)?,
         };
-        if control.prometheus.is_some() && cluster_configured {
-            let idle = control.clone();
-            supervise::supervise(
-                "idle GPU rule",
-                control.cluster.shared.health.clone(),
-                move || idle.clone().watch_idle_gpus(),
-            );
+        if cluster_configured {
+            start_idle_rule(&control);
         }
         measure_older_workloads(&control).await?;
         let backend: SharedBackend = Arc::new(backend::Services {

@@ -10,6 +10,7 @@ pub mod backoff;
 mod beside;
 mod connect;
 pub mod error;
+pub mod idle;
 pub mod index;
 mod installation;
 pub mod lease;

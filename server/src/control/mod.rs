@@ -9,9 +9,9 @@ mod edit;
 pub mod exposed;
 mod fit;
 mod gpu_use;
-mod idle;
 mod logs;
 mod metrics;
+mod observe;
 mod org;
 mod org_page;
 mod org_projects;
@@ -23,6 +23,7 @@ mod view;
 
 pub use clusters::{ClusterInfo, ClusterState};
 pub use gpu_use::Span;
+pub use observe::ReconcilerView;
 pub use policy::ScopePolicy;
 pub use view::workload_response;
 

@@ -18,12 +18,12 @@ pub async fn healthz() -> Json<Value> {
 }
 
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
-    match tokio::time::timeout(READY_TIMEOUT, state.control.db.ping()).await {
+    match tokio::time::timeout(READY_TIMEOUT, state.control.database_answers()).await {
         Ok(Ok(())) => {
             // The probe answers anyone who reaches it: it says which part is down, and the
             // log says why (addresses, the issuer, the API server's errors), for operators only.
             let mut down = Vec::new();
-            let cluster = state.control.cluster.shared.problems();
+            let cluster = state.control.cluster_problems();
             if !cluster.is_empty() {
                 tracing::warn!(problems = ?cluster, "readiness: the cluster is not ready");
                 down.push("the cluster is not ready");

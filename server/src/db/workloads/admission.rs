@@ -140,6 +140,7 @@ impl Workloads<'_> {
             deleted_at: None,
             finished_at: None,
             job_ttl_seconds: new.job_ttl_seconds,
+            gpus: Some(new.demand.gpus),
         };
         let verdict = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;

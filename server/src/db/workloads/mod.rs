@@ -48,6 +48,10 @@ pub struct StoredWorkload {
     /// How long its Volcano Job may outlive the finish before Tephra deletes it
     /// (`autoDeletionTimeAfterCompletionSeconds`).
     pub job_ttl_seconds: Option<i64>,
+    /// GPUs of all its pods together, measured from the checked request when it was stored
+    /// (and at each edit), so a read never parses the request again; `None` for a row deleted
+    /// before measuring existed.
+    pub gpus: Option<f64>,
 }
 
 /// Who changes a workload and why: recorded in its history in the same transaction as the change.
@@ -116,6 +120,7 @@ struct Row {
     deleted_at: Option<DateTime<Utc>>,
     finished_at: Option<DateTime<Utc>>,
     job_ttl_seconds: Option<i64>,
+    gpus: Option<f64>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -157,13 +162,15 @@ impl TryFrom<Row> for StoredWorkload {
             deleted_at: r.deleted_at,
             finished_at: r.finished_at,
             job_ttl_seconds: r.job_ttl_seconds,
+            gpus: r.gpus,
         })
     }
 }
 
 const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_id, w.kind, w.spec, \
                        w.desired_phase, w.actual_phase, w.phase_reason, w.status, w.created_by, \
-                       w.created_at, w.updated_at, w.deleted_at, w.finished_at, w.job_ttl_seconds";
+                       w.created_at, w.updated_at, w.deleted_at, w.finished_at, w.job_ttl_seconds, \
+                       w.gpus";
 
 pub struct Workloads<'a>(pub(super) &'a super::Database);
 

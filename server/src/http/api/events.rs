@@ -135,7 +135,7 @@ pub async fn stream_events(
         query.map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))?;
     let slot = state.streams.open(&principal)?;
     // Subscribe before reading anything, so nothing that happens in between is lost.
-    let receiver = state.control.cluster.events.subscribe();
+    let receiver = state.control.subscribe();
     let shown = Arc::new(visible(&state, &principal).await?);
     let project = match &query.project_id {
         Some(key) => Some(

@@ -3,12 +3,14 @@
 //! as if someone had pressed Suspend, with the reason in its history and the audit trail. It can
 //! be resumed as any suspended workload.
 //!
-//! Only the replica that reconciles applies it, so two replicas never judge the same training.
+//! A controller beside the reconciler, not a use case: only the replica that leads applies it,
+//! so two replicas never judge the same training, and it changes the workload through the same
+//! guarded transition a person's Suspend takes.
 
-use super::Control;
+use super::ClusterHandle;
 use crate::db::workloads::{Change, WorkloadFilter, WorkloadListing};
+use crate::db::{Database, DbError};
 use crate::gpu_use::Prometheus;
-use app::error::AppError;
 use std::time::Duration;
 use tephra_core::domain::gpu_use::{Idleness, PodSeries, idle_reason, judge, utilisation_by_pod};
 use tephra_core::model::phase::Phase;
@@ -20,26 +22,41 @@ pub const IDLE_CHECK_EVERY: Duration = Duration::from_secs(15);
 /// Samples over the threshold's window: enough that a short busy spell shows.
 const SAMPLES: u64 = 30;
 
-impl Control {
-    /// Applies the rule every [`IDLE_CHECK_EVERY`], for as long as the process runs (supervised).
-    pub async fn watch_idle_gpus(self) {
+/// The idle GPU rule's controller, holding only what it needs.
+#[derive(Clone)]
+pub struct IdleRule {
+    db: Database,
+    prometheus: Prometheus,
+    cluster: ClusterHandle,
+}
+
+impl IdleRule {
+    pub fn new(db: Database, prometheus: Prometheus, cluster: ClusterHandle) -> Self {
+        IdleRule {
+            db,
+            prometheus,
+            cluster,
+        }
+    }
+
+    /// Applies the rule every [`IDLE_CHECK_EVERY`] while this replica leads, for as long as the
+    /// process runs (supervised).
+    pub async fn run(self) {
         let mut tick = tokio::time::interval(IDLE_CHECK_EVERY);
         loop {
             tick.tick().await;
-            if let Err(e) = self.apply_idle_rules().await {
+            if !*self.cluster.leading.borrow() {
+                continue;
+            }
+            if let Err(e) = self.apply().await {
                 tracing::warn!(error = %e, "the idle GPU rule could not be applied; trying again");
             }
         }
     }
 
     /// One pass over the projects with the rule; returns how many workloads it suspended.
-    pub async fn apply_idle_rules(&self) -> Result<usize, AppError> {
-        let Some(prometheus) = &self.prometheus else {
-            return Ok(0);
-        };
-        if !*self.cluster.leading.borrow() {
-            return Ok(0);
-        }
+    async fn apply(&self) -> Result<usize, DbError> {
+        let prometheus = &self.prometheus;
         let mut suspended = 0;
         for project in self.db.projects().with_idle_rule().await? {
             let Some(seconds) = project
@@ -77,11 +94,7 @@ impl Control {
 
     /// Records the suspension if the workload is still meant to run (a person may have acted
     /// meanwhile: then theirs stands).
-    async fn suspend_idle(
-        &self,
-        listing: &WorkloadListing,
-        seconds: u64,
-    ) -> Result<bool, AppError> {
+    async fn suspend_idle(&self, listing: &WorkloadListing, seconds: u64) -> Result<bool, DbError> {
         let w = &listing.workload;
         let reason = idle_reason(seconds);
         let change = Change {

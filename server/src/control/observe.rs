@@ -1,0 +1,74 @@
+//! What the HTTP edge may observe of the cluster and the store (the cluster's state for the API,
+//! readiness, the event stream's subscription), so no handler reaches into the cluster's shared
+//! state or the database itself.
+
+use super::Control;
+use crate::cluster::{Orphan, Published};
+use serde::Serialize;
+use tephra_core::domain::authz::Permission;
+use tephra_core::model::principal::Principal;
+use tokio::sync::broadcast;
+
+/// The cluster as the reconciler sees it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = ClusterState)]
+pub struct ReconcilerView {
+    pub id: String,
+    /// Whether Tephra has a cluster configured at all.
+    pub configured: bool,
+    /// The last error talking to the API server, if the last attempt failed.
+    pub last_error: Option<String>,
+    /// Volcano Jobs with Tephra's labels in project namespaces that no workload owns.
+    pub orphans: Vec<Orphan>,
+}
+
+impl Control {
+    /// The cluster as the reconciler sees it, for `principal`: the API server's error and the
+    /// orphaned Jobs (every project's names) only for system administrators.
+    pub fn cluster_state(&self, principal: &Principal) -> ReconcilerView {
+        let admin = crate::access::require_system(principal, Permission::ManageSystem).is_ok();
+        let shared = &self.cluster.shared;
+        let last_error = shared
+            .last_error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let orphans = if admin {
+            shared
+                .orphans
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+        } else {
+            Vec::new()
+        };
+        ReconcilerView {
+            id: self.cluster.id.clone(),
+            configured: self.cluster.is_configured(),
+            last_error: last_error.map(|error| {
+                if admin {
+                    error
+                } else {
+                    "the cluster's API server does not answer; system administrators see why".into()
+                }
+            }),
+            orphans,
+        }
+    }
+
+    /// Whether the database answers.
+    pub async fn database_answers(&self) -> Result<(), crate::db::DbError> {
+        self.db.ping().await
+    }
+
+    /// Why the cluster is not ready, for operators; empty when it is.
+    pub fn cluster_problems(&self) -> Vec<String> {
+        self.cluster.shared.problems()
+    }
+
+    /// Every workload change from now on, for one event stream.
+    pub fn subscribe(&self) -> broadcast::Receiver<std::sync::Arc<Published>> {
+        self.cluster.events.subscribe()
+    }
+}
