@@ -173,12 +173,7 @@ impl Reconciler {
         let mut todo = Vec::new();
         let mut stale = Vec::new();
         for intent in intents {
-            let (Ok(desired), Ok(actual)) = (
-                intent.desired_phase.parse::<Phase>(),
-                intent.actual_phase.parse::<Phase>(),
-            ) else {
-                continue;
-            };
+            let (desired, actual) = (intent.desired_phase, intent.actual_phase);
             let observed = index.observed(intent.id).map_or(&nothing, |e| &e.observed);
             let job = observed.job.as_ref().map(|j| JobSeen {
                 deleting: j.deleting,

@@ -92,13 +92,45 @@ pub struct NewWorkload {
 }
 
 /// The fields the reconciler needs of every live workload, without the spec.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Intent {
     pub id: Uuid,
-    pub desired_phase: String,
-    pub actual_phase: String,
+    pub desired_phase: Phase,
+    pub actual_phase: Phase,
     pub finished_at: Option<DateTime<Utc>>,
     pub job_ttl_seconds: Option<i64>,
+}
+
+#[derive(sqlx::FromRow)]
+struct IntentRow {
+    id: Uuid,
+    desired_phase: String,
+    actual_phase: String,
+    finished_at: Option<DateTime<Utc>>,
+    job_ttl_seconds: Option<i64>,
+}
+
+impl IntentRow {
+    /// The intent, unless a phase is one Tephra never writes (a row edited by hand): that row is
+    /// logged and left alone rather than stopping the reconciler for every other workload.
+    fn intent(self) -> Option<Intent> {
+        match (
+            parse_phase(&self.desired_phase),
+            parse_phase(&self.actual_phase),
+        ) {
+            (Ok(desired_phase), Ok(actual_phase)) => Some(Intent {
+                id: self.id,
+                desired_phase,
+                actual_phase,
+                finished_at: self.finished_at,
+                job_ttl_seconds: self.job_ttl_seconds,
+            }),
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::error!(workload = %self.id, error = %e, "a stored phase is unknown");
+                None
+            }
+        }
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -224,7 +256,9 @@ impl Workloads<'_> {
     pub async fn intents(&self) -> DbResult<Vec<Intent>> {
         let sql = "SELECT id, desired_phase, actual_phase, finished_at, job_ttl_seconds
                      FROM workloads WHERE deleted_at IS NULL";
-        Ok(on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?)
+        let rows: Vec<IntentRow> =
+            on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?;
+        Ok(rows.into_iter().filter_map(IntentRow::intent).collect())
     }
 
     /// Moves what the user wants (Running, Stopped, Deleting) from `from` to `to`, with its
