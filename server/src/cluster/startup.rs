@@ -67,6 +67,7 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         refresh: Arc::new(tokio::sync::Mutex::new(refresh_rx)),
         trigger: trigger_tx.clone(),
         leading: leading_rx.clone(),
+        generics: Default::default(),
     });
     supervise::supervise("tracker", shared.health.clone(), move || {
         let tracker = Arc::clone(&tracker);

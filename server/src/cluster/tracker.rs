@@ -22,7 +22,10 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+mod generics;
 mod publish;
+
+pub use generics::ParsedGenerics;
 
 /// One thing that happened, from any watch or from the reconciler.
 enum Change {
@@ -76,6 +79,8 @@ pub struct Tracker {
     /// Whether this replica reconciles: the leader's own tracker sees the same cluster and pokes
     /// its reconciler, so a follower's would only pile up.
     pub(super) leading: tokio::sync::watch::Receiver<bool>,
+    /// Generic workloads' requests, parsed once per stored spec for their finish rules.
+    pub(super) generics: ParsedGenerics,
 }
 
 /// At most this many changes are applied to the index before the touched workloads are derived.

@@ -3,7 +3,7 @@
 //! wants running, or a generic job's rule holds.
 
 use super::Tracker;
-use crate::cluster::reconciler::{due_verdict, generic_request};
+use crate::cluster::reconciler::due_verdict;
 use crate::cluster::{event_of, publish};
 use crate::db::DbError;
 use crate::db::workloads::StoredWorkload;
@@ -47,10 +47,14 @@ impl Tracker {
         let row = match self.db.workloads().get(id).await {
             Ok(row) => row,
             // Objects of rows deleted by hand: the reconciler reports those as orphans.
-            Err(DbError::NotFound) => return Ok(Attempt::Unchanged),
+            Err(DbError::NotFound) => {
+                self.generics.forget(id);
+                return Ok(Attempt::Unchanged);
+            }
             Err(e) => return Err(e),
         };
         if row.deleted_at.is_some() {
+            self.generics.forget(id);
             return Ok(Attempt::Unchanged);
         }
         let entry = self
@@ -146,8 +150,14 @@ impl Tracker {
             .unwrap_or_else(|e| e.into_inner())
             .error(row.id)
             .is_some();
+        if row.actual_phase.is_finished() {
+            self.generics.forget(row.id);
+            return false;
+        }
         !failing
-            && !row.actual_phase.is_finished()
-            && generic_request(row).is_some_and(|request| due_verdict(&request, observed).is_some())
+            && self
+                .generics
+                .of(row)
+                .is_some_and(|request| due_verdict(&request, observed).is_some())
     }
 }
