@@ -1,5 +1,5 @@
-//! One workload's status: derived from what the index holds, written when it changed, and
-//! broadcast to the event stream. The reconciler is poked when the cluster stopped a Job Tephra
+//! One workload's status: derived from what the index holds, written when it changed (by the
+//! leader only), and broadcast to the event stream. The reconciler is poked when the cluster stopped a Job Tephra
 //! wants running, or a generic job's rule holds.
 
 use super::Tracker;
@@ -94,6 +94,10 @@ impl Tracker {
         if row.actual_phase == derived.phase && row.phase_reason == reason && row.status == status {
             return Ok(Attempt::Unchanged);
         }
+        if !*self.leading.borrow() {
+            self.show_unwritten(row, derived.phase, reason, status);
+            return Ok(Attempt::Unchanged);
+        }
         let Some(updated) = self
             .db
             .workloads()
@@ -109,8 +113,20 @@ impl Tracker {
         else {
             return Ok(Attempt::Raced);
         };
-        if let Some(p) = status.preemption.as_ref().filter(|_| newly_preempted) {
-            // The history keeps every preemption: the training never silently restarts.
+        if newly_preempted {
+            self.record_preemption(id, &status).await?;
+        }
+        publish(&self.events, &event_of(&updated, false));
+        Ok(Attempt::Wrote)
+    }
+
+    /// The history keeps every preemption: the training never silently restarts.
+    async fn record_preemption(
+        &self,
+        id: Uuid,
+        status: &tephra_core::model::workload::LiveStatus,
+    ) -> Result<(), DbError> {
+        if let Some(p) = &status.preemption {
             self.db
                 .audit()
                 .record(
@@ -122,8 +138,23 @@ impl Tracker {
                 )
                 .await?;
         }
-        publish(&self.events, &event_of(&updated, false));
-        Ok(Attempt::Wrote)
+        Ok(())
+    }
+
+    /// A follower's derivation: broadcast to this replica's own event streams, never written.
+    /// Only the leader writes status, so two replicas never race on a row or record a phase
+    /// change twice; the leader sees the same cluster and writes the same status.
+    fn show_unwritten(
+        &self,
+        mut row: StoredWorkload,
+        phase: Phase,
+        reason: Option<String>,
+        status: tephra_core::model::workload::LiveStatus,
+    ) {
+        row.actual_phase = phase;
+        row.phase_reason = reason;
+        row.status = status;
+        publish(&self.events, &event_of(&row, false));
     }
 
     /// The reconciler's error to show on the workload. Only the replica that reconciles knows its
