@@ -4,6 +4,7 @@
 //! shown on the workload until it clears. An explicit poke (a user's action) and a change of the
 //! cause retry at once. Pure: the caller passes the time in.
 
+use super::error::Cause;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -21,7 +22,7 @@ struct Retry {
     next: Instant,
     /// What the error depends on (e.g. the uid of the Job holding the name): when it changes,
     /// retry at once.
-    cause: Option<String>,
+    cause: Option<Cause>,
 }
 
 /// What a failure means for logging: say it loudly only when it is new.
@@ -51,7 +52,7 @@ impl Backoffs {
         id: Uuid,
         message: String,
         permanent: bool,
-        cause: Option<String>,
+        cause: Option<Cause>,
         now: (Instant, DateTime<Utc>),
     ) -> Noted {
         let previous = self.0.get(&id);
@@ -97,7 +98,7 @@ impl Backoffs {
     }
 
     /// Workloads waiting on a permanent error whose cause may have changed, with that cause.
-    pub fn causes(&self) -> Vec<(Uuid, String)> {
+    pub fn causes(&self) -> Vec<(Uuid, Cause)> {
         self.0
             .iter()
             .filter_map(|(id, r)| Some((*id, r.cause.clone()?)))
@@ -162,8 +163,8 @@ mod tests {
     fn retry_now_makes_it_due_and_causes_are_listed() {
         let mut b = Backoffs::default();
         let id = Uuid::new_v4();
-        b.failed(id, "taken".into(), true, Some("uid-1".into()), at(0));
-        assert_eq!(b.causes(), vec![(id, "uid-1".to_owned())]);
+        b.failed(id, "taken".into(), true, Some(Cause::Policy), at(0));
+        assert_eq!(b.causes(), vec![(id, Cause::Policy)]);
         b.retry_now(id, at(1).0);
         assert!(b.due(id, at(1).0));
         assert!(b.error(id).is_some(), "still shown until the attempt");

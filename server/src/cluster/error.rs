@@ -97,31 +97,51 @@ impl Error {
     }
 
     /// What a permanent error depends on, checked each pass to retry when it changes.
-    pub(super) fn cause(&self) -> Option<String> {
+    pub(super) fn cause(&self) -> Option<Cause> {
         match self {
-            Error::Refused(_) => Some(POLICY_CAUSE.to_owned()),
+            Error::Refused(_) => Some(Cause::Policy),
             Error::NameTaken {
                 kind,
                 namespace,
                 name,
                 uid,
-            } => Some(format!("{kind}/{namespace}/{name}/{uid}")),
+            } => Some(Cause::Taken {
+                kind: kind.clone(),
+                namespace: namespace.clone(),
+                name: name.clone(),
+                uid: uid.clone(),
+            }),
             // Retried once the namespace is gone (or replaced): nothing else makes it ours.
-            Error::NamespaceNotOurs { namespace, uid } => {
-                Some(format!("Namespace//{namespace}/{uid}"))
-            }
+            Error::NamespaceNotOurs { namespace, uid } => Some(Cause::Taken {
+                kind: "Namespace".into(),
+                namespace: String::new(),
+                name: namespace.clone(),
+                uid: uid.clone(),
+            }),
             _ => None,
         }
     }
+}
+
+/// What a permanent error depends on: when it changes, the workload is retried at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cause {
+    /// A policy refused the request: checked again each pass against the stored policies.
+    Policy,
+    /// An object that is not the workload's holds the name (a namespace's has no namespace):
+    /// retried once it is gone or replaced.
+    Taken {
+        kind: String,
+        namespace: String,
+        name: String,
+        uid: String,
+    },
 }
 
 fn listed(errors: &[tephra_core::model::validation::FieldError]) -> String {
     let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
     listed.join("; ")
 }
-
-/// The cause of a refusal by policy: checked again each pass against the stored policies.
-pub(super) const POLICY_CAUSE: &str = "policy";
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -138,7 +158,13 @@ mod tests {
             uid: "u".into(),
         };
         assert!(taken.is_permanent());
-        assert_eq!(taken.cause().as_deref(), Some("Job/ns/train/u"));
+        let job = |kind: &str, namespace: &str, name: &str| Cause::Taken {
+            kind: kind.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+            uid: "u".into(),
+        };
+        assert_eq!(taken.cause(), Some(job("Job", "ns", "train")));
         assert!(Error::Render("x".into()).is_permanent());
         assert!(!Error::Timeout.is_permanent());
         assert!(Error::Timeout.is_cluster());
@@ -147,10 +173,7 @@ mod tests {
             uid: "u".into(),
         };
         assert!(not_ours.is_permanent());
-        assert_eq!(
-            not_ours.cause().as_deref(),
-            Some("Namespace//kube-system/u")
-        );
+        assert_eq!(not_ours.cause(), Some(job("Namespace", "", "kube-system")));
         assert_eq!(
             not_ours.plain(),
             "namespace \"kube-system\" exists and is not this installation's; Tephra will not \

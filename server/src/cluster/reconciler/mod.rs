@@ -27,7 +27,7 @@ mod org;
 mod rules;
 mod tidy;
 
-pub use super::error::{ACT_TIMEOUT, Error, Result};
+pub use super::error::{ACT_TIMEOUT, Cause, Error, Result};
 pub(crate) use judge::{due_verdict, generic_request};
 use rules::{Facts, JobSeen, needs_action, ttl_due};
 
@@ -207,16 +207,20 @@ impl Reconciler {
     async fn recheck_causes(&self) {
         let causes = self.lock_backoffs().causes();
         for (id, cause) in causes {
-            if cause == super::error::POLICY_CAUSE {
-                if self.allowed_now(id).await {
-                    tracing::info!(workload = %id, "the policies allow the request now; retrying");
-                    self.lock_backoffs().retry_now(id, Instant::now());
+            let (kind, namespace, name, uid) = match &cause {
+                Cause::Policy => {
+                    if self.allowed_now(id).await {
+                        tracing::info!(workload = %id, "the policies allow the request now; retrying");
+                        self.lock_backoffs().retry_now(id, Instant::now());
+                    }
+                    continue;
                 }
-                continue;
-            }
-            let parts: Vec<&str> = cause.splitn(4, '/').collect();
-            let [kind, namespace, name, uid] = parts[..] else {
-                continue;
+                Cause::Taken {
+                    kind,
+                    namespace,
+                    name,
+                    uid,
+                } => (kind, namespace, name, uid),
             };
             if let Ok(false) = apply::still_taken(&self.client, kind, namespace, name, uid).await {
                 tracing::info!(workload = %id, %name, "the object holding the name is gone; retrying");
