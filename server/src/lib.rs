@@ -3,19 +3,19 @@
 //! Error policy: typed errors (`thiserror`) inside the request path, mapped explicitly to
 //! [`app::error::AppError`] at the boundary; `anyhow` only at start-up and in `main`.
 
-pub mod access;
 pub mod auth;
+pub mod authorize;
 pub mod backend;
 pub mod cluster;
 pub mod config;
 pub mod control;
 pub mod db;
 pub mod governance;
-pub mod gpu_use;
 pub mod http;
 pub mod metrics;
+pub mod prometheus;
 pub mod render_cli;
-pub mod stored;
+pub mod rendered;
 pub mod supervise;
 pub mod telemetry;
 
@@ -231,7 +231,7 @@ impl Application {
             prometheus: args
                 .prometheus_url
                 .as_deref()
-                .map(gpu_use::Prometheus::new)
+                .map(prometheus::Prometheus::new)
                 .transpose()
                 .map_err(anyhow::Error::msg)?,
         };

@@ -176,7 +176,15 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
             .text_of(&row, Duration::from_secs(5))
             .await
             .unwrap_or_default();
-        return Err(e.context(format!("the row never turned Running; it shows: {shown}")));
+        // Whether the store or the page is behind tells the tracker's fault from the stream's.
+        let stored = tephra
+            .get(&format!("{DISTRIBUTED}/{id}"))
+            .await
+            .map(|(_, body)| body.to_string())
+            .unwrap_or_default();
+        return Err(e.context(format!(
+            "the row never turned Running; it shows: {shown}; the API says: {stored}"
+        )));
     }
     browser
         .wait_text(&format!("{row} [data-testid=tasks]"), "3/3", WAIT)

@@ -53,7 +53,7 @@ impl Authenticator {
         } else {
             Vec::new()
         };
-        principal.grants = crate::access::described(&grants, |scope| match scope {
+        principal.grants = crate::authorize::described(&grants, |scope| match scope {
             Scope::Department(id) => departments
                 .iter()
                 .find(|d| d.department.id.to_string() == *id)

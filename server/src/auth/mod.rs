@@ -2,7 +2,7 @@
 //! ([`bearer`]: an application's token or the provider's access token; when one is sent nothing
 //! else is tried), the browser session (set by sign-in with the organisation's OpenID provider,
 //! [`oidc`]), or the development login (loopback only, acts as a system administrator). The
-//! principal then gets its grants from the access rules, which `crate::access` decides on.
+//! principal then gets its grants from the access rules, which `crate::authorize` decides on.
 
 pub mod bearer;
 pub mod claims;

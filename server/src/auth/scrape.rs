@@ -27,7 +27,7 @@ impl Authenticator {
             return Ok(());
         }
         let principal = self.authenticate(request).await?;
-        crate::access::require_system(&principal, Permission::ManageSystem).map_err(|_| {
+        crate::authorize::require_system(&principal, Permission::ManageSystem).map_err(|_| {
             AppError::Forbidden(
                 "the metrics are for the scraper (the token of --metrics-token-file) and system \
                  administrators"

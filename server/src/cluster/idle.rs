@@ -10,7 +10,7 @@
 use super::ClusterHandle;
 use crate::db::workloads::{Change, WorkloadFilter, WorkloadListing};
 use crate::db::{Database, DbError};
-use crate::gpu_use::Prometheus;
+use crate::prometheus::Prometheus;
 use std::time::Duration;
 use tephra_core::domain::gpu_use::{Idleness, PodSeries, idle_reason, judge, utilisation_by_pod};
 use tephra_core::model::phase::Phase;

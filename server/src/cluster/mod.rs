@@ -7,8 +7,8 @@
 
 mod apply;
 pub mod backoff;
-mod beside;
 mod connect;
+mod dependents;
 pub mod error;
 pub mod idle;
 pub mod index;
@@ -18,10 +18,10 @@ mod live_edit;
 pub mod logs;
 pub mod namespace;
 pub mod nodes;
+mod notify;
 pub mod objects;
 mod observe;
 mod pacer;
-mod pokes;
 mod probe;
 pub mod reconciler;
 mod startup;

@@ -2,7 +2,7 @@
 //! election, the node watch, the API probe, the pokes between replicas), each supervised.
 
 use super::index::Index;
-use super::{ClusterHandle, EVENT_BUFFER, Shared, lease, namespace, nodes, pokes, probe};
+use super::{ClusterHandle, EVENT_BUFFER, Shared, lease, namespace, nodes, notify, probe};
 use super::{reconciler, tracker};
 use crate::db::Database;
 use crate::supervise;
@@ -153,7 +153,7 @@ fn start_pokes(
     shared: &Shared,
 ) -> Option<mpsc::UnboundedSender<Uuid>> {
     match (db, replicated) {
-        (Database::Postgres(pool), true) => Some(pokes::start(
+        (Database::Postgres(pool), true) => Some(notify::start(
             pool.clone(),
             trigger_tx.clone(),
             leading_rx.clone(),

@@ -306,7 +306,7 @@ impl ServeArgs {
             });
         }
         if let Some(url) = &self.prometheus_url {
-            crate::gpu_use::Prometheus::new(url).map_err(|message| ConfigError {
+            crate::prometheus::Prometheus::new(url).map_err(|message| ConfigError {
                 option: "--prometheus-url (TEPHRA_PROMETHEUS_URL)",
                 message,
             })?;

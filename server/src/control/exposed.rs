@@ -1,8 +1,8 @@
 //! Which exposed URL a host names, and whether a principal may open it: the forward-auth check
-//! and the handshake (`crate::http::exposed`) both decide here, through `crate::access`.
+//! and the handshake (`crate::http::exposed`) both decide here, through `crate::authorize`.
 
 use super::Control;
-use crate::access;
+use crate::authorize;
 use crate::db::projects::Project;
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
@@ -67,7 +67,7 @@ pub fn may_open(principal: &Principal, target: &ExposedTarget) -> Result<(), App
             "exposed URLs are opened by people in a browser, not by applications".into(),
         ));
     }
-    access::require(principal, Permission::ReadWorkloads, &target.project)?;
+    authorize::require(principal, Permission::ReadWorkloads, &target.project)?;
     let url = &target.url;
     if url.authorized_users.is_empty() && url.authorized_groups.is_empty() {
         return Ok(());

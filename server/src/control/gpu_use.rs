@@ -3,7 +3,7 @@
 //! failing, because GPU use is an extra beside what Tephra itself knows.
 
 use super::Control;
-use crate::gpu_use::{Labels, Prometheus};
+use crate::prometheus::{Labels, Prometheus};
 use app::error::AppError;
 use std::collections::{BTreeMap, HashMap};
 use tephra_core::domain::gpu_use::{
@@ -158,7 +158,7 @@ impl Control {
 async fn now(
     prometheus: &Prometheus,
     query: &str,
-) -> Result<HashMap<(String, String), f64>, crate::gpu_use::Error> {
+) -> Result<HashMap<(String, String), f64>, crate::prometheus::Error> {
     Ok(prometheus
         .instant(query)
         .await?

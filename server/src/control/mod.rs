@@ -55,7 +55,7 @@ pub struct Control {
     /// What `/metrics` serves; the HTTP layer and the reconciler count into it.
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Where GPU use is read (`--prometheus-url`); `None` shows none and applies no idle rule.
-    pub prometheus: Option<crate::gpu_use::Prometheus>,
+    pub prometheus: Option<crate::prometheus::Prometheus>,
 }
 
 /// A page of a list.

@@ -27,7 +27,7 @@ impl Control {
     /// The cluster as the reconciler sees it, for `principal`: the API server's error and the
     /// orphaned Jobs (every project's names) only for system administrators.
     pub fn cluster_state(&self, principal: &Principal) -> ReconcilerView {
-        let admin = crate::access::require_system(principal, Permission::ManageSystem).is_ok();
+        let admin = crate::authorize::require_system(principal, Permission::ManageSystem).is_ok();
         let shared = &self.cluster.shared;
         let last_error = shared
             .last_error

@@ -3,7 +3,7 @@
 //! administrators manage the projects of their department within its quota (`org_projects`).
 
 use super::Control;
-use crate::access;
+use crate::authorize;
 use crate::db::DbError;
 use crate::db::departments::{Department, DepartmentFields, DepartmentWithCounts};
 use crate::db::projects::ProjectWithCounts;
@@ -65,7 +65,7 @@ impl Control {
         key: &str,
     ) -> Result<org::Department, AppError> {
         let department = self.department_by_key(key).await?;
-        access::require_on(principal, Permission::ReadProject, &scope_of(&department))?;
+        authorize::require_on(principal, Permission::ReadProject, &scope_of(&department))?;
         Ok(self.department_view(&department))
     }
 
@@ -74,7 +74,7 @@ impl Control {
         principal: &Principal,
         request: DepartmentRequest,
     ) -> Result<org::Department, AppError> {
-        access::require_system(principal, Permission::ManageSystem)?;
+        authorize::require_system(principal, Permission::ManageSystem)?;
         let fields = self.department_fields(&request)?;
         let department = self
             .db
@@ -91,7 +91,7 @@ impl Control {
         key: &str,
         request: DepartmentRequest,
     ) -> Result<org::Department, AppError> {
-        access::require_system(principal, Permission::ManageSystem)?;
+        authorize::require_system(principal, Permission::ManageSystem)?;
         let department = self.department_by_key(key).await?;
         if request.name != department.name {
             return Err(AppError::field(
@@ -113,7 +113,7 @@ impl Control {
         principal: &Principal,
         key: &str,
     ) -> Result<(), AppError> {
-        access::require_system(principal, Permission::ManageSystem)?;
+        authorize::require_system(principal, Permission::ManageSystem)?;
         let department = self.department_by_key(key).await?;
         if department.name == crate::db::departments::DEFAULT_DEPARTMENT {
             return Err(AppError::Conflict(
@@ -183,7 +183,7 @@ pub(super) fn scope_of(department: &Department) -> Scope {
 }
 
 fn may_read_department(principal: &Principal, id: i64) -> bool {
-    access::require_on(
+    authorize::require_on(
         principal,
         Permission::ReadProject,
         &Scope::Department(id.to_string()),

@@ -3,7 +3,7 @@
 
 use super::Control;
 use super::org::{NAMESPACE_MAX, department_name, others_deserved, rfc3339, scope_of};
-use crate::access;
+use crate::authorize;
 use crate::db::DbError;
 use crate::db::departments::Department;
 use crate::db::projects::{NewProject, Project, ProjectFields};
@@ -122,7 +122,7 @@ impl Control {
             .project_for(principal, key, Permission::ReadProject)
             .await?;
         let department = self.db.departments().get(project.department_id).await?;
-        access::require_on(
+        authorize::require_on(
             principal,
             Permission::ManageProjects,
             &scope_of(&department),
@@ -147,7 +147,7 @@ impl Control {
             }
             Err(e) => return Err(e.into()),
         };
-        access::require(principal, permission, &project)?;
+        authorize::require(principal, permission, &project)?;
         Ok(project)
     }
 
@@ -165,7 +165,7 @@ impl Control {
             })?,
             None => self.db.departments().by_name(crate::db::departments::DEFAULT_DEPARTMENT).await?,
         };
-        access::require_on(
+        authorize::require_on(
             principal,
             Permission::ManageProjects,
             &scope_of(&department),
@@ -196,7 +196,7 @@ impl Control {
     ) -> Result<String, AppError> {
         let (namespace, field) = match request.requested_namespace.as_deref() {
             Some(ns) => {
-                if access::require_system(principal, Permission::ManageSystem).is_err() {
+                if authorize::require_system(principal, Permission::ManageSystem).is_err() {
                     return Err(AppError::field(
                         "requestedNamespace",
                         "only system administrators may choose a project's namespace; leave it \

@@ -3,7 +3,7 @@
 //! the system's and departments' policies; a department's administrators set its projects'.
 
 use super::Control;
-use crate::access;
+use crate::authorize;
 use crate::db::DbError;
 use crate::db::projects::Project;
 use app::error::AppError;
@@ -58,7 +58,7 @@ impl Control {
         key: &str,
     ) -> Result<FormPolicy, AppError> {
         let project = super::project_by_key(&self.db, key, "projectId").await?;
-        access::require(principal, Permission::ManageWorkloads, &project)?;
+        authorize::require(principal, Permission::ManageWorkloads, &project)?;
         Ok(FormPolicy {
             trainings: self.policy_layers(&project, WorkloadKind::Training).await?,
             distributed: self
@@ -111,11 +111,11 @@ impl Control {
     async fn may_set_policy(&self, principal: &Principal, scope: &Scope) -> Result<(), AppError> {
         match scope {
             Scope::System | Scope::Department(_) => {
-                access::require_system(principal, Permission::ManageSystem)
+                authorize::require_system(principal, Permission::ManageSystem)
             }
             Scope::Project(id) => {
                 let p = self.db.projects().by_key(id).await?;
-                access::require_on(
+                authorize::require_on(
                     principal,
                     Permission::ManageProjects,
                     &Scope::Department(p.department_id.to_string()),
@@ -132,9 +132,9 @@ impl Control {
     ) -> Result<ScopePolicy, AppError> {
         if let Scope::Project(id) = scope {
             let p = self.db.projects().by_key(id).await?;
-            access::require(principal, Permission::ReadProject, &p)?;
+            authorize::require(principal, Permission::ReadProject, &p)?;
         } else if let Scope::Department(_) = scope {
-            access::require_on(principal, Permission::ReadProject, scope)?;
+            authorize::require_on(principal, Permission::ReadProject, scope)?;
         }
         let own = match self.db.policies().get(scope, kind).await? {
             Some(stored) => Some(stored.body.0),

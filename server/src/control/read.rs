@@ -2,7 +2,7 @@
 //! what they render to, and the projects the principal may see.
 
 use super::{Control, PAGE_DEFAULT, PAGE_MAX, Page, project_by_key, workload_response};
-use crate::access;
+use crate::authorize;
 use crate::db::DbError;
 use crate::db::projects::{Project, ProjectWithCounts};
 use crate::db::workloads::{SortKey, WorkloadFilter, WorkloadListing};
@@ -104,7 +104,7 @@ impl Control {
             return Err(not_found(noun(kind), id));
         }
         let project = self.db.projects().get(listing.workload.project_id).await?;
-        access::require(principal, permission, &project)?;
+        authorize::require(principal, permission, &project)?;
         Ok(listing)
     }
 
@@ -118,7 +118,7 @@ impl Control {
     ) -> Result<WorkloadListing, AppError> {
         let listing = self.listing(id, "workload").await?;
         let project = self.db.projects().get(listing.workload.project_id).await?;
-        if !access::may(principal, Permission::ReadWorkloads, &project) {
+        if !authorize::may(principal, Permission::ReadWorkloads, &project) {
             return Err(not_found("workload", id));
         }
         Ok(listing)
@@ -170,7 +170,7 @@ impl Control {
         key: &str,
     ) -> Result<Project, AppError> {
         let project = project_by_key(&self.db, key, "projectId").await?;
-        access::require(principal, Permission::ReadWorkloads, &project)?;
+        authorize::require(principal, Permission::ReadWorkloads, &project)?;
         Ok(project)
     }
 
@@ -180,7 +180,7 @@ impl Control {
         principal: &Principal,
         permission: Permission,
     ) -> Result<Vec<ProjectWithCounts>, AppError> {
-        let reach = access::reach(principal, permission);
+        let reach = authorize::reach(principal, permission);
         let projects = self.db.projects().list().await?;
         Ok(projects
             .into_iter()
@@ -199,7 +199,7 @@ impl Control {
         principal: &Principal,
         permission: Permission,
     ) -> Result<Option<Vec<String>>, AppError> {
-        if access::reach(principal, permission).everything {
+        if authorize::reach(principal, permission).everything {
             return Ok(None);
         }
         let projects = self.projects(principal, permission).await?;
@@ -231,7 +231,7 @@ impl Control {
     ) -> Result<Vec<HistoryEntry>, AppError> {
         let workload = self.listing(id, "workload").await?.workload;
         let project = self.db.projects().get(workload.project_id).await?;
-        access::require(principal, Permission::ReadWorkloads, &project)?;
+        authorize::require(principal, Permission::ReadWorkloads, &project)?;
         let users = self.db.users().list().await?;
         let events = self
             .db
@@ -306,7 +306,7 @@ impl Control {
             .await
             .map_err(|e| e.to_string())?;
         let rendered =
-            crate::stored::render(w, &project, &creator, &self.profile).map_err(|errors| {
+            crate::rendered::render(w, &project, &creator, &self.profile).map_err(|errors| {
                 let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
                 format!("the stored request no longer renders: {}", list.join("; "))
             })?;

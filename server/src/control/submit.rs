@@ -3,7 +3,7 @@
 use super::admission::admission;
 use super::policy;
 use super::{Control, creator_of, project_by_key};
-use crate::access;
+use crate::authorize;
 use crate::db::DbError;
 use crate::db::projects::Project;
 use crate::db::workloads::{Change, NewWorkload, WorkloadListing};
@@ -102,7 +102,7 @@ impl Control {
             None => None,
         };
         if let Some(project) = &named {
-            access::require(principal, Permission::ManageWorkloads, project)?;
+            authorize::require(principal, Permission::ManageWorkloads, project)?;
         }
         // The project's policies fill what the request leaves out before it is validated, as
         // Run:ai's defaults do.
@@ -122,7 +122,7 @@ impl Control {
             // error says so), or one spelled differently than the store knows it.
             None => {
                 let project = project_by_key(&self.db, &request.project_id(), "projectId").await?;
-                access::require(principal, Permission::ManageWorkloads, &project)?;
+                authorize::require(principal, Permission::ManageWorkloads, &project)?;
                 project
             }
         };

@@ -22,7 +22,7 @@ pub fn workload_response(listing: &WorkloadListing) -> Workload {
         actual_phase: w.actual_phase,
         phase_message: w.phase_reason.clone(),
         spec: shown_spec(&w.spec),
-        gpus: w.gpus.unwrap_or_else(|| crate::stored::requested_gpus(w)),
+        gpus: w.gpus.unwrap_or_else(|| crate::rendered::requested_gpus(w)),
         gpu_use: None,
         status: w.status.clone(),
         warnings: Vec::new(),

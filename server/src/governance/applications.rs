@@ -3,8 +3,8 @@
 
 use super::rules::no_wider;
 use super::{Governance, actor, invalid, name_of, rfc3339};
-use crate::access;
 use crate::auth::tokens::{hash_secret, new_secret};
+use crate::authorize;
 use crate::db::DbError;
 use crate::db::applications::{Application, NewSecret};
 use app::error::AppError;
@@ -133,7 +133,7 @@ impl Governance {
 
     /// The principal's own applications; a system administrator's list has everyone's.
     pub async fn list_apps(&self, principal: &Principal) -> Result<Vec<ApplicationView>, AppError> {
-        let everyone = access::require_system(principal, Permission::ManageSystem).is_ok();
+        let everyone = authorize::require_system(principal, Permission::ManageSystem).is_ok();
         let owner = if everyone { None } else { actor(principal) };
         if owner.is_none() && !everyone {
             return Ok(Vec::new());
@@ -214,7 +214,7 @@ impl Governance {
             Err(DbError::NotFound) => return Err(not_found()),
             Err(e) => return Err(e.into()),
         };
-        let admin = access::require_system(principal, Permission::ManageSystem).is_ok();
+        let admin = authorize::require_system(principal, Permission::ManageSystem).is_ok();
         if admin || Some(app.owner_id) == actor(principal) {
             Ok(app)
         } else {

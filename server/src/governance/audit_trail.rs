@@ -1,7 +1,7 @@
 //! The audit trail for administrators: who did what, when, to which object.
 
 use super::{Governance, invalid, rfc3339};
-use crate::access;
+use crate::authorize;
 use crate::db::applications::APP_ISSUER;
 use crate::db::audit::AuditFilter;
 use app::error::AppError;
@@ -66,7 +66,7 @@ impl Governance {
         principal: &Principal,
         query: &AuditQuery,
     ) -> Result<AuditPage, AppError> {
-        access::require_system(principal, Permission::ReadAudit)?;
+        authorize::require_system(principal, Permission::ReadAudit)?;
         let filter = filter_of(query)?;
         let (total, listings) = self.db.audit().search(&filter).await?;
         Ok(AuditPage {

@@ -1,13 +1,13 @@
 //! What people manage about access: access rules (who holds which role where), applications
 //! (API clients for scripts) and the audit trail. Each operation checks the principal's
-//! permissions through `crate::access` and writes its change with the audit event in one
+//! permissions through `crate::authorize` and writes its change with the audit event in one
 //! transaction. Errors are [`AppError`]s; HTTP maps them to statuses in one place.
 
 mod applications;
 mod audit_trail;
 pub mod rules;
 
-use crate::access;
+use crate::authorize;
 use crate::db::Database;
 use crate::db::users::User;
 use app::error::AppError;
@@ -33,7 +33,7 @@ impl Governance {
 
     /// Everyone who has signed in (applications included), for system administrators.
     pub async fn users(&self, principal: &Principal) -> Result<Vec<User>, AppError> {
-        access::require_system(principal, Permission::ManageSystem)?;
+        authorize::require_system(principal, Permission::ManageSystem)?;
         self.names().await
     }
 }

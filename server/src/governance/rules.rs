@@ -1,7 +1,7 @@
 //! Access rules, after Run:ai's `/api/v1/authorization/access-rules`.
 
 use super::{Governance, actor, invalid, name_of, rfc3339};
-use crate::access;
+use crate::authorize;
 use crate::db::DbError;
 use crate::db::access_rules::StoredRule;
 use crate::db::departments::DepartmentWithCounts;
@@ -77,8 +77,8 @@ fn scope_name(org: &OrgNames, scope: &Scope) -> String {
 /// on projects, system administrators on the system.
 pub(super) fn may_manage(principal: &Principal, scope: &Scope) -> Result<(), AppError> {
     match scope {
-        Scope::System => access::require_system(principal, Permission::ManageSystem),
-        other => access::require_on(principal, Permission::ManageMembers, other),
+        Scope::System => authorize::require_system(principal, Permission::ManageSystem),
+        other => authorize::require_on(principal, Permission::ManageMembers, other),
     }
 }
 
@@ -89,7 +89,7 @@ pub(super) fn no_wider(
     scope: &Scope,
     field: &str,
 ) -> Result<(), AppError> {
-    authz::may_grant(&access::grants(principal), role, scope).map_err(|denied| {
+    authz::may_grant(&authorize::grants(principal), role, scope).map_err(|denied| {
         AppError::Forbidden(format!(
             "{field}: {} is wider than your own role there ({denied})",
             role.name()
@@ -320,7 +320,7 @@ impl Governance {
 
 /// Rules are shown to those who may see their scope: a project's members see who else is in it.
 fn visible(principal: &Principal, scope: &Scope) -> bool {
-    let grants = access::grants(principal);
+    let grants = authorize::grants(principal);
     match scope {
         Scope::System => authz::allows(&grants, Permission::ManageSystem, &scope.target()),
         other => authz::allows(&grants, Permission::ReadProject, &other.target()),

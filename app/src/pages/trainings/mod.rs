@@ -95,6 +95,8 @@ type Rows = StoredValue<Vec<(String, RwSignal<WorkloadRow>)>>;
 /// How long changes the page cannot apply in place (a new training, one that is gone) gather
 /// before the page is loaded again: a busy cluster must not make the list reload on every event.
 const RELOAD_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+/// Most reads of the list in a row while changes keep arriving during each read.
+const RELOADS_WHILE_CHANGING: usize = 3;
 
 /// The table (or the empty state) and its pages, kept current by the event stream: the one part
 /// of this page that runs in the browser.
@@ -104,19 +106,32 @@ fn LiveTrainings(page: WorkloadPage, q: WorkloadQuery) -> impl IntoView {
     let filtered = is_filtered(&q);
     let page = RwSignal::new(page);
     let rows: Rows = StoredValue::new(Vec::new());
+    let changes = StoredValue::new(0u64);
     let reload = {
         let q = q.clone();
         move || {
             let q = q.clone();
             leptos::task::spawn_local(async move {
-                match list_workloads(q).await {
-                    Ok(fresh) => page.set(fresh),
-                    Err(error) => leptos::logging::warn!("cannot reload the trainings: {error}"),
+                // A change that arrives while the list is read may be older than the read, or
+                // newer: the rows it updated are replaced by the fresh page either way, so read
+                // again (a few times at most, under constant change).
+                for _ in 0..RELOADS_WHILE_CHANGING {
+                    let before = changes.get_value();
+                    match list_workloads(q.clone()).await {
+                        Ok(fresh) => page.set(fresh),
+                        Err(error) => {
+                            leptos::logging::warn!("cannot reload the trainings: {error}");
+                            return;
+                        }
+                    }
+                    if changes.get_value() == before {
+                        return;
+                    }
                 }
             })
         }
     };
-    follow_changes(q.project_id.clone(), rows, reload);
+    follow_changes(q.project_id.clone(), rows, changes, reload);
     view! {
         {move || {
             let page = page.get();
@@ -131,7 +146,12 @@ fn LiveTrainings(page: WorkloadPage, q: WorkloadQuery) -> impl IntoView {
 
 /// Keeps the rows on screen current from the event stream, for as long as the page is shown
 /// (one stream per page, not per load, so reloading the rows never reopens it).
-fn follow_changes(project: Option<String>, rows: Rows, reload: impl Fn() + Clone + 'static) {
+fn follow_changes(
+    project: Option<String>,
+    rows: Rows,
+    changes: StoredValue<u64>,
+    reload: impl Fn() + Clone + 'static,
+) {
     let reload_pending = StoredValue::new(false);
     let reload_soon = move || {
         if !reload_pending.get_value() {
@@ -150,10 +170,13 @@ fn follow_changes(project: Option<String>, rows: Rows, reload: impl Fn() + Clone
         "/api/v1/workloads/events{}",
         query(&[("projectId", project.as_deref())])
     );
-    // Every connection opens with a resync; the first one finds the rows just loaded.
-    let connected = StoredValue::new(false);
+    // Every connection opens with a resync, the first one too: the rows were read when the page
+    // was rendered, and a change broadcast before this stream connected (the page was still
+    // loading its WebAssembly) reaches no one. Under load that gap is seconds, and a row stayed
+    // "Initializing" for good while its pods ran.
     subscribe(url, move |message: LiveMessage<RowChange>| match message {
         LiveMessage::Workload(e) => {
+            changes.update_value(|n| *n += 1);
             let row = rows.with_value(|rows| {
                 rows.iter()
                     .find(|(id, _)| *id == e.workload_id)
@@ -164,7 +187,6 @@ fn follow_changes(project: Option<String>, rows: Rows, reload: impl Fn() + Clone
                 _ => reload_soon(),
             }
         }
-        LiveMessage::Resync if connected.get_value() => reload_soon(),
-        LiveMessage::Resync => connected.set_value(true),
+        LiveMessage::Resync => reload_soon(),
     });
 }

@@ -24,8 +24,8 @@ impl Reconciler {
         live: &Shape,
     ) -> Result<()> {
         let creator = self.db.users().get(row.created_by).await?;
-        let rendered =
-            crate::stored::render(row, project, &creator, &self.profile).map_err(Error::render)?;
+        let rendered = crate::rendered::render(row, project, &creator, &self.profile)
+            .map_err(Error::render)?;
         let desired = Shape::of(&rendered.job.spec);
         if &desired == live {
             return Ok(());

@@ -2,7 +2,7 @@
 //! and deletes them in order before the row is marked deleted.
 
 use super::{Error, Reconciler, Result};
-use crate::cluster::{apply, beside, event_of};
+use crate::cluster::{apply, dependents, event_of};
 use crate::db::projects::Project;
 use crate::db::workloads::{Change, StoredWorkload};
 use kube::Api;
@@ -41,11 +41,11 @@ impl Reconciler {
     pub(super) async fn create(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
         self.still_allowed(row, project).await?;
         let creator = self.db.users().get(row.created_by).await?;
-        let mut rendered =
-            crate::stored::render(row, project, &creator, &self.profile).map_err(Error::render)?;
+        let mut rendered = crate::rendered::render(row, project, &creator, &self.profile)
+            .map_err(Error::render)?;
         let ns = &project.namespace;
         let key = &self.key;
-        beside::create(&self.client, key, row.id, ns, &mut rendered).await?;
+        dependents::create(&self.client, key, row.id, ns, &mut rendered).await?;
         apply::sign(key, row.id, &mut rendered.job);
         let jobs = Api::<Job>::namespaced(self.client.clone(), ns);
         match jobs.create(&PostParams::default(), &rendered.job).await {
@@ -90,7 +90,7 @@ impl Reconciler {
             // The next poke or pass looks again.
             return Ok(());
         }
-        if beside::delete(client, ns, row.id, &self.key).await? > 0 {
+        if dependents::delete(client, ns, row.id, &self.key).await? > 0 {
             return Ok(());
         }
         let Some(deleted) = self.db.workloads().mark_deleted(row.id).await? else {

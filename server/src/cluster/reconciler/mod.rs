@@ -21,14 +21,14 @@
 //! with no row at all are reported, not deleted.
 
 mod edits;
-mod judge;
+mod finish_rules;
 mod lifecycle;
 mod org;
+mod orphans;
 mod rules;
-mod tidy;
 
 pub use super::error::{ACT_TIMEOUT, Cause, Error, Result};
-pub(crate) use judge::{due_verdict, generic_request};
+pub(crate) use finish_rules::{due_verdict, generic_request};
 use rules::{Facts, JobSeen, needs_action, ttl_due};
 
 use super::Shared;

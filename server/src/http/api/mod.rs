@@ -1,6 +1,6 @@
 //! The REST API under `/api/v1`, in the shape of the Run:ai Trainings API (seed 003): trainings and
 //! distributed trainings, their live event stream, and projects. Every handler acts for the
-//! authenticated principal ([`Acting`]) and checks project membership (`crate::access`).
+//! authenticated principal ([`Acting`]) and checks project membership (`crate::authorize`).
 //!
 //! Handlers parse the request, call the service (`crate::control`, `crate::governance`) and shape
 //! the answer; errors become answers in [`error`].
