@@ -323,7 +323,7 @@ impl Application {
                 Ok(())
             }
         };
-        self.cluster.release().await;
+        self.cluster.release(cluster::controller::ACT_TIMEOUT).await;
         self.db.close().await;
         tracing::info!("stopped");
         served

@@ -1,4 +1,4 @@
-//! Supervision of the background tasks (tracker, reconciler, identity provider discovery). A task that panics or ends is
+//! Supervision of the background tasks (watches, controller, identity provider discovery). A task that panics or ends is
 //! started again after a backoff, its restarts are counted, and while it is down `/readyz` names
 //! it: HTTP answering while nothing reconciles must not look healthy.
 

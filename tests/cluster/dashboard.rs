@@ -176,7 +176,7 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
             .text_of(&row, Duration::from_secs(5))
             .await
             .unwrap_or_default();
-        // Whether the store or the page is behind tells the tracker's fault from the stream's.
+        // Whether the store or the page is behind tells the controller's fault from the stream's.
         let stored = tephra
             .get(&format!("{DISTRIBUTED}/{id}"))
             .await

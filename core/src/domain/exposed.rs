@@ -11,9 +11,9 @@
 //! [`Purpose::Cookie`] pass for that host alone. Both are HMAC-signed with a key only Tephra
 //! holds, name their host, user and expiry, and are verified as a whole.
 
+use super::rotating_key::RotatingKey;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
-use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -155,49 +155,28 @@ pub enum PassError {
 
 /// The key passes are signed with: kept in the database's settings, or, with a keys file,
 /// derived from its token keys; then what an older key signed opens while it is listed.
-#[derive(Clone)]
-pub struct PassKey {
-    current: Vec<u8>,
-    older: Vec<Vec<u8>>,
-}
-
-impl std::fmt::Debug for PassKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PassKey(..)")
-    }
-}
+#[derive(Clone, Debug)]
+pub struct PassKey(RotatingKey);
 
 impl PassKey {
     /// A key from its stored form (hex); `None` when it is not hex or too short to be a key.
     pub fn from_hex(stored: &str) -> Option<Self> {
-        let bytes = hex::decode(stored.trim()).ok()?;
-        (bytes.len() >= 32).then_some(PassKey {
-            current: bytes,
-            older: Vec::new(),
-        })
+        RotatingKey::from_hex(stored).map(PassKey)
     }
 
     /// Seals with `current`; opens what `current` or any of `older` sealed.
     pub fn rotating(current: Vec<u8>, older: Vec<Vec<u8>>) -> Self {
-        PassKey { current, older }
+        PassKey(RotatingKey::new(current, older))
     }
 
-    fn mac(key: &[u8], purpose: Purpose, payload: &str) -> Hmac<Sha256> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any size");
-        for part in [purpose.tag(), "\n", payload] {
-            mac.update(part.as_bytes());
-        }
-        mac
+    fn parts(purpose: Purpose, payload: &str) -> [&str; 3] {
+        [purpose.tag(), "\n", payload]
     }
 
     /// `<payload>.<signature>`, both base64url: safe in a query and in a cookie.
     pub fn seal(&self, purpose: Purpose, pass: &Pass) -> String {
         let payload = B64.encode(serde_json::to_vec(pass).expect("a pass serializes"));
-        let signature = B64.encode(
-            Self::mac(&self.current, purpose, &payload)
-                .finalize()
-                .into_bytes(),
-        );
+        let signature = B64.encode(self.0.sign(&Self::parts(purpose, &payload)));
         format!("{payload}.{signature}")
     }
 
@@ -213,14 +192,9 @@ impl PassKey {
         let (payload, signature) = sealed.split_once('.').ok_or(PassError::Malformed)?;
         let signature = B64.decode(signature).map_err(|_| PassError::Malformed)?;
         // `verify_slice` compares in constant time; nothing is read before it passes.
-        std::iter::once(&self.current)
-            .chain(&self.older)
-            .find(|key| {
-                Self::mac(key, purpose, payload)
-                    .verify_slice(&signature)
-                    .is_ok()
-            })
-            .ok_or(PassError::BadSignature)?;
+        if !self.0.verifies(&Self::parts(purpose, payload), &signature) {
+            return Err(PassError::BadSignature);
+        }
         let bytes = B64.decode(payload).map_err(|_| PassError::Malformed)?;
         let pass: Pass = serde_json::from_slice(&bytes).map_err(|_| PassError::Malformed)?;
         if !pass.host.eq_ignore_ascii_case(host) {

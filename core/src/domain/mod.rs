@@ -19,5 +19,6 @@ pub mod preemption;
 pub mod quota;
 pub mod render;
 pub mod request;
+pub mod rotating_key;
 pub mod status;
 pub mod volcano;

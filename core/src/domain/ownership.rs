@@ -11,9 +11,8 @@
 //! handful of keys costs a few HMACs, and a second annotation would be one more thing that can
 //! drift from the signature it describes.
 
-use hmac::{Hmac, Mac};
+use super::rotating_key::RotatingKey;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use sha2::Sha256;
 use uuid::Uuid;
 
 use super::keyring::KeyRing;
@@ -24,68 +23,41 @@ pub const OWNER: &str = "tephra.dev/owner";
 
 /// The keys Tephra signs its Jobs with: the current one, and older ones whose signatures are
 /// still Tephra's.
-#[derive(Clone)]
-pub struct OwnerKey {
-    current: Vec<u8>,
-    older: Vec<Vec<u8>>,
-}
-
-impl std::fmt::Debug for OwnerKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("OwnerKey(..)")
-    }
-}
+#[derive(Clone, Debug)]
+pub struct OwnerKey(RotatingKey);
 
 impl OwnerKey {
     /// A key from its stored form (hex); `None` when it is not hex or too short to be a key.
     pub fn from_hex(stored: &str) -> Option<Self> {
-        let bytes = hex::decode(stored.trim()).ok()?;
-        (bytes.len() >= 32).then_some(OwnerKey {
-            current: bytes,
-            older: Vec::new(),
-        })
+        RotatingKey::from_hex(stored).map(OwnerKey)
     }
 
     /// The keys file's owner ring: its current key signs, every key verifies.
     pub fn from_ring(ring: &KeyRing) -> Self {
-        OwnerKey {
-            current: ring.current().1.bytes().to_vec(),
-            older: ring
-                .keys()
+        OwnerKey(RotatingKey::new(
+            ring.current().1.bytes().to_vec(),
+            ring.keys()
                 .skip(1)
                 .map(|key| key.bytes().to_vec())
                 .collect(),
-        }
+        ))
     }
 
-    fn mac(key: &[u8], id: &str, namespace: &str, name: &str) -> Hmac<Sha256> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any size");
-        // Separators that cannot occur in a UUID or a Kubernetes name keep the fields apart.
-        for part in [id, "\n", namespace, "\n", name] {
-            mac.update(part.as_bytes());
-        }
-        mac
+    /// What is signed: separators that cannot occur in a UUID or a Kubernetes name keep the
+    /// fields apart.
+    fn parts<'a>(id: &'a str, namespace: &'a str, name: &'a str) -> [&'a str; 5] {
+        [id, "\n", namespace, "\n", name]
     }
 
     /// Whether `signature` is any listed key's of `id`, `namespace` and `name`.
     fn signed(&self, signature: &[u8], id: &str, namespace: &str, name: &str) -> bool {
-        // `verify_slice` compares in constant time.
-        std::iter::once(&self.current)
-            .chain(&self.older)
-            .any(|key| {
-                Self::mac(key, id, namespace, name)
-                    .verify_slice(signature)
-                    .is_ok()
-            })
+        self.0
+            .verifies(&Self::parts(id, namespace, name), signature)
     }
 
     /// The owner annotation's value for a workload's Job, under the current key.
     pub fn sign(&self, id: &str, namespace: &str, name: &str) -> String {
-        hex::encode(
-            Self::mac(&self.current, id, namespace, name)
-                .finalize()
-                .into_bytes(),
-        )
+        hex::encode(self.0.sign(&Self::parts(id, namespace, name)))
     }
 
     /// The workload that owns an object with this metadata, if its label and signature agree.
@@ -383,7 +355,7 @@ mod tests {
 
     #[test]
     fn keys_must_be_hex_and_long_enough() {
-        assert!(OwnerKey::from_hex("abcd").is_none());
+        assert!(OwnerKey::from_hex("abcd").is_none(), "too short");
         assert!(OwnerKey::from_hex("zz").is_none());
         assert!(OwnerKey::from_hex(&"00".repeat(32)).is_some());
     }

@@ -92,6 +92,13 @@ impl Backoffs {
         }
     }
 
+    /// How long until the workload's next attempt, when it is failing.
+    pub fn wait(&self, id: Uuid, now: Instant) -> Option<Duration> {
+        self.0
+            .get(&id)
+            .map(|r| r.next.saturating_duration_since(now))
+    }
+
     /// The error shown on the workload.
     pub fn error(&self, id: Uuid) -> Option<&ReconcileError> {
         self.0.get(&id).map(|r| &r.error)

@@ -1,5 +1,6 @@
-//! The cluster side: finding the Kubernetes API, the reconciler that makes the cluster match the
-//! database (ARCHITECTURE.md D1), and the tracker that watches what happens and reports it (D7).
+//! The cluster side: finding the Kubernetes API, the watches that keep the index of what is in the
+//! cluster, and the controller that makes each workload's status true and the cluster match the
+//! database (docs/ARCHITECTURE.md).
 //!
 //! The database is the system of record. Handlers only write rows and [`ClusterHandle::poke`] the
 //! reconciler; nothing on a request path waits for the cluster, so Tephra keeps accepting work
@@ -8,6 +9,7 @@
 mod apply;
 pub mod backoff;
 mod connect;
+pub mod controller;
 mod dependents;
 pub mod error;
 pub mod idle;
@@ -21,11 +23,9 @@ pub mod nodes;
 mod notify;
 pub mod objects;
 mod observe;
-mod pacer;
 mod probe;
-pub mod reconciler;
 mod startup;
-pub mod tracker;
+pub mod watches;
 
 pub use connect::connect;
 pub use installation::{CLUSTER_CREATED_AT_SETTING, cluster_id, owner_key};
@@ -101,7 +101,7 @@ pub struct Orphan {
     pub signed: bool,
 }
 
-/// State the tracker and the reconciler share with the HTTP side.
+/// State the watches and the controller share with the HTTP side.
 #[derive(Clone, Default)]
 pub struct Shared {
     pub index: Arc<RwLock<Index>>,
@@ -159,6 +159,11 @@ pub struct ClusterHandle {
     /// Kept so `leading` stays open; the election owns its own.
     _leading: Arc<watch::Sender<bool>>,
     election: Option<Arc<lease::Election>>,
+    /// Stops the controller on shutdown.
+    stop: tokio_util::sync::CancellationToken,
+    /// Turns true once the stopped controller's reconciles under way have finished; `None`
+    /// without a cluster.
+    drained: Option<watch::Receiver<bool>>,
     /// The API server, for what is read on demand (pod logs); `None` without a cluster.
     pub client: Option<kube::Client>,
     /// What signs and recognises Tephra's objects; `None` without a cluster.
@@ -182,13 +187,29 @@ impl ClusterHandle {
             leading,
             _leading: Arc::new(leading_tx),
             election: None,
+            stop: tokio_util::sync::CancellationToken::new(),
+            drained: None,
             client: None,
             key: None,
         }
     }
 
-    /// Lets the leader Lease go on shutdown, so another replica reconciles at once.
-    pub async fn release(&self) {
+    /// On shutdown: stops the controller, waits (at most `grace`) for the reconciles under way
+    /// to finish, then lets the leader Lease go, so another replica reconciles at once and never
+    /// while this one still acts.
+    pub async fn release(&self, grace: std::time::Duration) {
+        self.stop.cancel();
+        if let Some(drained) = &self.drained {
+            let mut drained = drained.clone();
+            if tokio::time::timeout(grace, drained.wait_for(|d| *d))
+                .await
+                .is_err()
+            {
+                tracing::warn!(
+                    "the controller's reconciles did not finish in time; letting the Lease go anyway"
+                );
+            }
+        }
         if let Some(election) = &self.election {
             election.release().await;
         }

@@ -1,15 +1,18 @@
-//! Starting the cluster side: the tracker, the reconciler and what they need (the leader
+//! Starting the cluster side: the watches, the controller and what they need (the leader
 //! election, the node watch, the API probe, the pokes between replicas), each supervised.
 
+use super::controller::{self, Controller};
 use super::index::Index;
+use super::watches::Watches;
 use super::{ClusterHandle, EVENT_BUFFER, Shared, lease, namespace, nodes, notify, probe};
-use super::{reconciler, tracker};
 use crate::db::Database;
 use crate::supervise;
-use std::sync::{Arc, RwLock};
+use kube::runtime::scheduler::ScheduleRequest;
+use std::sync::{Arc, Mutex, RwLock};
 use tephra_core::domain::cluster::ClusterProfile;
 use tephra_core::domain::ownership::OwnerKey;
 use tokio::sync::{broadcast, mpsc, watch};
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 /// How this replica takes part in choosing the one that reconciles (`lease`).
@@ -32,9 +35,10 @@ pub struct Settings {
     pub project_access: Option<crate::config::ProjectAccess>,
 }
 
-/// Starts the tracker and the reconciler on `client`, each supervised (restarted when it panics
-/// or ends); they run until the process ends. Every replica runs the tracker (its watches feed
-/// its own event streams); only the Lease's holder runs the reconciler.
+/// Starts the watches and the controller on `client`, each supervised (restarted when it panics
+/// or ends); they run until the process ends or the handle is released. Every replica runs both
+/// (the controller derives status for its own event streams); only the Lease's holder writes
+/// status and acts.
 pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -> ClusterHandle {
     let Settings {
         profile,
@@ -44,65 +48,56 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         leadership,
         project_access,
     } = settings;
-    let db_for_pokes = db.clone();
     let (trigger_tx, trigger_rx) = mpsc::unbounded_channel();
-    let (refresh_tx, refresh_rx) = mpsc::unbounded_channel();
+    let (requests_tx, requests_rx) = mpsc::unbounded_channel();
     let (synced_tx, synced_rx) = watch::channel(false);
     let events = broadcast::channel(EVENT_BUFFER).0;
     let shared = Shared {
         index: Arc::new(RwLock::new(Index::new(key.clone()))),
         ..Shared::default()
     };
-    let backoffs = Arc::default();
     let (leading_tx, leading_rx) = watch::channel(leadership.is_none());
     let leading_tx = Arc::new(leading_tx);
     let election = start_election(&client, leadership, &shared, &leading_tx);
-    let tracker = Arc::new(tracker::Tracker {
-        db: db.clone(),
+    let pacer = Arc::new(Mutex::new(controller::pacer::Pacer::new(
+        crate::cluster::watches::PUBLISH_EVERY,
+    )));
+    let watches = Arc::new(Watches {
         shared: shared.clone(),
-        events: events.clone(),
-        backoffs: Arc::clone(&backoffs),
         synced: synced_tx,
         client: client.clone(),
-        refresh: Arc::new(tokio::sync::Mutex::new(refresh_rx)),
-        trigger: trigger_tx.clone(),
-        leading: leading_rx.clone(),
-        generics: Default::default(),
+        requests: requests_tx.clone(),
+        pacer: Arc::clone(&pacer),
     });
-    supervise::supervise("tracker", shared.health.clone(), move || {
-        let tracker = Arc::clone(&tracker);
-        async move { tracker.run().await }
+    supervise::supervise("watches", shared.health.clone(), move || {
+        let watches = Arc::clone(&watches);
+        async move { watches.run().await }
     });
     start_node_watch(&client, &shared, &profile);
     let namespaces = namespace::Namespaces::new(project_access, profile.ingress_namespace.clone());
-    let reconciler = Arc::new(reconciler::Reconciler {
-        db,
+    let controller = Arc::new(Controller {
+        db: db.clone(),
         client: client.clone(),
         profile,
         namespaces,
         shared: shared.clone(),
         key: key.clone(),
-        backoffs,
-        refresh: refresh_tx,
         events: events.clone(),
-        resync,
-        trigger: Arc::new(tokio::sync::Mutex::new(trigger_rx)),
-        synced: synced_rx,
         metrics,
         leading: leading_rx.clone(),
+        synced: synced_rx,
+        resync,
+        backoffs: Mutex::default(),
+        generics: Default::default(),
+        asked: Mutex::default(),
+        pacer,
+        org_synced: tokio::sync::Mutex::new(None),
+        requests: requests_tx,
     });
-    probe::start(reconciler.client.clone(), &shared, resync);
-    supervise::supervise("reconciler", shared.health.clone(), move || {
-        let reconciler = Arc::clone(&reconciler);
-        async move { reconciler.run().await }
-    });
-    let remote = start_pokes(
-        &db_for_pokes,
-        election.is_some(),
-        &trigger_tx,
-        &leading_rx,
-        &shared,
-    );
+    probe::start(client.clone(), &shared, resync);
+    let stop = CancellationToken::new();
+    let drained = start_controller(&controller, requests_rx, trigger_rx, &shared, &stop);
+    let remote = start_pokes(&db, election.is_some(), &trigger_tx, &leading_rx, &shared);
     ClusterHandle {
         id: id.to_owned(),
         trigger: Some(trigger_tx),
@@ -112,9 +107,55 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         leading: leading_rx,
         _leading: leading_tx,
         election,
+        stop,
+        drained: Some(drained),
         client: Some(client),
         key: Some(key),
     }
+}
+
+/// The controller's two loops, supervised: the requests it serves (on every replica) and the
+/// leader's passes and pokes. The returned watch turns true once the controller has stopped
+/// after `stop` and its reconciles under way have finished.
+fn start_controller(
+    controller: &Arc<Controller>,
+    requests: mpsc::UnboundedReceiver<ScheduleRequest<Uuid>>,
+    pokes: mpsc::UnboundedReceiver<Uuid>,
+    shared: &Shared,
+    stop: &CancellationToken,
+) -> watch::Receiver<bool> {
+    let (drained_tx, drained_rx) = watch::channel(false);
+    let requests = Arc::new(tokio::sync::Mutex::new(requests));
+    let (serving, stopping, drained_tx) =
+        (Arc::clone(controller), stop.clone(), Arc::new(drained_tx));
+    supervise::supervise("controller", shared.health.clone(), move || {
+        let (controller, requests, stop) = (
+            Arc::clone(&serving),
+            Arc::clone(&requests),
+            stopping.clone(),
+        );
+        let drained = Arc::clone(&drained_tx);
+        async move {
+            controller.run(&requests, stop.clone()).await;
+            if stop.is_cancelled() {
+                drained.send_replace(true);
+                // Stopped for good: the supervisor must not start it again.
+                std::future::pending::<()>().await;
+            }
+        }
+    });
+    let pokes = Arc::new(tokio::sync::Mutex::new(pokes));
+    let (leader, stopping) = (Arc::clone(controller), stop.clone());
+    supervise::supervise("leader passes", shared.health.clone(), move || {
+        let (controller, pokes, stop) = (Arc::clone(&leader), Arc::clone(&pokes), stopping.clone());
+        async move {
+            tokio::select! {
+                () = controller.lead(&pokes) => {}
+                () = stop.cancelled() => std::future::pending::<()>().await,
+            }
+        }
+    });
+    drained_rx
 }
 
 /// The Lease election of replicas sharing a database, kept running; `None` for the only replica.

@@ -1,5 +1,5 @@
 //! Probes: `/healthz` says the process serves HTTP; `/readyz` says it can do its work (the database
-//! answers, the reconciler and tracker run, the cluster's API server answers, the identity
+//! answers, the controller and the watches run, the cluster's API server answers, the identity
 //! provider has been discovered), so a load balancer
 //! only sends traffic to replicas that can handle it and an operator sees what is wrong.
 

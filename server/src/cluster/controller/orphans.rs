@@ -1,12 +1,12 @@
 //! Tidying up after rows that are gone: Jobs of deleted workloads are deleted; Jobs with Tephra's
 //! labels and no live workload are reported as orphans, never deleted (they may be someone's work).
 
-use super::Reconciler;
+use super::Controller;
 use crate::cluster::{Orphan, apply};
 use std::collections::HashSet;
 use uuid::Uuid;
 
-impl Reconciler {
+impl Controller {
     /// Deletes the Jobs of workloads whose rows are deleted (a delete that finished before the
     /// Job was seen, in an earlier version) and reports Jobs whose rows do not exist at all.
     pub(super) async fn tidy(&self, known: &HashSet<Uuid>) {

@@ -1,14 +1,12 @@
 //! One workload's status: derived from what the index holds, written when it changed (by the
-//! leader only), and broadcast to the event stream. The reconciler is poked when the cluster stopped a Job Tephra
-//! wants running, or a generic job's rule holds.
+//! leader only), and broadcast to the event stream.
 
-use super::Tracker;
-use crate::cluster::reconciler::due_verdict;
+use super::Controller;
 use crate::cluster::{event_of, publish};
 use crate::db::DbError;
 use crate::db::workloads::StoredWorkload;
 use tephra_core::domain::preemption;
-use tephra_core::domain::status::{Observed, derive, is_final, live_status, stopped_in_cluster};
+use tephra_core::domain::status::{derive, is_final, live_status};
 use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
 use tephra_core::model::live::ReconcileError;
 use tephra_core::model::phase::Phase;
@@ -16,9 +14,11 @@ use uuid::Uuid;
 
 /// How one derivation went.
 enum Attempt {
-    Wrote,
-    /// Nothing to write: the status is what the row holds.
-    Unchanged,
+    Wrote(StoredWorkload),
+    /// Nothing to write: the status is what the row holds (or only a follower's broadcast).
+    Unchanged(StoredWorkload),
+    /// The row is gone or deleted.
+    Gone,
     /// The desired phase changed between reading the row and writing.
     Raced,
 }
@@ -27,35 +27,46 @@ enum Attempt {
 /// reading the row and writing the status.
 const RACE_RETRIES: usize = 3;
 
-impl Tracker {
-    /// Derives one workload's status; writes and broadcasts it when it changed. True when it
-    /// wrote.
-    pub async fn publish(&self, id: Uuid) -> Result<bool, DbError> {
+impl Controller {
+    /// Derives one workload's status; writes and broadcasts it when it changed. The row as it
+    /// is now, or `None` when it is gone or deleted.
+    pub async fn status(&self, id: Uuid) -> Result<Option<StoredWorkload>, DbError> {
         for _ in 0..RACE_RETRIES {
-            match self.publish_once(id).await? {
+            match self.status_once(id).await? {
                 Attempt::Raced => continue,
-                Attempt::Unchanged => return Ok(false),
-                Attempt::Wrote => return Ok(true),
+                Attempt::Gone => return Ok(None),
+                Attempt::Unchanged(row) => return Ok(Some(row)),
+                Attempt::Wrote(row) => {
+                    self.pacer
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .wrote(id, tokio::time::Instant::now());
+                    return Ok(Some(row));
+                }
             }
         }
         tracing::debug!(workload = %id, "the desired phase kept changing; the next change derives it");
-        Ok(false)
+        match self.db.workloads().get(id).await {
+            Ok(row) if row.deleted_at.is_none() => Ok(Some(row)),
+            Ok(_) | Err(DbError::NotFound) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
-    /// One attempt at [`Self::publish`].
-    async fn publish_once(&self, id: Uuid) -> Result<Attempt, DbError> {
+    /// One attempt at [`Self::status`].
+    async fn status_once(&self, id: Uuid) -> Result<Attempt, DbError> {
         let row = match self.db.workloads().get(id).await {
             Ok(row) => row,
             // Objects of rows deleted by hand: the reconciler reports those as orphans.
             Err(DbError::NotFound) => {
                 self.generics.forget(id);
-                return Ok(Attempt::Unchanged);
+                return Ok(Attempt::Gone);
             }
             Err(e) => return Err(e),
         };
         if row.deleted_at.is_some() {
             self.generics.forget(id);
-            return Ok(Attempt::Unchanged);
+            return Ok(Attempt::Gone);
         }
         let entry = self
             .shared
@@ -65,14 +76,10 @@ impl Tracker {
             .unwrap_or_default();
         if is_final(row.actual_phase, &entry.observed) {
             // The Job was collected: keep the outcome and the last pods it had.
-            return Ok(Attempt::Unchanged);
+            return Ok(Attempt::Unchanged(row));
         }
-        if row.desired_phase == Phase::Running
-            && *self.leading.borrow()
-            && (stopped_in_cluster(&entry.observed).is_some()
-                || self.rule_holds(&row, &entry.observed))
-        {
-            let _ = self.trigger.send(id);
+        if row.actual_phase.is_finished() {
+            self.generics.forget(row.id);
         }
         let derived = derive(row.desired_phase, row.actual_phase, &entry.observed);
         let mut status = live_status(&entry.observed);
@@ -92,11 +99,15 @@ impl Tracker {
             _ => derived.reason,
         };
         if row.actual_phase == derived.phase && row.phase_reason == reason && row.status == status {
-            return Ok(Attempt::Unchanged);
+            return Ok(Attempt::Unchanged(row));
         }
         if !*self.leading.borrow() {
-            self.show_unwritten(row, derived.phase, reason, status);
-            return Ok(Attempt::Unchanged);
+            return Ok(Attempt::Unchanged(self.show_unwritten(
+                row,
+                derived.phase,
+                reason,
+                status,
+            )));
         }
         let Some(updated) = self
             .db
@@ -117,7 +128,7 @@ impl Tracker {
             self.record_preemption(id, &status).await?;
         }
         publish(&self.events, &event_of(&updated, false));
-        Ok(Attempt::Wrote)
+        Ok(Attempt::Wrote(updated))
     }
 
     /// The history keeps every preemption: the training never silently restarts.
@@ -150,45 +161,21 @@ impl Tracker {
         phase: Phase,
         reason: Option<String>,
         status: tephra_core::model::workload::LiveStatus,
-    ) {
+    ) -> StoredWorkload {
         row.actual_phase = phase;
         row.phase_reason = reason;
         row.status = status;
         publish(&self.events, &event_of(&row, false));
+        row
     }
 
     /// The reconciler's error to show on the workload. Only the replica that reconciles knows its
     /// errors; another keeps what it recorded, or the two would undo each other's status.
     fn reconcile_error(&self, row: &StoredWorkload) -> Option<ReconcileError> {
         if *self.leading.borrow() {
-            self.backoffs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .error(row.id)
-                .cloned()
+            self.lock_backoffs().error(row.id).cloned()
         } else {
             row.status.reconcile_error.clone()
         }
-    }
-
-    /// A generic job's rule holds and its verdict is not recorded yet: the reconciler records it.
-    /// Not while the reconciler is failing on the workload: its backoff retries, and a poke per
-    /// derivation would retry at once, in a loop.
-    fn rule_holds(&self, row: &StoredWorkload, observed: &Observed) -> bool {
-        let failing = self
-            .backoffs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .error(row.id)
-            .is_some();
-        if row.actual_phase.is_finished() {
-            self.generics.forget(row.id);
-            return false;
-        }
-        !failing
-            && self
-                .generics
-                .of(row)
-                .is_some_and(|request| due_verdict(&request, observed).is_some())
     }
 }

@@ -3,7 +3,7 @@
 //! request; parsing and validating the stored JSON each time would cost a full check per watch
 //! event. A request changes only by an edit, so the parse is kept until the stored spec differs.
 
-use crate::cluster::reconciler::generic_request;
+use super::finish_rules::generic_request;
 use crate::db::workloads::StoredWorkload;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

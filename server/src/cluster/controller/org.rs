@@ -3,7 +3,7 @@
 //! every pass so a queue edited or deleted by hand comes back; and the queues of departments and
 //! projects that are gone, deleted.
 
-use super::{Error, Reconciler, Result};
+use super::{Controller, Error, Result};
 use crate::cluster::apply;
 use crate::cluster::namespace::ProjectNamespace;
 use crate::db::projects::Project;
@@ -12,7 +12,7 @@ use tephra_core::domain::authz::Scope;
 use tephra_core::domain::policy;
 use tephra_core::domain::quota::queues::{OrgUnit, queues};
 
-impl Reconciler {
+impl Controller {
     /// A project's namespace, labelled with the Pod Security level its policies allow (both
     /// kinds': a namespace holds trainings and distributed trainings).
     pub(super) async fn ensure_namespace(&self, project: &Project) -> Result<()> {
@@ -34,13 +34,21 @@ impl Reconciler {
     }
 
     /// [`Self::sync_org`], logging a failure (the next pass retries).
-    pub(super) async fn sync_org_logged(&self, synced: &mut Option<std::time::Instant>) {
-        match self.sync_org().await {
-            Ok(_) => *synced = Some(std::time::Instant::now()),
-            Err(error) => {
-                tracing::warn!(%error, "cannot apply the departments' and projects' queues")
-            }
+    pub(super) async fn sync_org_logged(&self) {
+        if let Err(error) = self.sync_org_if_older(std::time::Duration::ZERO).await {
+            tracing::warn!(%error, "cannot apply the departments' and projects' queues")
         }
+    }
+
+    /// Applies the organisation unless that was done less than `age` ago; one at a time.
+    pub(super) async fn sync_org_if_older(&self, age: std::time::Duration) -> Result<()> {
+        let mut synced = self.org_synced.lock().await;
+        if synced.is_some_and(|at| at.elapsed() < age) {
+            return Ok(());
+        }
+        self.sync_org().await?;
+        *synced = Some(std::time::Instant::now());
+        Ok(())
     }
 
     /// Applies the whole organisation; returns how many queues it applied.

@@ -2,7 +2,8 @@
 //! what Volcano lets change (workers, gang, priority class) is patched onto the Job. A Job someone
 //! changed by hand (drift) is left as it is, as everywhere else.
 
-use super::{Error, Reconciler, Result, live_edit};
+use super::{Controller, Error, Result};
+use crate::cluster::live_edit;
 use crate::db::projects::Project;
 use crate::db::workloads::StoredWorkload;
 use tephra_core::domain::live_edit::Shape;
@@ -15,7 +16,7 @@ pub(super) fn live_shape(observed: &Observed) -> Option<Shape> {
     (!job.deleting && drift(observed).is_none()).then(|| job.shape.clone())
 }
 
-impl Reconciler {
+impl Controller {
     /// Patches the Job when the stored request (edited since) renders another shape than `live`.
     pub(super) async fn follow_edit(
         &self,

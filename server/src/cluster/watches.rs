@@ -1,13 +1,12 @@
-//! Live status: watches Volcano Jobs, PodGroups and pods labelled by Tephra, and Events about them;
-//! keeps the [`Index`] current; derives each changed workload's phase and status
-//! (`domain::status`), writes what changed to the database, and broadcasts it to the event stream.
+//! The watches: Volcano Jobs, PodGroups and pods labelled by Tephra, and Events about them. They
+//! keep the [`Index`] current and ask the controller to look at each workload a change touched,
+//! at most once per [`PUBLISH_EVERY`] per workload ([`Pacer`]).
 
 use super::Shared;
-use super::backoff::Backoffs;
+use super::controller::pacer::Pacer;
+use super::controller::{Requests, now};
 use super::index::{Index, ObjectKind};
 use super::objects::PodGroup;
-use super::pacer::Pacer;
-use crate::db::Database;
 use futures::{Stream, StreamExt};
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::runtime::{WatchStreamExt, watcher};
@@ -18,24 +17,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tephra_core::domain::labels::MANAGED_SELECTOR;
 use tephra_core::domain::volcano::Job;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-mod generics;
-mod publish;
-
-pub use generics::ParsedGenerics;
-
-/// One thing that happened, from any watch or from the reconciler.
+/// One thing that happened, from any watch.
 enum Change {
     Job(watcher::Event<Job>),
     PodGroup(watcher::Event<PodGroup>),
     // Pods and Events are boxed: they are large, and batches hold hundreds of changes.
     Pod(Box<watcher::Event<Pod>>),
     Event(Box<watcher::Event<Event>>),
-    /// The reconciler acted on (or could not reach the cluster for) a workload: derive it again.
-    Refresh(Uuid),
     /// A watch failed; it retries with backoff.
     WatchFailed(&'static str, String),
 }
@@ -62,35 +54,26 @@ where
     )
 }
 
-/// Derives and publishes workload status; see the module docs.
-pub struct Tracker {
-    pub(super) db: Database,
+/// Keeps the index current; see the module docs.
+pub struct Watches {
     pub(super) shared: Shared,
-    pub(super) events: super::Events,
-    /// The reconciler's errors per workload, shown on each workload's status.
-    pub(super) backoffs: Arc<Mutex<Backoffs>>,
     /// Set once the Job and Pod watches have listed everything once.
     pub(super) synced: watch::Sender<bool>,
     pub(super) client: Client,
-    /// Refresh requests from the reconciler. Behind a lock so a restarted tracker takes it over.
-    pub(super) refresh: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Uuid>>>,
-    /// Pokes the reconciler (when Volcano stopped a Job Tephra wants running).
-    pub(super) trigger: mpsc::UnboundedSender<Uuid>,
-    /// Whether this replica reconciles: the leader's own tracker sees the same cluster and pokes
-    /// its reconciler, so a follower's would only pile up.
-    pub(super) leading: tokio::sync::watch::Receiver<bool>,
-    /// Generic workloads' requests, parsed once per stored spec for their finish rules.
-    pub(super) generics: ParsedGenerics,
+    /// The controller's requests.
+    pub(super) requests: Requests,
+    /// The pace per workload, which the controller's status writes set.
+    pub(super) pacer: Arc<Mutex<Pacer>>,
 }
 
 /// At most this many changes are applied to the index before the touched workloads are derived.
 const BATCH: usize = 1024;
 
-/// A workload's status is written and broadcast at most this often. A thousand pods starting
+/// A workload's status is derived (and written and broadcast) at most this often. A thousand pods starting
 /// make thousands of watch events; each one would otherwise rewrite the row (with its pod list)
 /// and go to every open event stream. The first change after a quiet spell goes out at once
 /// ([`Pacer`]: the pace is per workload).
-const PUBLISH_EVERY: Duration = Duration::from_millis(250);
+pub const PUBLISH_EVERY: Duration = Duration::from_millis(250);
 
 /// What the watch loop remembers between batches.
 #[derive(Default)]
@@ -101,14 +84,12 @@ struct Seen {
     last_failure: Option<String>,
 }
 
-impl Tracker {
-    /// Runs until the process ends: watch changes and refresh requests are applied in batches
-    /// (everything ready at once); each touched workload is derived at most once per
+impl Watches {
+    /// Runs until the process ends: watch changes are applied in batches (everything ready at
+    /// once); the controller is asked to look at each touched workload at most once per
     /// [`PUBLISH_EVERY`].
     pub async fn run(&self) {
         let client = self.client.clone();
-        let mut refresh = Arc::clone(&self.refresh).lock_owned().await;
-        let refresh = futures::stream::poll_fn(move |cx| refresh.poll_recv(cx));
         let selector = watcher::Config::default().labels(MANAGED_SELECTOR);
         let streams: Vec<ChangeStream> = vec![
             watch_stream(
@@ -132,13 +113,11 @@ impl Tracker {
                 "events",
                 |e| Change::Event(Box::new(e)),
             ),
-            Box::pin(refresh.map(Change::Refresh)),
         ];
         let mut changes = futures::stream::select_all(streams).ready_chunks(BATCH);
         let mut seen = Seen::default();
-        let mut pacer = Pacer::new(PUBLISH_EVERY);
         loop {
-            let next_due = pacer.next_due(Instant::now());
+            let next_due = self.pacer().next_due(Instant::now());
             let turn_comes = async {
                 match next_due {
                     Some(at) => tokio::time::sleep_until(at).await,
@@ -148,20 +127,20 @@ impl Tracker {
             tokio::select! {
                 batch = changes.next() => {
                     let Some(batch) = batch else { break };
-                    pacer.touch(self.apply_batch(batch, &mut seen));
+                    let touched = self.apply_batch(batch, &mut seen);
+                    self.pacer().touch(touched);
                 }
                 () = turn_comes => {}
             }
-            for id in pacer.due(Instant::now()) {
-                match self.publish(id).await {
-                    Ok(true) => pacer.wrote(id, Instant::now()),
-                    Ok(false) => {}
-                    Err(error) => {
-                        tracing::error!(workload = %id, %error, "cannot record the workload's status");
-                    }
-                }
+            let due = self.pacer().due(Instant::now());
+            for id in due {
+                let _ = self.requests.send(now(id));
             }
         }
+    }
+
+    fn pacer(&self) -> std::sync::MutexGuard<'_, Pacer> {
+        self.pacer.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Applies a batch of changes to the index; returns the workloads they touched.
@@ -211,9 +190,6 @@ impl Tracker {
                         | watcher::Event::Init
                         | watcher::Event::InitDone => {}
                     },
-                    Change::Refresh(id) => {
-                        touched.insert(id);
-                    }
                     Change::WatchFailed(what, error) => {
                         // A watch fails every few seconds while the API server is away; say
                         // so once per distinct error.

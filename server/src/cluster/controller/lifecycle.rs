@@ -1,7 +1,7 @@
 //! What the reconciler does to a workload's objects: creates them, adopts a stop Volcano made,
 //! and deletes them in order before the row is marked deleted.
 
-use super::{Error, Reconciler, Result};
+use super::{Controller, Error, Result};
 use crate::cluster::{apply, dependents, event_of};
 use crate::db::projects::Project;
 use crate::db::workloads::{Change, StoredWorkload};
@@ -13,10 +13,24 @@ use tephra_core::domain::request::Request;
 use tephra_core::domain::volcano::Job;
 use tephra_core::model::phase::Phase;
 
-impl Reconciler {
+impl Controller {
     /// Volcano stopped the Job: record the workload as suspended (if no action came first) and
     /// remove the stopped Job, so a resume creates it again like any other.
     pub(super) async fn adopt_stop(&self, row: &StoredWorkload, why: Option<String>) -> Result<()> {
+        // The watch may lag: a Job this stop was already adopted for (and deleted) can still
+        // look stopped and alive in the index after the user resumed. The API server says
+        // whether it is still there and not being deleted; otherwise a resume would be undone.
+        let ns = self.db.projects().get(row.project_id).await?.namespace;
+        let jobs = Api::<Job>::namespaced(self.client.clone(), &ns);
+        match jobs.get_opt(&row.name).await? {
+            Some(job)
+                if job.metadata.deletion_timestamp.is_none()
+                    && self.key.owner(&job.metadata) == Some(row.id)
+                    && job.status.as_ref().is_some_and(|s| {
+                        matches!(s.state.phase.as_str(), "Aborting" | "Aborted")
+                    }) => {}
+            _ => return Ok(()),
+        }
         let change = Change {
             actor: None,
             action: tephra_core::model::history::HistoryAction::Suspend,
@@ -30,7 +44,6 @@ impl Reconciler {
         {
             tracing::info!(workload = %row.id, "Volcano stopped the Job; the workload is now suspended");
             crate::cluster::publish(&self.events, &event_of(&updated, false));
-            let ns = self.db.projects().get(row.project_id).await?.namespace;
             apply::delete_job(&self.client, &ns, &row.name, row.id, &self.key).await?;
         }
         Ok(())

@@ -5,7 +5,7 @@
 //! finished and keeps the finished ones; All removes the Job and every pod once the finish is
 //! recorded (the workload's Job TTL of 0).
 
-use super::{Reconciler, Result};
+use super::{Controller, Result};
 use crate::db::projects::Project;
 use crate::db::workloads::StoredWorkload;
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams};
@@ -42,7 +42,7 @@ pub(crate) fn due_verdict(request: &Generic, observed: &Observed) -> Option<Verd
     finish::judge(request, &job.name, &observed.pods)
 }
 
-impl Reconciler {
+impl Controller {
     /// Records a generic job's verdict on its Job once a rule holds, and acts on its clean-up
     /// policy.
     pub(super) async fn judge(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
