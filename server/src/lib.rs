@@ -5,22 +5,19 @@
 
 pub mod auth;
 pub mod authorize;
-pub mod backend;
 pub mod cluster;
 pub mod config;
-pub mod control;
 pub mod db;
-pub mod governance;
 pub mod http;
 pub mod metrics;
 pub mod prometheus;
 pub mod render_cli;
 pub mod rendered;
+pub mod service;
 pub mod supervise;
 pub mod telemetry;
 
 use anyhow::Context;
-use app::backend::SharedBackend;
 use axum::serve::ListenerExt;
 use config::ServeArgs;
 use db::Database;
@@ -61,7 +58,7 @@ async fn open_database(args: &ServeArgs) -> anyhow::Result<Database> {
     Ok(db)
 }
 
-/// The cluster's watchers and reconciler, or a detached handle when no cluster is configured
+/// The cluster's watches and controller, or a detached handle when no cluster is configured
 /// (the dashboard still serves what the database holds).
 async fn start_cluster(
     args: &ServeArgs,
@@ -171,23 +168,23 @@ async fn listen(addr: SocketAddr) -> anyhow::Result<(TcpListener, SocketAddr)> {
 }
 
 /// The idle GPU rule's controller, when GPU use can be read (`--prometheus-url`).
-fn start_idle_rule(control: &control::Control) {
-    let Some(prometheus) = control.prometheus.clone() else {
+fn start_idle_rule(config: &service::ServiceConfig) {
+    let Some(prometheus) = config.prometheus.clone() else {
         return;
     };
-    let idle =
-        cluster::idle::IdleRule::new(control.db.clone(), prometheus, control.cluster.clone());
+    let idle = cluster::idle::IdleRule::new(config.db.clone(), prometheus, config.cluster.clone());
     supervise::supervise(
         "idle GPU rule",
-        control.cluster.shared.health.clone(),
+        config.cluster.shared.health.clone(),
         move || idle.clone().run(),
     );
 }
 
 /// Workloads stored before quotas have no recorded demand; quotas count it, so it is measured
 /// once at start.
-async fn measure_older_workloads(control: &control::Control) -> anyhow::Result<()> {
-    let measured = control
+async fn measure_older_workloads(services: &service::Services) -> anyhow::Result<()> {
+    let measured = services
+        .workloads()
         .measure_unmeasured()
         .await
         .context("cannot measure the workloads stored before quotas")?;
@@ -218,7 +215,7 @@ impl Application {
         let leptos_options = leptos_options(args, local_addr);
         let cluster_configured = cluster.is_configured();
         let release = cluster.clone();
-        let control = control::Control {
+        let config = service::ServiceConfig {
             db: db.clone(),
             cluster,
             profile: Arc::new(profile),
@@ -236,23 +233,17 @@ impl Application {
                 .map_err(anyhow::Error::msg)?,
         };
         if cluster_configured {
-            start_idle_rule(&control);
+            start_idle_rule(&config);
         }
-        measure_older_workloads(&control).await?;
-        let backend: SharedBackend = Arc::new(backend::Services {
-            control: control.clone(),
-            auth: auth.clone(),
-            started_at: chrono::Utc::now(),
-        });
+        let services = service::Services::new(config, auth);
+        measure_older_workloads(&services).await?;
         let router = http::build_router(http::AppState {
             leptos_options,
-            backend,
-            control,
+            services,
             site: http::cross_site::SitePolicy {
                 dev_login,
                 public_host: args.auth.public_url(args.addr)?.map(|url| url.host),
             },
-            auth,
             sessions,
             exposed_key,
             limits: http::limits::RateLimiter::new(args.limits.limits()?),

@@ -1,5 +1,5 @@
 //! A stored workload read back: its request parsed by the schema it was stored under and rendered
-//! for its project and creator. The reconciler that creates the Job and the page that shows it
+//! for its project and creator. The controller that creates the Job and the page that shows it
 //! both render through here, so they cannot disagree.
 
 use crate::db::projects::Project;

@@ -818,7 +818,7 @@ async fn the_audit_trail_keeps_order(db: &Database, _: &str) {
 async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Database, _: &str) {
     db.projects().ensure_default().await.unwrap();
     let user_id = user(db, "mallory").await;
-    let control = quota::control(db);
+    let services = quota::services(db).await;
     let principal = Principal {
         user_id: user_id.to_string(),
         subject: "mallory".into(),
@@ -898,9 +898,14 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
     for (kind, body, field, message) in cases {
         for preview in [false, true] {
             let err = if preview {
-                control.preview(kind, &principal, &body).await.unwrap_err()
+                services
+                    .workloads()
+                    .preview(kind, &principal, &body)
+                    .await
+                    .unwrap_err()
             } else {
-                control
+                services
+                    .workloads()
                     .submit(kind, &principal, body.clone())
                     .await
                     .unwrap_err()
@@ -926,7 +931,8 @@ async fn bad_input_gets_the_same_400_on_both_engines_and_stores_nothing(db: &Dat
 
     // The same path stores a valid request on this engine.
     let fine = training(json!({ "command": "python train.py", "parallelism": 1000 }));
-    control
+    services
+        .workloads()
         .submit(WorkloadKind::Training, &principal, fine)
         .await
         .expect("a valid request is stored");

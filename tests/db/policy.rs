@@ -1,7 +1,7 @@
 //! Policies through the service, on both engines: the built-in node protection, inner scopes
 //! that may only narrow, defaults that fill a request, and a resume held to today's policy.
 
-use super::quota::{admin, control};
+use super::quota::{admin, services};
 use app::error::AppError;
 use serde_json::{Value, json};
 use server::db::Database;
@@ -28,7 +28,7 @@ fn refusals(result: Result<impl std::fmt::Debug, AppError>) -> Vec<(String, Stri
 
 pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Database, _: &str) {
     let user = super::user(db, "root").await;
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(user);
     let project = Scope::Project(db.projects().ensure_default().await.unwrap().id.to_string());
     // The built-in system policy refuses what reaches into the node.
@@ -38,7 +38,8 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         "storage": { "hostPath": [{ "name": "h", "path": "/var/log", "mountPath": "/logs" }] } }),
     );
     let found = refusals(
-        control
+        services
+            .workloads()
             .submit(WorkloadKind::Training, &root, host.clone())
             .await,
     );
@@ -56,20 +57,27 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     // A project policy narrows: at most 2 GPUs, and a default CPU request.
     let narrow = json!({ "defaults": { "compute": { "cpuCoreRequest": 0.5 } },
                          "rules": { "compute": { "gpuDevicesRequest": { "max": 2 } } } });
-    control
+    services
+        .organisation()
         .set_policy(&root, &project, PolicyKind::Trainings, &narrow)
         .await
         .expect("a narrower project policy");
     let big = training("big", json!({ "compute": { "gpuDevicesRequest": 4 } }));
     assert_eq!(
-        refusals(control.submit(WorkloadKind::Training, &root, big).await),
+        refusals(
+            services
+                .workloads()
+                .submit(WorkloadKind::Training, &root, big)
+                .await
+        ),
         [(
             "spec.compute.gpuDevicesRequest".to_owned(),
             "must be at most 2 (project \"default\"'s policy)".to_owned()
         )]
     );
     let small = training("small", json!({ "compute": { "gpuDevicesRequest": 1 } }));
-    let stored = control
+    let stored = services
+        .workloads()
         .submit(WorkloadKind::Training, &root, small)
         .await
         .expect("within the rules");
@@ -81,7 +89,8 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     // Widening the system policy from a project is refused, naming both.
     let wide = json!({ "rules": { "security": { "hostNetwork": { "canEdit": true } } } });
     let found = refusals(
-        control
+        services
+            .organisation()
             .set_policy(&root, &project, PolicyKind::Trainings, &wide)
             .await,
     );
@@ -96,7 +105,8 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     let bad_default = json!({ "defaults": { "compute": { "gpuDevicesRequest": 3 } },
                               "rules": { "compute": { "gpuDevicesRequest": { "max": 2 } } } });
     let found = refusals(
-        control
+        services
+            .organisation()
             .set_policy(&root, &project, PolicyKind::Trainings, &bad_default)
             .await,
     );
@@ -105,7 +115,8 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         "{found:?}"
     );
     // A resume is held to the policy of the day.
-    control
+    services
+        .workloads()
         .act(
             None,
             Action::Suspend,
@@ -128,12 +139,14 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         .expect("recorded")
         .expect("desired phase unchanged");
     let tighter = json!({ "rules": { "compute": { "gpuDevicesRequest": { "max": 0 } } } });
-    control
+    services
+        .organisation()
         .set_policy(&root, &project, PolicyKind::Trainings, &tighter)
         .await
         .expect("tighter");
     let found = refusals(
-        control
+        services
+            .workloads()
             .act(
                 None,
                 Action::Resume,
@@ -145,7 +158,8 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     assert_eq!(found[0].0, "spec.compute.gpuDevicesRequest");
     // A system policy that leaves node protection's rules out keeps them; one that names them
     // relaxes them, explicitly: host network and host paths become possible.
-    control
+    services
+        .organisation()
         .set_policy(
             &root,
             &Scope::System,
@@ -155,7 +169,8 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         .await
         .expect("system policy");
     assert!(
-        control
+        services
+            .workloads()
             .submit(WorkloadKind::Training, &root, host.clone())
             .await
             .is_err(),
@@ -164,15 +179,18 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     let relax = json!({ "rules": {
         "security": { "hostNetwork": { "canEdit": true } },
         "storage": { "hostPath": { "canAdd": true } } } });
-    control
+    services
+        .organisation()
         .set_policy(&root, &Scope::System, PolicyKind::Trainings, &relax)
         .await
         .expect("system policy");
-    control
+    services
+        .organisation()
         .delete_policy(&root, &project, PolicyKind::Trainings)
         .await
         .expect("project policy removed");
-    control
+    services
+        .workloads()
         .submit(WorkloadKind::Training, &root, host)
         .await
         .expect("allowed by the system policy now");

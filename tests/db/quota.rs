@@ -2,9 +2,10 @@
 
 use app::error::AppError;
 use serde_json::json;
+use server::auth::{Admins, Authenticator};
 use server::cluster::ClusterHandle;
-use server::control::Control;
 use server::db::Database;
+use server::service::{ServiceConfig, Services};
 use std::sync::Arc;
 use tephra_core::domain::cluster::ClusterProfile;
 use tephra_core::domain::request::WorkloadKind;
@@ -13,8 +14,9 @@ use tephra_core::model::org::{DepartmentRequest, PoolRef, PoolResources, Project
 use tephra_core::model::phase::Phase;
 use tephra_core::model::principal::{Grant, Principal};
 
-pub(crate) fn control(db: &Database) -> Control {
-    Control {
+/// The services as start-up builds them, over `db` and without a cluster.
+pub(crate) async fn services(db: &Database) -> Services {
+    let config = ServiceConfig {
         db: db.clone(),
         cluster: ClusterHandle::detached("default"),
         profile: Arc::new(ClusterProfile::default()),
@@ -25,7 +27,11 @@ pub(crate) fn control(db: &Database) -> Control {
         },
         metrics: server::metrics::Metrics::new(),
         prometheus: None,
-    }
+    };
+    let auth = Authenticator::new(db, false, None, Admins::default(), 3600, None)
+        .await
+        .expect("the authenticator");
+    Services::new(config, auth)
 }
 
 pub(crate) fn admin(user_id: uuid::Uuid) -> Principal {
@@ -86,9 +92,10 @@ fn one_gpu(name: &str, project: &str) -> serde_json::Value {
 /// accepted, the rest are refused with the numbers, and the stored use never passes the limit.
 pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &str) {
     let user = super::user(db, "root").await;
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(user);
-    control
+    services
+        .organisation()
         .create_department(
             &root,
             DepartmentRequest {
@@ -100,7 +107,8 @@ pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &st
         )
         .await
         .expect("department created");
-    let created = control
+    let created = services
+        .organisation()
         .create_project(
             &root,
             project("vision", "research", gpus(Some(4.0), Some(10.0))),
@@ -110,9 +118,10 @@ pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &st
     assert_eq!(created.parent_name, "research");
     let tasks: Vec<_> = (0..50)
         .map(|i| {
-            let (control, root) = (control.clone(), root.clone());
+            let (services, root) = (services.clone(), root.clone());
             tokio::spawn(async move {
-                control
+                services
+                    .workloads()
                     .submit(
                         WorkloadKind::Training,
                         &root,
@@ -140,13 +149,15 @@ pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &st
     }
     assert_eq!(accepted, 10, "the limit is 10 GPUs, one each");
     // The department's limit (12) caps its projects together.
-    control
+    services
+        .organisation()
         .create_project(&root, project("speech", "research", gpus(Some(2.0), None)))
         .await
         .expect("second project");
     let mut speech = 0;
     for i in 0..5 {
-        if control
+        if services
+            .workloads()
             .submit(
                 WorkloadKind::Training,
                 &root,
@@ -161,11 +172,13 @@ pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &st
     assert_eq!(speech, 2, "12 in the department, 10 already used by vision");
     // The department is at its limit, but 6 of vision's 10 are borrowed beyond its quota of 4:
     // a project within its own quota is admitted, and Volcano reclaims the borrowed GPUs.
-    control
+    services
+        .organisation()
         .create_project(&root, project("audio", "research", gpus(Some(2.0), None)))
         .await
         .expect("third project");
-    control
+    services
+        .workloads()
         .submit(WorkloadKind::Training, &root, one_gpu("a0", "audio"))
         .await
         .expect("within audio's quota, the borrowed GPUs do not count against it");
@@ -175,9 +188,10 @@ pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &st
 /// while something is inside, and Run:ai's integer ids.
 pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Database, _: &str) {
     let user = super::user(db, "root").await;
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(user);
-    let department = control
+    let department = services
+        .organisation()
         .create_department(
             &root,
             DepartmentRequest {
@@ -190,7 +204,8 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
         .await
         .unwrap();
     assert!(department.id.parse::<i64>().is_ok(), "{}", department.id);
-    let vision = control
+    let vision = services
+        .organisation()
         .create_project(
             &root,
             project("vision", &department.id, gpus(Some(3.0), Some(6.0))),
@@ -199,7 +214,8 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
         .unwrap();
     assert!(vision.id.parse::<i64>().is_ok());
     assert_eq!(vision.requested_namespace, "tephra-vision");
-    let Err(AppError::Rejected(errors)) = control
+    let Err(AppError::Rejected(errors)) = services
+        .organisation()
         .create_project(
             &root,
             project("speech", "research", gpus(Some(2.0), Some(8.0))),
@@ -214,7 +230,8 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
             .message
             .contains("would total 5 GPUs; its quota is 4 GPUs")
     );
-    let Err(AppError::Rejected(errors)) = control
+    let Err(AppError::Rejected(errors)) = services
+        .organisation()
         .create_project(
             &root,
             project("Bad_Name", "research", gpus(Some(5.0), Some(1.0))),
@@ -226,20 +243,30 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
     let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(paths, ["name", "resources[0].gpu.limit"]);
     // The project is found by its integer id and by its name.
-    let by_id = control.org_project(&root, &vision.id).await.unwrap();
-    let by_name = control.org_project(&root, "vision").await.unwrap();
+    let by_id = services
+        .organisation()
+        .org_project(&root, &vision.id)
+        .await
+        .unwrap();
+    let by_name = services
+        .organisation()
+        .org_project(&root, "vision")
+        .await
+        .unwrap();
     assert_eq!(by_id, by_name);
-    control
+    services
+        .workloads()
         .submit(WorkloadKind::Training, &root, one_gpu("busy", &vision.id))
         .await
         .expect("submitted by integer id");
     // Whether more would fit, without storing anything.
     let fit = |gpus: u32| {
-        let (control, root) = (control.clone(), root.clone());
+        let (services, root) = (services.clone(), root.clone());
         async move {
             let body = json!({ "name": "probe", "projectId": "vision",
                 "spec": { "image": "x", "compute": { "gpuDevicesRequest": gpus } } });
-            control
+            services
+                .workloads()
                 .fit(WorkloadKind::Training, &root, &body)
                 .await
                 .unwrap()
@@ -260,19 +287,28 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
     assert_eq!(refused.verdict, Verdict::Refused);
     assert_eq!(refused.details[0].field, "spec.compute");
     assert_eq!(refused.free_gpus, None, "no cluster, no nodes known");
-    let Err(AppError::Conflict(message)) = control.delete_project(&root, "vision").await else {
+    let Err(AppError::Conflict(message)) = services
+        .organisation()
+        .delete_project(&root, "vision")
+        .await
+    else {
         panic!("a project with a live workload");
     };
     assert!(message.contains("still has workloads: busy"), "{message}");
-    let Err(AppError::Conflict(message)) = control.delete_department(&root, "research").await
+    let Err(AppError::Conflict(message)) = services
+        .organisation()
+        .delete_department(&root, "research")
+        .await
     else {
         panic!("a department with a project");
     };
     assert!(message.contains("still has projects: vision"), "{message}");
     let mut renamed = project("other", "research", Vec::new());
     renamed.description = Some("x".into());
-    let Err(AppError::Invalid { field, message }) =
-        control.update_project(&root, "vision", renamed).await
+    let Err(AppError::Invalid { field, message }) = services
+        .organisation()
+        .update_project(&root, "vision", renamed)
+        .await
     else {
         panic!("a project keeps its name");
     };
@@ -283,9 +319,10 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
 /// A project's page: what it holds (placed) and waits for (admitted), per resource and by the
 /// user who submitted it; only its members and administrators may read it.
 pub async fn a_projects_usage_splits_placed_and_waiting_work_by_user(db: &Database, _: &str) {
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(super::user(db, "root").await);
-    control
+    services
+        .organisation()
         .create_project(
             &root,
             project("shared", "default", gpus(Some(4.0), Some(8.0))),
@@ -296,7 +333,8 @@ pub async fn a_projects_usage_splits_placed_and_waiting_work_by_user(db: &Databa
     let bo = admin(super::user(db, "bo").await);
     let mut ada_first = None;
     for (who, name) in [(&ada, "a1"), (&ada, "a2"), (&bo, "b1")] {
-        let accepted = control
+        let accepted = services
+            .workloads()
             .submit(WorkloadKind::Training, who, one_gpu(name, "shared"))
             .await
             .expect("admitted");
@@ -315,7 +353,8 @@ pub async fn a_projects_usage_splits_placed_and_waiting_work_by_user(db: &Databa
         .unwrap()
         .expect("status written");
 
-    let usage = control
+    let usage = services
+        .organisation()
         .project_usage(&root, "shared")
         .await
         .expect("the administrator reads it");
@@ -341,7 +380,10 @@ pub async fn a_projects_usage_splits_placed_and_waiting_work_by_user(db: &Databa
     let mut stranger = admin(super::user(db, "stranger").await);
     stranger.admin = false;
     stranger.grants.clear();
-    let refused = control.project_usage(&stranger, "shared").await;
+    let refused = services
+        .organisation()
+        .project_usage(&stranger, "shared")
+        .await;
     assert!(
         matches!(refused, Err(AppError::Forbidden(_) | AppError::NotFound(_))),
         "{refused:?}"
@@ -355,9 +397,10 @@ pub async fn edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wi
     db: &Database,
     _: &str,
 ) {
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(super::user(db, "root").await);
-    control
+    services
+        .organisation()
         .create_project(
             &root,
             project("elastic", "default", gpus(Some(2.0), Some(4.0))),
@@ -367,7 +410,8 @@ pub async fn edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wi
     let ddp = json!({ "name": "ddp", "projectId": "elastic",
         "spec": { "image": "pytorch/pytorch:2.4", "distributedFramework": "PyTorch",
                   "numWorkers": 1, "compute": { "gpuDevicesRequest": 1 } } });
-    let accepted = control
+    let accepted = services
+        .workloads()
         .submit(WorkloadKind::Distributed, &root, ddp)
         .await
         .expect("two GPUs admitted");
@@ -375,12 +419,14 @@ pub async fn edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wi
     let department = accepted.listing.department_id;
 
     // Four GPUs with its own two left out of the use: within the limit of 4.
-    let edited = control
+    let edited = services
+        .workloads()
         .edit(None, &root, &id, &json!({ "numWorkers": 3 }))
         .await
         .expect("scaled to the limit");
     assert_eq!(edited.workload.spec["spec"]["numWorkers"], 3);
-    let refused = control
+    let refused = services
+        .workloads()
         .edit(None, &root, &id, &json!({ "numWorkers": 4 }))
         .await
         .expect_err("five GPUs are beyond the limit");

@@ -2,7 +2,7 @@
 //! organisation page's form, refused out of range with nothing stored, cleared by a `PUT` that
 //! leaves them out, and listed for the watcher that suspends idle trainings.
 
-use super::quota::{admin, control};
+use super::quota::{admin, services};
 use app::error::AppError;
 use server::db::Database;
 use tephra_core::model::org::{ProjectRequest, SchedulingRules};
@@ -37,11 +37,12 @@ fn refused_paths(result: Result<impl std::fmt::Debug, AppError>) -> Vec<String> 
 
 pub async fn scheduling_rules_are_stored_checked_cleared_and_listed(db: &Database, _: &str) {
     let user = super::user(db, "root").await;
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(user);
     db.projects().ensure_default().await.unwrap();
 
-    let idle = control
+    let idle = services
+        .organisation()
         .create_project(&root, request("idle", Some(1800)))
         .await
         .unwrap();
@@ -50,11 +51,16 @@ pub async fn scheduling_rules_are_stored_checked_cleared_and_listed(db: &Databas
     };
     assert_eq!(idle.scheduling_rules, Some(rule));
     assert_eq!(
-        control.org_project(&root, "idle").await.unwrap(),
+        services
+            .organisation()
+            .org_project(&root, "idle")
+            .await
+            .unwrap(),
         idle,
         "read back as answered"
     );
-    control
+    services
+        .organisation()
         .create_project(&root, request("busy", None))
         .await
         .unwrap();
@@ -62,14 +68,16 @@ pub async fn scheduling_rules_are_stored_checked_cleared_and_listed(db: &Databas
 
     // Out of range: refused at the field, and nothing stored or changed.
     for seconds in [59, 2_592_001] {
-        let created = control
+        let created = services
+            .organisation()
             .create_project(&root, request("bad", Some(seconds)))
             .await;
         assert_eq!(
             refused_paths(created),
             ["schedulingRules.trainingJobMaxIdleDurationSeconds"]
         );
-        let updated = control
+        let updated = services
+            .organisation()
             .update_project(&root, "idle", request("idle", Some(seconds)))
             .await;
         assert_eq!(
@@ -82,7 +90,8 @@ pub async fn scheduling_rules_are_stored_checked_cleared_and_listed(db: &Databas
     assert_eq!(stored.scheduling_rules.map(|r| r.0), Some(rule));
 
     // A PUT replaces the fields whole: without the rules, the project has none.
-    let cleared = control
+    let cleared = services
+        .organisation()
         .update_project(&root, "idle", request("idle", None))
         .await
         .unwrap();
@@ -91,7 +100,11 @@ pub async fn scheduling_rules_are_stored_checked_cleared_and_listed(db: &Databas
     // Rules that set nothing are stored as none, so the listing needs no second look.
     let mut empty = request("busy", None);
     empty.scheduling_rules = Some(SchedulingRules::default());
-    let busy = control.update_project(&root, "busy", empty).await.unwrap();
+    let busy = services
+        .organisation()
+        .update_project(&root, "busy", empty)
+        .await
+        .unwrap();
     assert_eq!(busy.scheduling_rules, None);
     let stored = db.projects().by_name("busy").await.unwrap();
     assert_eq!(stored.scheduling_rules, None);
@@ -101,7 +114,8 @@ pub async fn scheduling_rules_are_stored_checked_cleared_and_listed(db: &Databas
         gpu_quota: "1".into(),
         ..Default::default()
     };
-    let saved = control
+    let saved = services
+        .organisation()
         .save_project(&root, "form", "", quota.clone(), "30")
         .await
         .unwrap();
@@ -112,7 +126,8 @@ pub async fn scheduling_rules_are_stored_checked_cleared_and_listed(db: &Databas
         })
     );
     assert_eq!(idle_rule_names(db).await, ["form"]);
-    let refused = control
+    let refused = services
+        .organisation()
         .save_project(&root, "form", "", quota.clone(), "0")
         .await;
     assert_eq!(refused_paths(refused), ["idle_minutes"]);
@@ -121,7 +136,8 @@ pub async fn scheduling_rules_are_stored_checked_cleared_and_listed(db: &Databas
         ["form"],
         "a refusal changes nothing"
     );
-    let saved = control
+    let saved = services
+        .organisation()
         .save_project(&root, "form", "", quota, "")
         .await
         .unwrap();

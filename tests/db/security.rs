@@ -4,11 +4,11 @@
 //! reconciler refuses to create, the service account's limits) is tested in `tests/cluster` and
 //! `tests/deploy`.
 
-use super::quota::{admin, control};
+use super::quota::{admin, services};
 use app::error::AppError;
 use serde_json::{Value, json};
-use server::control::Control;
 use server::db::Database;
+use server::service::Services;
 use tephra_core::domain::authz::{Role, Scope};
 use tephra_core::domain::policy::PolicyKind;
 use tephra_core::domain::request::WorkloadKind;
@@ -94,7 +94,7 @@ async fn stored(db: &Database) -> (usize, usize, String) {
 }
 
 pub async fn tenants_cannot_choose_a_namespace_tephra_does_not_own(db: &Database, _: &str) {
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(super::user(db, "root").await);
     let dept_admin = department_admin(db).await;
     let before = stored(db).await;
@@ -143,19 +143,26 @@ pub async fn tenants_cannot_choose_a_namespace_tephra_does_not_own(db: &Database
             "does not start with \"tephra-\"",
         ),
     ] {
-        let (path, message) = refused(control.create_project(who, request.clone()).await);
+        let (path, message) = refused(
+            services
+                .organisation()
+                .create_project(who, request.clone())
+                .await,
+        );
         assert_eq!(path, field, "{request:?}: {message}");
         assert!(message.contains(says), "{request:?}: {message}");
     }
     assert_eq!(stored(db).await, before, "nothing stored changed");
     // A system administrator may name a prefixed namespace; nobody may move a project's.
-    let made = control
+    let made = services
+        .organisation()
         .create_project(&root, project("ops", Some("tephra-operations")))
         .await
         .expect("a prefixed namespace, by a system administrator");
     assert_eq!(made.requested_namespace, "tephra-operations");
     let (path, _) = refused(
-        control
+        services
+            .organisation()
             .update_project(&root, "ops", project("ops", Some("kube-system")))
             .await,
     );
@@ -163,7 +170,7 @@ pub async fn tenants_cannot_choose_a_namespace_tephra_does_not_own(db: &Database
 }
 
 pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _: &str) {
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(super::user(db, "root").await);
     let default = db.projects().ensure_default().await.unwrap();
     let dept_admin = department_admin(db).await;
@@ -172,7 +179,8 @@ pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _
     let host = json!({ "defaults": { "security": { "hostNetwork": true, "hostIpc": true },
         "storage": { "hostPath": [{ "name": "root", "path": "/", "mountPath": "/host" }] } } });
     let found = paths(
-        control
+        services
+            .organisation()
             .set_policy(&dept_admin, &scope, PolicyKind::Trainings, &host)
             .await,
     );
@@ -192,14 +200,20 @@ pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _
     );
     // A system policy of one default keeps node protection.
     let one_default = json!({ "defaults": { "image": "pytorch/pytorch:2.4" } });
-    control
+    services
+        .organisation()
         .set_policy(&root, &Scope::System, PolicyKind::Trainings, &one_default)
         .await
         .expect("a system policy with one default");
     let before = stored(db).await;
     let escape = training(json!({ "security": { "hostNetwork": true },
         "storage": { "hostPath": [{ "name": "root", "path": "/", "mountPath": "/host" }] } }));
-    let found = paths(control.submit(WorkloadKind::Training, &root, escape).await);
+    let found = paths(
+        services
+            .workloads()
+            .submit(WorkloadKind::Training, &root, escape)
+            .await,
+    );
     assert_eq!(
         found,
         ["spec.security.hostNetwork", "spec.storage.hostPath"]
@@ -210,12 +224,13 @@ pub async fn inner_policies_cannot_unlock_what_the_system_locks(db: &Database, _
 /// A system administrator offers host paths; a department offers one read-only dataset path
 /// and no more; a researcher cannot swap it for the node's `/`.
 pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(super::user(db, "root").await);
     let department = db.departments().by_name("default").await.unwrap();
     let researcher = researcher(db).await;
     let relax = json!({ "rules": { "storage": { "hostPath": { "canAdd": true } } } });
-    control
+    services
+        .organisation()
         .set_policy(&root, &Scope::System, PolicyKind::Trainings, &relax)
         .await
         .expect("an explicit relaxation");
@@ -224,7 +239,8 @@ pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
     let dept = json!({ "defaults": { "storage": { "hostPath": offered } },
                        "rules": { "storage": { "hostPath": { "canAdd": false } } } });
     let department_scope = Scope::Department(department.id.to_string());
-    control
+    services
+        .organisation()
         .set_policy(&root, &department_scope, PolicyKind::Trainings, &dept)
         .await
         .expect("a department offering one path");
@@ -232,7 +248,8 @@ pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
     let swapped = training(json!({ "storage": { "hostPath": [
         { "name": "data", "path": "/", "mountPath": "/data", "readOnly": false }] } }));
     let (path, message) = refused(
-        control
+        services
+            .workloads()
             .submit(WorkloadKind::Training, &researcher, swapped)
             .await,
     );
@@ -242,7 +259,8 @@ pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
         "{message}"
     );
     assert_eq!(stored(db).await, before);
-    control
+    services
+        .workloads()
         .submit(WorkloadKind::Training, &researcher, training(json!({})))
         .await
         .expect("the offered path, as offered");
@@ -250,7 +268,7 @@ pub async fn offered_entries_are_compared_whole(db: &Database, _: &str) {
 
 /// What a researcher might put in a request to reach past the project.
 pub async fn researchers_cannot_reach_past_their_pods(db: &Database, _: &str) {
-    let control = control(db);
+    let services = services(db).await;
     let researcher = researcher(db).await;
     let before = stored(db).await;
     let master = json!({
@@ -262,7 +280,8 @@ pub async fn researchers_cannot_reach_past_their_pods(db: &Database, _: &str) {
             "storage": { "hostPath": [{ "name": "r", "path": "/", "mountPath": "/r" }] } }
     });
     let found = paths(
-        control
+        services
+            .workloads()
             .submit(WorkloadKind::Distributed, &researcher, master)
             .await,
     );
@@ -331,7 +350,8 @@ pub async fn researchers_cannot_reach_past_their_pods(db: &Database, _: &str) {
         ),
     ] {
         let (at, message) = refused(
-            control
+            services
+                .workloads()
                 .submit(WorkloadKind::Training, &researcher, training(spec.clone()))
                 .await,
         );
@@ -343,7 +363,7 @@ pub async fn researchers_cannot_reach_past_their_pods(db: &Database, _: &str) {
 
 /// A stored policy that no longer parses refuses, never passes.
 pub async fn an_unreadable_policy_fails_closed(db: &Database, _: &str) {
-    let control: Control = control(db);
+    let services: Services = services(db).await;
     let root = admin(super::user(db, "root").await);
     let default = db.projects().ensure_default().await.unwrap();
     let scope = Scope::Project(default.id.to_string());
@@ -353,7 +373,8 @@ pub async fn an_unreadable_policy_fails_closed(db: &Database, _: &str) {
         .await
         .unwrap();
     let (path, message) = refused(
-        control
+        services
+            .workloads()
             .submit(WorkloadKind::Training, &root, training(json!({})))
             .await,
     );
@@ -371,23 +392,26 @@ fn training(spec: Value) -> Value {
 /// policy and does not parse: the answer is the 403 alone, so the errors do not tell them what
 /// that project's policy allows, and nothing is stored.
 pub async fn strangers_learn_nothing_of_a_projects_policy(db: &Database, _: &str) {
-    let control = control(db);
+    let services = services(db).await;
     let root = admin(super::user(db, "root").await);
     let researcher = researcher(db).await;
-    let secret = control
+    let secret = services
+        .organisation()
         .create_project(&root, project("secret", None))
         .await
         .expect("a project");
     let scope = Scope::Project(secret.id.to_string());
     let policy = json!({ "rules": { "image": { "options": ["registry.internal/llm:7"] } } });
-    control
+    services
+        .organisation()
         .set_policy(&root, &scope, PolicyKind::Trainings, &policy)
         .await
         .expect("the project's policy");
     let before = stored(db).await;
     let request = json!({ "name": "t", "projectId": "secret",
         "spec": { "image": "x", "gpuDevicesRequest": -1 } });
-    let refused = control
+    let refused = services
+        .workloads()
         .submit(WorkloadKind::Training, &researcher, request)
         .await
         .unwrap_err();

@@ -3,7 +3,7 @@
 //! as if someone had pressed Suspend, with the reason in its history and the audit trail. It can
 //! be resumed as any suspended workload.
 //!
-//! A controller beside the reconciler, not a use case: only the replica that leads applies it,
+//! A controller beside the workloads controller, not a use case: only the replica that leads applies it,
 //! so two replicas never judge the same training, and it changes the workload through the same
 //! guarded transition a person's Suspend takes.
 

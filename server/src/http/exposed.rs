@@ -14,7 +14,7 @@
 
 use super::AppState;
 use super::sign_in::{next_query, page};
-use crate::control::exposed::may_open;
+use crate::service::workloads::may_open;
 use app::error::AppError;
 use axum::Router;
 use axum::extract::{Query, Request, State};
@@ -39,9 +39,7 @@ fn now() -> i64 {
 
 /// The profile's `ingressHost` when forward auth is on; both routes are 404s otherwise.
 fn ingress_host(state: &AppState) -> Option<&str> {
-    let profile = &state.control.profile;
-    profile.forward_auth.as_ref()?;
-    profile.ingress_host.as_deref()
+    state.services.workloads().forward_auth_host()
 }
 
 /// An `https://` URL on an exposed URL's host, as `rd` names it.
@@ -139,15 +137,20 @@ async fn begin(
         Err(why) => return refused(StatusCode::BAD_REQUEST, &why),
     };
     let (parts, _) = request.into_parts();
-    let principal = match state.auth.authenticate(&parts).await {
+    let principal = match state.services.auth().authenticate(&parts).await {
         Ok(principal) => principal,
-        Err(AppError::Unauthorized(_)) if state.auth.oidc.is_some() => {
+        Err(AppError::Unauthorized(_)) if state.services.auth().oidc.is_some() => {
             let back = parts.uri.path_and_query().map_or("/", |p| p.as_str());
             return Redirect::to(&format!("/auth/login?{}", next_query(back))).into_response();
         }
         Err(error) => return app_error(&error),
     };
-    let target = match state.control.exposed_target(&target_url.label).await {
+    let target = match state
+        .services
+        .workloads()
+        .exposed_target(&target_url.label)
+        .await
+    {
         Ok(Some(target)) => target,
         Ok(None) => {
             return refused(
@@ -248,11 +251,13 @@ async fn check(State(state): State<AppState>, headers: HeaderMap) -> Response {
 /// Whether the pass's user may open the URL on `label`'s host now.
 async fn allowed(state: &AppState, label: &HostLabel, pass: &Pass) -> Result<(), AppError> {
     let principal = state
-        .auth
+        .services
+        .auth()
         .principal_of_user(pass.user, &pass.groups)
         .await?;
     let target = state
-        .control
+        .services
+        .workloads()
         .exposed_target(label)
         .await?
         .ok_or_else(|| AppError::Forbidden("no running workload exposes this URL".into()))?;

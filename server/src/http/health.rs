@@ -18,17 +18,23 @@ pub async fn healthz() -> Json<Value> {
 }
 
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
-    match tokio::time::timeout(READY_TIMEOUT, state.control.database_answers()).await {
+    match tokio::time::timeout(READY_TIMEOUT, state.services.observe().database_answers()).await {
         Ok(Ok(())) => {
             // The probe answers anyone who reaches it: it says which part is down, and the
             // log says why (addresses, the issuer, the API server's errors), for operators only.
             let mut down = Vec::new();
-            let cluster = state.control.cluster_problems();
+            let cluster = state.services.observe().cluster_problems();
             if !cluster.is_empty() {
                 tracing::warn!(problems = ?cluster, "readiness: the cluster is not ready");
                 down.push("the cluster is not ready");
             }
-            if let Some(problem) = state.auth.oidc.as_ref().and_then(|o| o.problem()) {
+            if let Some(problem) = state
+                .services
+                .auth()
+                .oidc
+                .as_ref()
+                .and_then(|o| o.problem())
+            {
                 tracing::warn!(%problem, "readiness: the identity provider");
                 down.push("the identity provider has not been discovered");
             }
@@ -56,10 +62,10 @@ pub async fn metrics(
     parts: axum::http::request::Parts,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
-    if let Err(refused) = state.auth.may_scrape(&parts).await {
+    if let Err(refused) = state.services.auth().may_scrape(&parts).await {
         return super::api::ApiError::from(refused).into_response();
     }
-    match state.control.metrics_text().await {
+    match state.services.observe().metrics_text().await {
         Ok(text) => (
             [(
                 axum::http::header::CONTENT_TYPE,

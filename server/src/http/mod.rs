@@ -14,9 +14,8 @@ pub mod sign_in;
 pub mod streams;
 pub mod stylesheet;
 
-use crate::auth::Authenticator;
 use crate::auth::sessions::SessionSettings;
-use crate::control::Control;
+use crate::service::Services;
 use app::app::{App, STYLESHEET_PATH, shell};
 use app::backend::SharedBackend;
 use axum::Router;
@@ -24,7 +23,7 @@ use axum::extract::FromRef;
 use axum::routing::get;
 use leptos::prelude::{LeptosOptions, provide_context};
 use leptos_axum::{AxumRouteListing, LeptosRoutes, generate_route_list};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{
@@ -35,16 +34,15 @@ use tower_http::trace::TraceLayer;
 /// The largest request body any route reads (axum's default for the REST API's extractors).
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
+/// What handlers get: what only HTTP has (the site, sessions, limits, streams, the key of exposed
+/// URLs' passes) and the one [`Services`] that REST handlers and server functions both call.
 #[derive(Clone)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
-    pub backend: SharedBackend,
-    /// The database, the reconciler's trigger and the status broadcast.
-    pub control: Control,
+    /// Workloads, the organisation, access and what may be observed, and who sent a request.
+    pub services: Services,
     /// Which origins and hosts may make requests (`cross_site`).
     pub site: cross_site::SitePolicy,
-    /// Sign-in: sessions, the identity provider, who is an administrator.
-    pub auth: Authenticator,
     pub sessions: SessionSettings,
     /// Signs the passes of exposed URLs' hosts (`exposed`).
     pub exposed_key: tephra_core::domain::exposed::PassKey,
@@ -54,10 +52,9 @@ pub struct AppState {
     pub streams: streams::Streams,
 }
 
-impl AppState {
-    /// Access rules, applications and the audit trail.
-    pub fn governance(&self) -> crate::governance::Governance {
-        crate::governance::Governance::new(&self.control.db)
+impl FromRef<AppState> for Services {
+    fn from_ref(state: &AppState) -> Self {
+        state.services.clone()
     }
 }
 
@@ -75,13 +72,14 @@ static ROUTES: LazyLock<Vec<AxumRouteListing>> = LazyLock::new(|| generate_route
 
 pub fn build_router(state: AppState) -> Router {
     let routes = ROUTES.clone();
-    let backend = state.backend.clone();
+    // Server functions reach the same services through the UI's port.
+    let backend: SharedBackend = Arc::new(state.services.clone());
     let context = move || provide_context(backend.clone());
     let options = state.leptos_options.clone();
     let site = state.site.clone();
     let sessions = state.sessions.layer();
     let https = state.sessions.secure;
-    let metrics = state.control.metrics.clone();
+    let metrics = Arc::clone(state.services.metrics());
 
     let router = Router::new()
         .route("/healthz", get(health::healthz))

@@ -36,7 +36,7 @@ struct LoginQuery {
 /// Starts a sign-in: keeps state, nonce and PKCE verifier in a signed cookie (no session row),
 /// then sends the browser to the provider.
 async fn login(State(state): State<AppState>, Query(query): Query<LoginQuery>) -> Response {
-    let Some(oidc) = &state.auth.oidc else {
+    let Some(oidc) = &state.services.auth().oidc else {
         return page(
             StatusCode::NOT_FOUND,
             "Sign-in is not configured",
@@ -47,7 +47,8 @@ async fn login(State(state): State<AppState>, Query(query): Query<LoginQuery>) -
     match oidc.begin(query.next.as_deref().unwrap_or("/"), now()) {
         Ok((url, pending)) => {
             let cookie = state
-                .auth
+                .services
+                .auth()
                 .pending
                 .set_cookie(pending, state.sessions.secure);
             ([(header::SET_COOKIE, cookie)], Redirect::to(&url)).into_response()
@@ -72,7 +73,7 @@ async fn callback(
     headers: header::HeaderMap,
     Query(query): Query<CallbackQuery>,
 ) -> Response {
-    let started = state.auth.pending.from_headers(&headers);
+    let started = state.services.auth().pending.from_headers(&headers);
     let mut response = finish(&state, session, query, started).await;
     if let Ok(clear) = pending::clear_cookie(state.sessions.secure).parse() {
         response.headers_mut().append(header::SET_COOKIE, clear);
@@ -88,7 +89,7 @@ async fn finish(
     query: CallbackQuery,
     pending: Option<PendingLogin>,
 ) -> Response {
-    let Some(oidc) = &state.auth.oidc else {
+    let Some(oidc) = &state.services.auth().oidc else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let next = pending
@@ -112,14 +113,15 @@ async fn finish(
         Err(error) => {
             let detail = serde_json::json!({ "reason": error.to_string() });
             state
-                .auth
+                .services
+                .auth()
                 .audit(None, AuditAction::SignInFailed, detail)
                 .await;
             tracing::warn!(%error, "sign-in failed");
             return failed(&error, &next);
         }
     };
-    let signed_in = match state.auth.signed_in(identity).await {
+    let signed_in = match state.services.auth().signed_in(identity).await {
         Ok(signed_in) => signed_in,
         Err(error) => {
             tracing::error!(%error, "cannot record a sign-in");
@@ -150,14 +152,20 @@ async fn logout(State(state): State<AppState>, session: Session) -> Response {
         return Redirect::to("/").into_response();
     };
     state
-        .auth
+        .services
+        .auth()
         .audit(
             Some(signed_in.user_id),
             AuditAction::SignOut,
             serde_json::json!({}),
         )
         .await;
-    let provider = state.auth.oidc.as_ref().and_then(|o| o.logout_url());
+    let provider = state
+        .services
+        .auth()
+        .oidc
+        .as_ref()
+        .and_then(|o| o.logout_url());
     Redirect::to(provider.as_deref().unwrap_or("/")).into_response()
 }
 
@@ -168,11 +176,11 @@ pub async fn require_sign_in(
     request: Request,
     next: Next,
 ) -> Response {
-    if state.auth.oidc.is_none() || !is_page_request(&request) {
+    if state.services.auth().oidc.is_none() || !is_page_request(&request) {
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    if state.backend.authenticate(&parts).await.is_ok() {
+    if state.services.auth().authenticate(&parts).await.is_ok() {
         return next.run(Request::from_parts(parts, body)).await;
     }
     let target = parts

@@ -94,7 +94,8 @@ impl Streams {
 /// The principal `credential` stands for now, or why it no longer does.
 pub async fn renewed(state: &AppState, credential: &Credential) -> Result<Principal, String> {
     state
-        .auth
+        .services
+        .auth()
         .renew(&state.sessions.store, credential)
         .await
         .map_err(|error| error.to_string())

@@ -6,6 +6,7 @@ use super::{Acting, ApiError, JsonBody, created};
 use crate::auth::bearer::{Credentials, IssuedToken};
 use crate::http::AppState;
 use crate::http::limits::Class;
+use crate::service::Services;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
@@ -27,22 +28,22 @@ pub fn router() -> Router<AppState> {
 #[utoipa::path(get, path = "/api/v1/apps", tag = "applications",
     responses((status = 200, body = Vec<ApplicationView>), Unauthorized))]
 pub async fn list_apps(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
 ) -> Result<Json<Vec<ApplicationView>>, ApiError> {
-    Ok(Json(state.governance().list_apps(&principal).await?))
+    Ok(Json(services.access().list_apps(&principal).await?))
 }
 
 /// Creates an application; the answer is the only time its `clientSecret` is shown.
 #[utoipa::path(post, path = "/api/v1/apps", tag = "applications", request_body = NewApplication,
     responses((status = 201, body = CreatedApplication), BadRequest, Unauthorized, Forbidden, Conflict))]
 pub async fn create_app(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     JsonBody(new): JsonBody<NewApplication>,
 ) -> Result<(StatusCode, Json<CreatedApplication>), ApiError> {
     Ok(created(
-        state.governance().create_app(&principal, &new).await?,
+        services.access().create_app(&principal, &new).await?,
     ))
 }
 
@@ -50,11 +51,11 @@ pub async fn create_app(
     params(("id" = String, Path, description = "The application's id or name")),
     responses((status = 200, body = ApplicationView), Unauthorized, NotFound))]
 pub async fn get_app(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<ApplicationView>, ApiError> {
-    Ok(Json(state.governance().get_app(&principal, &id).await?))
+    Ok(Json(services.access().get_app(&principal, &id).await?))
 }
 
 /// Revokes an application: its tokens stop working at once.
@@ -62,11 +63,11 @@ pub async fn get_app(
     params(("id" = String, Path, description = "The application's id or name")),
     responses((status = 200, body = ApplicationView), Unauthorized, NotFound, Conflict))]
 pub async fn revoke_app(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<ApplicationView>, ApiError> {
-    Ok(Json(state.governance().revoke_app(&principal, &id).await?))
+    Ok(Json(services.access().revoke_app(&principal, &id).await?))
 }
 
 /// Gives an application a new secret, shown only in this answer; the old secret and every token
@@ -76,7 +77,7 @@ pub async fn revoke_app(
     request_body(content = Option<NewAppSecret>),
     responses((status = 200, body = CreatedApplication), BadRequest, Unauthorized, NotFound, Conflict))]
 pub async fn rotate_secret(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
     body: axum::body::Bytes,
@@ -88,8 +89,8 @@ pub async fn rotate_secret(
             .map_err(|e| ApiError::bad_request(format!("the body is not valid: {e}")))?
     };
     Ok(Json(
-        state
-            .governance()
+        services
+            .access()
             .rotate_app_secret(&principal, &id, &new)
             .await?,
     ))
@@ -111,5 +112,5 @@ pub async fn token(
     state
         .limits
         .admit_principal(Class::Token, &credentials.client_id, &parts)?;
-    Ok(Json(state.auth.issue_token(&credentials).await?))
+    Ok(Json(state.services.auth().issue_token(&credentials).await?))
 }

@@ -3,6 +3,7 @@
 use super::error::{BadRequest, Forbidden, Unauthorized};
 use super::{Acting, ApiError, QueryParams};
 use crate::http::AppState;
+use crate::service::Services;
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
@@ -18,9 +19,9 @@ pub fn router() -> Router<AppState> {
 #[utoipa::path(get, path = "/api/v1/audit", tag = "audit", params(AuditQuery),
     responses((status = 200, body = AuditPage), BadRequest, Unauthorized, Forbidden))]
 pub async fn list_audit(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     QueryParams(query): QueryParams<AuditQuery>,
 ) -> Result<Json<AuditPage>, ApiError> {
-    Ok(Json(state.governance().audit(&principal, &query).await?))
+    Ok(Json(services.access().audit(&principal, &query).await?))
 }

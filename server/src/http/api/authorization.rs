@@ -3,8 +3,9 @@
 
 use super::error::{BadRequest, Conflict, Forbidden, NotFound, Unauthorized};
 use super::{Acting, ApiError, JsonBody, QueryParams, created};
-use crate::governance::rules::{RuleQuery, roles};
 use crate::http::AppState;
+use crate::service::Services;
+use crate::service::access::{RuleQuery, roles};
 use app::error::AppError;
 use axum::Json;
 use axum::Router;
@@ -43,12 +44,12 @@ pub async fn list_roles(Acting(_): Acting) -> Json<Vec<RoleView>> {
     params(RuleQuery),
     responses((status = 200, body = AccessRuleList), BadRequest, Unauthorized))]
 pub async fn list_rules(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     QueryParams(query): QueryParams<RuleQuery>,
 ) -> Result<Json<AccessRuleList>, ApiError> {
     Ok(Json(
-        state.governance().list_rules(&principal, &query).await?,
+        services.access().list_rules(&principal, &query).await?,
     ))
 }
 
@@ -56,13 +57,13 @@ pub async fn list_rules(
     params(("id" = String, Path, description = "The access rule's id")),
     responses((status = 200, body = AccessRuleView), Unauthorized, NotFound))]
 pub async fn get_rule(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<AccessRuleView>, ApiError> {
     Ok(Json(
-        state
-            .governance()
+        services
+            .access()
             .get_rule(&principal, rule_id(&id)?)
             .await?,
     ))
@@ -74,13 +75,11 @@ pub async fn get_rule(
     request_body = NewAccessRule,
     responses((status = 201, body = AccessRuleView), BadRequest, Unauthorized, Forbidden, Conflict))]
 pub async fn add_rule(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     JsonBody(new): JsonBody<NewAccessRule>,
 ) -> Result<(StatusCode, Json<AccessRuleView>), ApiError> {
-    Ok(created(
-        state.governance().add_rule(&principal, &new).await?,
-    ))
+    Ok(created(services.access().add_rule(&principal, &new).await?))
 }
 
 /// Removes an access rule.
@@ -88,12 +87,12 @@ pub async fn add_rule(
     params(("id" = String, Path, description = "The access rule's id")),
     responses((status = 204, description = "Removed"), Unauthorized, Forbidden, NotFound))]
 pub async fn remove_rule(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    state
-        .governance()
+    services
+        .access()
         .remove_rule(&principal, rule_id(&id)?)
         .await?;
     Ok(StatusCode::NO_CONTENT)

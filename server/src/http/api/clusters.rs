@@ -3,8 +3,9 @@
 
 use super::error::{NotFound, Unauthorized};
 use super::{Acting, ApiError};
-use crate::control::ClusterInfo;
 use crate::http::AppState;
+use crate::service::Services;
+use crate::service::observe::ClusterInfo;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
@@ -62,10 +63,10 @@ impl From<ClusterInfo> for DisplayedCluster {
 #[utoipa::path(get, path = "/api/v1/clusters", tag = "clusters",
     responses((status = 200, body = [DisplayedCluster]), Unauthorized))]
 pub async fn list_clusters(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(_): Acting,
 ) -> Result<Json<Vec<DisplayedCluster>>, ApiError> {
-    let cluster = state.control.cluster_info().await?;
+    let cluster = services.observe().cluster_info().await?;
     Ok(Json(vec![cluster.into()]))
 }
 
@@ -74,11 +75,11 @@ pub async fn list_clusters(
     params(("uuid" = String, Path, description = "The cluster's uuid")),
     responses((status = 200, body = DisplayedCluster), Unauthorized, NotFound))]
 pub async fn get_cluster(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(_): Acting,
     Path(uuid): Path<String>,
 ) -> Result<Json<DisplayedCluster>, ApiError> {
-    let cluster = state.control.cluster_info().await?;
+    let cluster = services.observe().cluster_info().await?;
     if !cluster.id.eq_ignore_ascii_case(&uuid) {
         return Err(app::error::AppError::NotFound(format!(
             "no cluster has the uuid {uuid:?}; this Tephra manages {:?}",

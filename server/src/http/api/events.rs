@@ -26,7 +26,6 @@ use serde::Deserialize;
 use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::Arc;
-use tephra_core::domain::authz::Permission;
 use tephra_core::model::principal::Principal;
 use tephra_core::model::workload::WorkloadEvent;
 use tokio_stream::wrappers::BroadcastStream;
@@ -79,13 +78,11 @@ fn sse(name: &str, data: &impl serde::Serialize) -> Event {
 
 /// The projects a principal may see the workloads of: what an events stream shows.
 async fn visible(state: &AppState, principal: &Principal) -> Result<HashSet<String>, AppError> {
-    Ok(state
-        .control
-        .projects(principal, Permission::ReadWorkloads)
-        .await?
-        .into_iter()
-        .map(|p| p.project.id.to_string())
-        .collect())
+    state
+        .services
+        .workloads()
+        .readable_project_ids(principal)
+        .await
 }
 
 /// Whether a stream opened with `query` for a principal who could see `shown` still shows what
@@ -106,14 +103,16 @@ async fn still_shows(
     }
     if let Some(key) = &query.project_id {
         state
-            .control
+            .services
+            .workloads()
             .readable_project(&principal, key)
             .await
             .map_err(|e| e.to_string())?;
     }
     if let Some(id) = &query.workload_id {
         state
-            .control
+            .services
+            .workloads()
             .watched(&principal, id)
             .await
             .map_err(|e| e.to_string())?;
@@ -135,12 +134,13 @@ pub async fn stream_events(
         query.map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))?;
     let slot = state.streams.open(&principal)?;
     // Subscribe before reading anything, so nothing that happens in between is lost.
-    let receiver = state.control.subscribe();
+    let receiver = state.services.observe().subscribe();
     let shown = Arc::new(visible(&state, &principal).await?);
     let project = match &query.project_id {
         Some(key) => Some(
             state
-                .control
+                .services
+                .workloads()
                 .readable_project(&principal, key)
                 .await?
                 .id
@@ -150,7 +150,7 @@ pub async fn stream_events(
     };
     let first = match &query.workload_id {
         Some(id) => {
-            let listing = state.control.watched(&principal, id).await?;
+            let listing = state.services.workloads().watched(&principal, id).await?;
             let deleted = listing.workload.deleted_at.is_some();
             sse("workload", &event_of(&listing.workload, deleted))
         }
@@ -178,7 +178,7 @@ pub async fn stream_events(
         still_shows(state, principal, Arc::clone(&query), Arc::clone(&shown))
     });
     // Counted as an open stream until the client goes away and the stream is dropped.
-    let open = state.control.metrics.stream_opened();
+    let open = state.services.metrics().stream_opened();
     let changes = streams::until_refused(changes, state.streams.limits().recheck, None, still).map(
         move |event| {
             let _counted = (&open, &slot);

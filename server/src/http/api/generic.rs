@@ -6,6 +6,7 @@ use super::error::{BadRequest, Conflict, Failed, Forbidden, NotFound, Unauthoriz
 use super::trainings::{act, fetch, list, submit};
 use super::{Accepted, Acting, ApiError};
 use crate::http::AppState;
+use crate::service::Services;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
@@ -44,22 +45,22 @@ pub struct GenericPage {
     responses((status = 202, description = "Accepted: stored (suspended if it starts paused), the cluster follows", body = Workload),
         BadRequest, Unauthorized, Forbidden, Conflict, Failed))]
 pub async fn submit_generic(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
-    submit(GENERIC, state, p, body).await
+    submit(GENERIC, services, p, body).await
 }
 
 /// List generic jobs.
 #[utoipa::path(get, path = "/api/v1/workloads/generic", tag = "generic", params(WorkloadQuery),
     responses((status = 200, body = GenericPage), BadRequest, Unauthorized, Forbidden))]
 pub async fn list_generic(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     query: Result<Query<WorkloadQuery>, QueryRejection>,
 ) -> Result<Json<GenericPage>, ApiError> {
-    let (generic, total, next) = list(GENERIC, &state.control, &p, query).await?;
+    let (generic, total, next) = list(GENERIC, services.workloads(), &p, query).await?;
     Ok(Json(GenericPage {
         generic,
         total,
@@ -72,11 +73,11 @@ pub async fn list_generic(
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 200, body = Workload), Unauthorized, Forbidden, NotFound))]
 pub async fn get_generic(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Workload>, ApiError> {
-    fetch(GENERIC, state, p, id).await
+    fetch(GENERIC, services, p, id).await
 }
 
 /// Suspend a generic job: its Job and pods are deleted; storage and services stay.
@@ -84,11 +85,11 @@ pub async fn get_generic(
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 202, body = Accepted), Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn suspend_generic(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<Accepted>), ApiError> {
-    act(GENERIC, Action::Suspend, state, p, id).await
+    act(GENERIC, Action::Suspend, services, p, id).await
 }
 
 /// Resume a suspended or paused generic job: its Job is created from the stored request, with
@@ -97,11 +98,11 @@ pub async fn suspend_generic(
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 202, body = Accepted), Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn resume_generic(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<Accepted>), ApiError> {
-    act(GENERIC, Action::Resume, state, p, id).await
+    act(GENERIC, Action::Resume, services, p, id).await
 }
 
 /// Delete a generic job: the Job, its pods, PVCs and Services go; the row stays as history.
@@ -109,9 +110,9 @@ pub async fn resume_generic(
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 202, body = Accepted), Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn delete_generic(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<Accepted>), ApiError> {
-    act(GENERIC, Action::Delete, state, p, id).await
+    act(GENERIC, Action::Delete, services, p, id).await
 }

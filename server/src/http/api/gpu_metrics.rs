@@ -6,8 +6,9 @@
 
 use super::error::{BadRequest, NotFound, Unauthorized};
 use super::{Acting, ApiError};
-use crate::control::Span;
 use crate::http::AppState;
+use crate::service::Services;
+use crate::service::workloads::Span;
 use app::error::AppError;
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
@@ -179,14 +180,14 @@ fn measurements(kind: &'static str, pods: &[PodGpuUse]) -> Vec<Measurement> {
         BadRequest, Unauthorized, NotFound,
         (status = 503, description = "No Prometheus is configured, or it did not answer", body = super::ErrorBody)))]
 pub async fn workload_metrics(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> Result<Json<MetricsAnswer>, ApiError> {
     let asked = parse(&pairs, Utc::now())?;
-    let figures = state
-        .control
+    let figures = services
+        .workloads()
         .gpu_use_over(&principal, &id, Some(asked.span))
         .await?;
     if let Some(why) = figures.unavailable {

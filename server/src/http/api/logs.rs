@@ -51,7 +51,8 @@ pub async fn pod_logs(
         false => None,
     };
     let (request, lines) = state
-        .control
+        .services
+        .workloads()
         .pod_logs(&principal, &workload_id, &pod, query)
         .await?;
     let pieces: Pin<Box<dyn Stream<Item = Piece> + Send>> = match slot {
@@ -60,7 +61,11 @@ pub async fn pod_logs(
             let still = streams::checking(state, credential, move |state, principal| {
                 let workload_id = workload_id.clone();
                 async move {
-                    let watched = state.control.watched(&principal, &workload_id).await;
+                    let watched = state
+                        .services
+                        .workloads()
+                        .watched(&principal, &workload_id)
+                        .await;
                     watched.map(drop).map_err(|e| e.to_string())
                 }
             });

@@ -2,8 +2,8 @@
 //! distributed trainings, their live event stream, and projects. Every handler acts for the
 //! authenticated principal ([`Acting`]) and checks project membership (`crate::authorize`).
 //!
-//! Handlers parse the request, call the service (`crate::control`, `crate::governance`) and shape
-//! the answer; errors become answers in [`error`].
+//! Handlers parse the request, call the services (`crate::service`, through `AppState::services`)
+//! and shape the answer; errors become answers in [`error`].
 
 pub mod applications;
 pub mod audit;
@@ -83,7 +83,7 @@ impl FromRequestParts<AppState> for Acting {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let principal = state.backend.authenticate(parts).await?;
+        let principal = state.services.auth().authenticate(parts).await?;
         // Writes count per principal as well as per address: one account spread over many
         // addresses is still one caller.
         let writes = [Method::POST, Method::PUT, Method::PATCH, Method::DELETE];
@@ -106,7 +106,7 @@ impl FromRequestParts<AppState> for ActingRenewably {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let (principal, credential) = state.auth.authenticate_renewably(parts).await?;
+        let (principal, credential) = state.services.auth().authenticate_renewably(parts).await?;
         Ok(ActingRenewably(principal, credential))
     }
 }

@@ -6,6 +6,7 @@ use super::error::{BadRequest, Conflict, Forbidden, NotFound, Unauthorized};
 use super::listing::ListQuery;
 use super::{Acting, ApiError, JsonBody, created};
 use crate::http::AppState;
+use crate::service::Services;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -78,12 +79,13 @@ pub struct ProjectList {
     ),
     responses((status = 200, body = DepartmentList), BadRequest, Unauthorized))]
 pub async fn list_departments(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Query(pairs): Pairs,
 ) -> Result<Json<DepartmentList>, ApiError> {
     let query = ListQuery::parse(&pairs, DEPARTMENT_FIELDS)?;
-    let (departments, total_records) = query.apply(state.control.departments(&principal).await?);
+    let (departments, total_records) =
+        query.apply(services.organisation().departments(&principal).await?);
     Ok(Json(DepartmentList {
         departments,
         total_records,
@@ -95,12 +97,15 @@ pub async fn list_departments(
     request_body = DepartmentRequest,
     responses((status = 201, body = Department), BadRequest, Unauthorized, Forbidden, Conflict))]
 pub async fn create_department(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     JsonBody(request): JsonBody<DepartmentRequest>,
 ) -> Result<(StatusCode, Json<Department>), ApiError> {
     Ok(created(
-        state.control.create_department(&principal, request).await?,
+        services
+            .organisation()
+            .create_department(&principal, request)
+            .await?,
     ))
 }
 
@@ -108,11 +113,13 @@ pub async fn create_department(
     params(("id" = String, Path, description = "The department's id or name")),
     responses((status = 200, body = Department), Unauthorized, Forbidden, NotFound))]
 pub async fn get_department(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Department>, ApiError> {
-    Ok(Json(state.control.department(&principal, &id).await?))
+    Ok(Json(
+        services.organisation().department(&principal, &id).await?,
+    ))
 }
 
 /// Changes a department's description and resources (system administrators).
@@ -121,14 +128,14 @@ pub async fn get_department(
     request_body = DepartmentRequest,
     responses((status = 200, body = Department), BadRequest, Unauthorized, Forbidden, NotFound))]
 pub async fn update_department(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
     JsonBody(request): JsonBody<DepartmentRequest>,
 ) -> Result<Json<Department>, ApiError> {
     Ok(Json(
-        state
-            .control
+        services
+            .organisation()
             .update_department(&principal, &id, request)
             .await?,
     ))
@@ -139,11 +146,14 @@ pub async fn update_department(
     params(("id" = String, Path, description = "The department's id or name")),
     responses((status = 204), Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn delete_department(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    state.control.delete_department(&principal, &id).await?;
+    services
+        .organisation()
+        .delete_department(&principal, &id)
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -156,12 +166,13 @@ pub async fn delete_department(
     ),
     responses((status = 200, body = ProjectList), BadRequest, Unauthorized))]
 pub async fn list_projects(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Query(pairs): Pairs,
 ) -> Result<Json<ProjectList>, ApiError> {
     let query = ListQuery::parse(&pairs, PROJECT_FIELDS)?;
-    let (projects, total_records) = query.apply(state.control.org_projects(&principal).await?);
+    let (projects, total_records) =
+        query.apply(services.organisation().org_projects(&principal).await?);
     Ok(Json(ProjectList {
         projects,
         total_records,
@@ -173,12 +184,15 @@ pub async fn list_projects(
     request_body = ProjectRequest,
     responses((status = 201, body = Project), BadRequest, Unauthorized, Forbidden, Conflict))]
 pub async fn create_project(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     JsonBody(request): JsonBody<ProjectRequest>,
 ) -> Result<(StatusCode, Json<Project>), ApiError> {
     Ok(created(
-        state.control.create_project(&principal, request).await?,
+        services
+            .organisation()
+            .create_project(&principal, request)
+            .await?,
     ))
 }
 
@@ -186,11 +200,13 @@ pub async fn create_project(
     params(("id" = String, Path, description = "The project's id or name")),
     responses((status = 200, body = Project), Unauthorized, Forbidden, NotFound))]
 pub async fn get_project(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Project>, ApiError> {
-    Ok(Json(state.control.org_project(&principal, &id).await?))
+    Ok(Json(
+        services.organisation().org_project(&principal, &id).await?,
+    ))
 }
 
 /// Replaces a project's description, resources, default node pools and scheduling rules: what
@@ -200,14 +216,14 @@ pub async fn get_project(
     request_body = ProjectRequest,
     responses((status = 200, body = Project), BadRequest, Unauthorized, Forbidden, NotFound))]
 pub async fn update_project(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
     JsonBody(request): JsonBody<ProjectRequest>,
 ) -> Result<Json<Project>, ApiError> {
     Ok(Json(
-        state
-            .control
+        services
+            .organisation()
             .update_project(&principal, &id, request)
             .await?,
     ))
@@ -218,11 +234,14 @@ pub async fn update_project(
     params(("id" = String, Path, description = "The project's id or name")),
     responses((status = 204), Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn delete_project(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    state.control.delete_project(&principal, &id).await?;
+    services
+        .organisation()
+        .delete_project(&principal, &id)
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -248,10 +267,10 @@ pub struct NodePool {
 #[utoipa::path(get, path = "/api/v1/node-pools", tag = "org-unit",
     responses((status = 200, body = [NodePool]), Unauthorized))]
 pub async fn list_node_pools(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(_): Acting,
 ) -> Json<Vec<NodePool>> {
-    let pools = state.control.node_pools();
+    let pools = services.organisation().node_pools();
     Json(
         pools
             .into_iter()

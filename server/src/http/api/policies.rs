@@ -4,8 +4,9 @@
 
 use super::error::{BadRequest, Forbidden, NotFound, Unauthorized};
 use super::{Acting, ApiError, JsonBody, QueryParams};
-use crate::control::ScopePolicy;
 use crate::http::AppState;
+use crate::service::Services;
+use crate::service::organisation::{Organisation, ScopePolicy};
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
@@ -78,9 +79,8 @@ fn answer(meta: PolicyMeta, found: ScopePolicy) -> PolicyAnswer {
     }
 }
 
-async fn scope_of(state: &AppState, meta: &PolicyMeta) -> Result<Scope, ApiError> {
-    Ok(state
-        .control
+async fn scope_of(organisation: &Organisation, meta: &PolicyMeta) -> Result<Scope, ApiError> {
+    Ok(organisation
         .policy_scope(
             &meta.scope,
             meta.department_id.as_deref(),
@@ -94,14 +94,17 @@ async fn scope_of(state: &AppState, meta: &PolicyMeta) -> Result<Scope, ApiError
     params(("kind" = String, Path, description = "trainings or distributed"), PolicyMeta),
     responses((status = 200, body = PolicyAnswer), BadRequest, Unauthorized, Forbidden, NotFound))]
 pub async fn get_policy(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(kind): Path<String>,
     QueryParams(meta): QueryParams<PolicyMeta>,
 ) -> Result<Json<PolicyAnswer>, ApiError> {
     let kind = kind_of(&kind)?;
-    let scope = scope_of(&state, &meta).await?;
-    let found = state.control.policy(&principal, &scope, kind).await?;
+    let scope = scope_of(services.organisation(), &meta).await?;
+    let found = services
+        .organisation()
+        .policy(&principal, &scope, kind)
+        .await?;
     Ok(Json(answer(meta, found)))
 }
 
@@ -112,15 +115,15 @@ pub async fn get_policy(
     request_body = PolicyRequest,
     responses((status = 200, body = PolicyAnswer), BadRequest, Unauthorized, Forbidden, NotFound))]
 pub async fn put_policy(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(kind): Path<String>,
     JsonBody(request): JsonBody<PolicyRequest>,
 ) -> Result<Json<PolicyAnswer>, ApiError> {
     let kind = kind_of(&kind)?;
-    let scope = scope_of(&state, &request.meta).await?;
-    let found = state
-        .control
+    let scope = scope_of(services.organisation(), &request.meta).await?;
+    let found = services
+        .organisation()
         .set_policy(&principal, &scope, kind, &request.policy)
         .await?;
     Ok(Json(answer(request.meta, found)))
@@ -131,15 +134,15 @@ pub async fn put_policy(
     params(("kind" = String, Path, description = "trainings or distributed"), PolicyMeta),
     responses((status = 204), BadRequest, Unauthorized, Forbidden, NotFound))]
 pub async fn delete_policy(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(kind): Path<String>,
     QueryParams(meta): QueryParams<PolicyMeta>,
 ) -> Result<StatusCode, ApiError> {
     let kind = kind_of(&kind)?;
-    let scope = scope_of(&state, &meta).await?;
-    state
-        .control
+    let scope = scope_of(services.organisation(), &meta).await?;
+    services
+        .organisation()
         .delete_policy(&principal, &scope, kind)
         .await?;
     Ok(StatusCode::NO_CONTENT)

@@ -1,10 +1,11 @@
 //! A workload's history, and the cluster's state
-//! as the reconciler sees it (reachability, orphaned Jobs).
+//! as the controller sees it (reachability, orphaned Jobs).
 
 use super::error::{Forbidden, NotFound, Unauthorized};
 use super::{Acting, ApiError};
-pub use crate::control::ReconcilerView;
 use crate::http::AppState;
+use crate::service::Services;
+pub use crate::service::observe::ReconcilerView;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
@@ -21,11 +22,11 @@ pub fn router() -> Router<AppState> {
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 200, body = [HistoryEntry]), Unauthorized, Forbidden, NotFound))]
 pub async fn history(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<HistoryEntry>>, ApiError> {
-    Ok(Json(state.control.history(&principal, &id).await?))
+    Ok(Json(services.workloads().history(&principal, &id).await?))
 }
 
 /// The cluster's state: reachability and orphaned Jobs. The API server's error and the
@@ -34,8 +35,8 @@ pub async fn history(
 #[utoipa::path(get, path = "/api/v1/cluster", tag = "cluster",
     responses((status = 200, body = ReconcilerView), Unauthorized))]
 pub async fn cluster_state(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
 ) -> Json<ReconcilerView> {
-    Json(state.control.cluster_state(&principal))
+    Json(services.observe().cluster_state(&principal))
 }

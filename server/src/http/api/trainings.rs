@@ -1,11 +1,12 @@
 //! `/api/v1/workloads/trainings` and `/api/v1/workloads/distributed`: submit, list, get, suspend,
-//! resume and delete. Handlers write the row (and its history) and poke the reconciler; none of
+//! resume and delete. Handlers write the row (and its history) and poke the controller; none of
 //! them waits for the cluster.
 
 use super::error::{BadRequest, Conflict, Failed, Forbidden, NotFound, Unauthorized};
 use super::{Accepted, Acting, ApiError, ErrorBody};
-use crate::control::{Control, workload_response};
 use crate::http::AppState;
+use crate::service::Services;
+use crate::service::workloads::{Workloads, workload_response};
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
@@ -57,25 +58,27 @@ pub struct DistributedPage {
 
 pub(super) async fn submit(
     kind: WorkloadKind,
-    state: AppState,
+    services: Services,
     principal: Principal,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
     let value: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
-    let accepted = state.control.submit(kind, &principal, value).await?;
+    let accepted = services.workloads().submit(kind, &principal, value).await?;
     Ok((StatusCode::ACCEPTED, Json(accepted.response())))
 }
 
 async fn fit(
     kind: WorkloadKind,
-    state: AppState,
+    services: Services,
     principal: Principal,
     body: Bytes,
 ) -> Result<Json<Fit>, ApiError> {
     let value: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
-    Ok(Json(state.control.fit(kind, &principal, &value).await?))
+    Ok(Json(
+        services.workloads().fit(kind, &principal, &value).await?,
+    ))
 }
 
 /// Whether a training fits now: refused (with the fields), within quota, over quota
@@ -85,11 +88,11 @@ async fn fit(
     request_body(content = tephra_core::model::training::request::TrainingRequest, description = "A Run:ai training request"),
     responses((status = 200, body = Fit), BadRequest, Unauthorized, Forbidden))]
 pub async fn fit_training(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     body: Bytes,
 ) -> Result<Json<Fit>, ApiError> {
-    fit(WorkloadKind::Training, state, principal, body).await
+    fit(WorkloadKind::Training, services, principal, body).await
 }
 
 /// Whether a distributed training fits now (see the trainings' `fit`).
@@ -97,32 +100,35 @@ pub async fn fit_training(
     request_body(content = tephra_core::model::training::distributed::DistributedRequest, description = "A Run:ai distributed training request"),
     responses((status = 200, body = Fit), BadRequest, Unauthorized, Forbidden))]
 pub async fn fit_distributed(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     body: Bytes,
 ) -> Result<Json<Fit>, ApiError> {
-    fit(WorkloadKind::Distributed, state, principal, body).await
+    fit(WorkloadKind::Distributed, services, principal, body).await
 }
 
 pub(super) async fn fetch(
     kind: WorkloadKind,
-    state: AppState,
+    services: Services,
     principal: Principal,
     id: String,
 ) -> Result<Json<Workload>, ApiError> {
-    let listing = state.control.find(Some(kind), &principal, &id).await?;
+    let listing = services
+        .workloads()
+        .find(Some(kind), &principal, &id)
+        .await?;
     Ok(Json(workload_response(&listing)))
 }
 
 pub(super) async fn act(
     kind: WorkloadKind,
     action: Action,
-    state: AppState,
+    services: Services,
     principal: Principal,
     id: String,
 ) -> Result<(StatusCode, Json<Accepted>), ApiError> {
-    state
-        .control
+    services
+        .workloads()
         .act(Some(kind), action, &principal, &id)
         .await?;
     Ok(Accepted::response())
@@ -130,13 +136,13 @@ pub(super) async fn act(
 
 pub(super) async fn list(
     kind: WorkloadKind,
-    control: &Control,
+    workloads: &Workloads,
     principal: &Principal,
     query: Result<Query<WorkloadQuery>, QueryRejection>,
 ) -> Result<(Vec<Workload>, i64, Option<i64>), ApiError> {
     let Query(query) =
         query.map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))?;
-    let page = control.list(Some(kind), principal, &query).await?;
+    let page = workloads.list(Some(kind), principal, &query).await?;
     Ok((page.workloads, page.total, page.next))
 }
 
@@ -147,11 +153,11 @@ pub(super) async fn list(
         (status = 400, description = "Bad submission request", body = ErrorBody), Unauthorized, Forbidden,
         (status = 409, description = "The name is taken in the project", body = ErrorBody), Failed))]
 pub async fn submit_training(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
-    submit(WorkloadKind::Training, state, p, body).await
+    submit(WorkloadKind::Training, services, p, body).await
 }
 
 /// Submit a distributed training (PyTorch, MPI, TF, XGBoost).
@@ -159,22 +165,23 @@ pub async fn submit_training(
     request_body(content = tephra_core::model::training::distributed::DistributedRequest, description = "A Run:ai distributed training request: the training's spec plus distributedFramework, numWorkers and master"),
     responses((status = 202, body = Workload), BadRequest, Unauthorized, Forbidden, Conflict, Failed))]
 pub async fn submit_distributed(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
-    submit(WorkloadKind::Distributed, state, p, body).await
+    submit(WorkloadKind::Distributed, services, p, body).await
 }
 
 /// List trainings.
 #[utoipa::path(get, path = "/api/v1/workloads/trainings", tag = "trainings", params(WorkloadQuery),
     responses((status = 200, body = TrainingPage), BadRequest, Unauthorized, Forbidden))]
 pub async fn list_trainings(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     query: Result<Query<WorkloadQuery>, QueryRejection>,
 ) -> Result<Json<TrainingPage>, ApiError> {
-    let (trainings, total, next) = list(WorkloadKind::Training, &state.control, &p, query).await?;
+    let (trainings, total, next) =
+        list(WorkloadKind::Training, services.workloads(), &p, query).await?;
     Ok(Json(TrainingPage {
         trainings,
         total,
@@ -186,12 +193,12 @@ pub async fn list_trainings(
 #[utoipa::path(get, path = "/api/v1/workloads/distributed", tag = "distributed", params(WorkloadQuery),
     responses((status = 200, body = DistributedPage), BadRequest, Unauthorized, Forbidden))]
 pub async fn list_distributed(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     query: Result<Query<WorkloadQuery>, QueryRejection>,
 ) -> Result<Json<DistributedPage>, ApiError> {
     let (distributed, total, next) =
-        list(WorkloadKind::Distributed, &state.control, &p, query).await?;
+        list(WorkloadKind::Distributed, services.workloads(), &p, query).await?;
     Ok(Json(DistributedPage {
         distributed,
         total,
@@ -204,11 +211,11 @@ pub async fn list_distributed(
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 200, body = Workload), Unauthorized, Forbidden, NotFound))]
 pub async fn get_training(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Workload>, ApiError> {
-    fetch(WorkloadKind::Training, state, p, id).await
+    fetch(WorkloadKind::Training, services, p, id).await
 }
 
 /// A distributed training with its live status.
@@ -216,24 +223,24 @@ pub async fn get_training(
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 200, body = Workload), Unauthorized, Forbidden, NotFound))]
 pub async fn get_distributed(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<Workload>, ApiError> {
-    fetch(WorkloadKind::Distributed, state, p, id).await
+    fetch(WorkloadKind::Distributed, services, p, id).await
 }
 
 async fn edit(
     kind: WorkloadKind,
-    state: AppState,
+    services: Services,
     principal: Principal,
     id: String,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
     let value: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
-    let listing = state
-        .control
+    let listing = services
+        .workloads()
         .edit(Some(kind), &principal, &id, &value)
         .await?;
     Ok((StatusCode::ACCEPTED, Json(workload_response(&listing))))
@@ -247,12 +254,12 @@ async fn edit(
     responses((status = 202, description = "Accepted: stored, the cluster follows", body = Workload),
         BadRequest, Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn edit_training(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
-    edit(WorkloadKind::Training, state, p, id, body).await
+    edit(WorkloadKind::Training, services, p, id, body).await
 }
 
 /// Scale a running distributed training (numWorkers, minReplicas) or change its priority class;
@@ -264,12 +271,12 @@ pub async fn edit_training(
     responses((status = 202, description = "Accepted: stored, the cluster follows", body = Workload),
         BadRequest, Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn edit_distributed(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Workload>), ApiError> {
-    edit(WorkloadKind::Distributed, state, p, id, body).await
+    edit(WorkloadKind::Distributed, services, p, id, body).await
 }
 
 macro_rules! action_handlers {
@@ -279,11 +286,11 @@ macro_rules! action_handlers {
             params(("id" = String, Path, description = "The workloadId")),
             responses((status = 202, body = Accepted), Unauthorized, Forbidden, NotFound, (status = 409, description = "Not allowed in the current phase", body = ErrorBody)))]
         pub async fn $name(
-            State(state): State<AppState>,
+            State(services): State<Services>,
             Acting(p): Acting,
             Path(id): Path<String>,
         ) -> Result<(StatusCode, Json<Accepted>), ApiError> {
-            act($kind, $action, state, p, id).await
+            act($kind, $action, services, p, id).await
         }
     )*};
 }
@@ -304,11 +311,11 @@ action_handlers! {
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 202, body = Accepted), Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn delete_training(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<Accepted>), ApiError> {
-    act(WorkloadKind::Training, Action::Delete, state, p, id).await
+    act(WorkloadKind::Training, Action::Delete, services, p, id).await
 }
 
 /// Delete a distributed training.
@@ -316,9 +323,9 @@ pub async fn delete_training(
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 202, body = Accepted), Unauthorized, Forbidden, NotFound, Conflict))]
 pub async fn delete_distributed(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(p): Acting,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<Accepted>), ApiError> {
-    act(WorkloadKind::Distributed, Action::Delete, state, p, id).await
+    act(WorkloadKind::Distributed, Action::Delete, services, p, id).await
 }

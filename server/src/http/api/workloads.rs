@@ -7,6 +7,8 @@ use super::error::{BadRequest, NotFound, Unauthorized};
 use super::listing::ListQuery;
 use super::{Acting, ApiError};
 use crate::http::AppState;
+use crate::service::Services;
+use crate::service::workloads::{Workloads, workload_response};
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -129,7 +131,7 @@ fn database_order(query: &ListQuery) -> Option<(&'static str, &'static str)> {
 /// shape at once, so no spec outlives its page. Sorted by the database, the scan stops once the
 /// page and one more match are found; otherwise every match is kept (without specs) and sorted.
 async fn scan(
-    state: &AppState,
+    workloads: &Workloads,
     principal: &Principal,
     query: &ListQuery,
     search: Option<String>,
@@ -148,7 +150,7 @@ async fn scan(
             limit: Some(500),
             ..WorkloadQuery::default()
         };
-        let page = state.control.list(None, principal, &page_query).await?;
+        let page = workloads.list(None, principal, &page_query).await?;
         matched.extend(
             page.workloads
                 .into_iter()
@@ -182,7 +184,7 @@ async fn scan(
         ("deleted" = Option<bool>, Query, description = "true lists deleted workloads, which Tephra does not keep: none")),
     responses((status = 200, body = WorkloadList), BadRequest, Unauthorized))]
 pub async fn list_workloads(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Query(mut pairs): Query<Vec<(String, String)>>,
 ) -> Result<Json<WorkloadList>, ApiError> {
@@ -190,7 +192,7 @@ pub async fn list_workloads(
     let search = take(&mut pairs, "search").filter(|s| !s.is_empty());
     let query = ListQuery::parse(&pairs, FIELDS)?;
     let (workloads, next) = match deleted.as_deref() {
-        None | Some("false") => scan(&state, &principal, &query, search).await?,
+        None | Some("false") => scan(services.workloads(), &principal, &query, search).await?,
         Some("true") => (Vec::new(), None),
         Some(other) => {
             return Err(ApiError::bad_request(format!(
@@ -206,12 +208,12 @@ pub async fn list_workloads(
     params(("id" = String, Path, description = "The workloadId")),
     responses((status = 200, body = RunaiWorkload), Unauthorized, NotFound))]
 pub async fn get_workload(
-    State(state): State<AppState>,
+    State(services): State<Services>,
     Acting(principal): Acting,
     Path(id): Path<String>,
 ) -> Result<Json<RunaiWorkload>, ApiError> {
-    let listing = state.control.find(None, &principal, &id).await?;
-    Ok(Json(crate::control::workload_response(&listing).into()))
+    let listing = services.workloads().find(None, &principal, &id).await?;
+    Ok(Json(workload_response(&listing).into()))
 }
 
 /// Removes `key`'s last value from the query, for parameters the generic list does not know.

@@ -42,7 +42,7 @@ pub(super) fn stored_demand(kind: WorkloadKind, value: &serde_json::Value) -> Op
         .map(|request| quota::demand(&request))
 }
 
-impl super::Control {
+impl super::Workloads {
     /// Records the demand of live workloads stored before quotas, so they count toward their
     /// project's use; returns how many it measured.
     pub async fn measure_unmeasured(&self) -> Result<usize, crate::db::DbError> {

@@ -2,7 +2,7 @@
 //! one that still has projects. System administrators manage departments; department
 //! administrators manage the projects of their department within its quota (`org_projects`).
 
-use super::Control;
+use super::Organisation;
 use crate::authorize;
 use crate::db::DbError;
 use crate::db::departments::{Department, DepartmentFields, DepartmentWithCounts};
@@ -22,7 +22,7 @@ pub(super) fn rfc3339(at: chrono::DateTime<chrono::Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-impl Control {
+impl Organisation {
     fn department_view(&self, d: &Department) -> org::Department {
         org::Department {
             id: d.id.to_string(),

@@ -1,7 +1,7 @@
 //! The cluster this Tephra manages, as Run:ai's clusters API shows it to scripts: its stable id,
 //! name, when it was first seen and whether Tephra can reach it.
 
-use super::Control;
+use super::Observe;
 use crate::cluster::CLUSTER_CREATED_AT_SETTING;
 use app::error::AppError;
 
@@ -20,7 +20,7 @@ pub struct ClusterInfo {
 /// Run:ai's cluster states that Tephra can tell apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClusterState {
-    /// The API server answers and every watch and the reconciler run.
+    /// The API server answers and every watch and the controller run.
     Connected,
     /// The last call to the API server failed.
     Disconnected,
@@ -41,7 +41,7 @@ impl ClusterState {
     }
 }
 
-impl Control {
+impl Observe {
     pub async fn cluster_info(&self) -> Result<ClusterInfo, AppError> {
         let created_at = self
             .db
@@ -67,7 +67,7 @@ impl Control {
         };
         Ok(ClusterInfo {
             id: self.cluster.id.clone(),
-            name: self.profile.name.clone(),
+            name: self.cluster_name.clone(),
             created_at,
             state,
         })

@@ -1,12 +1,13 @@
 //! Projects: created, changed and deleted within their department's quota by its
 //! administrators, listed in Run:ai's shape and, with their GPU use, for the dashboard.
 
-use super::Control;
-use super::org::{NAMESPACE_MAX, department_name, others_deserved, rfc3339, scope_of};
+use super::Organisation;
+use super::departments::{NAMESPACE_MAX, department_name, others_deserved, rfc3339, scope_of};
 use crate::authorize;
 use crate::db::DbError;
 use crate::db::departments::Department;
 use crate::db::projects::{NewProject, Project, ProjectFields};
+use crate::service::lookup::projects_where;
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::namespaces::project_name_refusal;
@@ -38,7 +39,7 @@ pub(super) fn summary(
     }
 }
 
-impl Control {
+impl Organisation {
     fn project_view(&self, p: &Project, workloads: i64, department: &str) -> org::Project {
         org::Project {
             id: p.number.to_string(),
@@ -64,7 +65,7 @@ impl Control {
         &self,
         principal: &Principal,
     ) -> Result<Vec<ProjectSummary>, AppError> {
-        let projects = self.projects(principal, Permission::ReadProject).await?;
+        let projects = projects_where(&self.db, principal, Permission::ReadProject).await?;
         let departments = self.db.departments().list().await?;
         let usage = self.db.workloads().usage_by_project().await?;
         Ok(projects
@@ -82,7 +83,7 @@ impl Control {
 
     /// The projects the principal may read, in Run:ai's shape.
     pub async fn org_projects(&self, principal: &Principal) -> Result<Vec<org::Project>, AppError> {
-        let projects = self.projects(principal, Permission::ReadProject).await?;
+        let projects = projects_where(&self.db, principal, Permission::ReadProject).await?;
         let departments = self.db.departments().list().await?;
         Ok(projects
             .iter()
@@ -226,7 +227,7 @@ impl Control {
     }
 
     /// Whether `namespace` exists in the cluster without this installation's signature. When
-    /// the cluster cannot be read the project is created: the reconciler reads the namespace
+    /// the cluster cannot be read the project is created: the controller reads the namespace
     /// again before it labels or uses it, and refuses it then.
     async fn foreign_namespace(&self, namespace: &str) -> Result<bool, AppError> {
         let (Some(client), Some(key)) = (&self.cluster.client, &self.cluster.key) else {
@@ -235,7 +236,7 @@ impl Control {
         match crate::cluster::namespace::exists_unsigned(client, key, namespace).await {
             Ok(foreign) => Ok(foreign),
             Err(error) => {
-                tracing::warn!(%error, namespace, "cannot read the new project's namespace; the reconciler checks it");
+                tracing::warn!(%error, namespace, "cannot read the new project's namespace; the controller checks it");
                 Ok(false)
             }
         }

@@ -1,7 +1,7 @@
 //! Which exposed URL a host names, and whether a principal may open it: the forward-auth check
 //! and the handshake (`crate::http::exposed`) both decide here, through `crate::authorize`.
 
-use super::Control;
+use super::Workloads;
 use crate::authorize;
 use crate::db::projects::Project;
 use app::error::AppError;
@@ -22,7 +22,7 @@ pub struct ExposedTarget {
     pub url: ExposedUrl,
 }
 
-impl Control {
+impl Workloads {
     /// The live workload's exposed URL that `label` is the host of, if there is one.
     pub async fn exposed_target(
         &self,

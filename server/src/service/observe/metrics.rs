@@ -1,11 +1,11 @@
 //! What `/metrics` reads when scraped: the workloads by project and phase, whether the cluster
 //! answers, and the database pool.
 
-use super::Control;
+use super::Observe;
 use crate::metrics::Snapshot;
 use app::error::AppError;
 
-impl Control {
+impl Observe {
     /// The metrics in the text exposition format, with the scrape-time figures read now.
     pub async fn metrics_text(&self) -> Result<String, AppError> {
         let workloads = self.db.workloads().count_by_project_and_phase().await?;

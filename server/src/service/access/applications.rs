@@ -2,7 +2,7 @@
 //! The secret is shown once, at creation; only its hash is kept.
 
 use super::rules::no_wider;
-use super::{Governance, actor, invalid, name_of, rfc3339};
+use super::{Access, actor, invalid, name_of, rfc3339};
 use crate::auth::tokens::{hash_secret, new_secret};
 use crate::authorize;
 use crate::db::DbError;
@@ -79,7 +79,7 @@ fn check_name(name: &str) -> Result<(), AppError> {
     }
 }
 
-impl Governance {
+impl Access {
     pub async fn create_app(
         &self,
         principal: &Principal,

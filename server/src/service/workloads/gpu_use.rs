@@ -2,7 +2,7 @@
 //! the list. Prometheus is optional and may be down; either way the page says so instead of
 //! failing, because GPU use is an extra beside what Tephra itself knows.
 
-use super::Control;
+use super::Workloads;
 use crate::prometheus::{Labels, Prometheus};
 use app::error::AppError;
 use std::collections::{BTreeMap, HashMap};
@@ -34,7 +34,7 @@ fn pod_of(labels: &Labels) -> String {
     labels.get("pod").cloned().unwrap_or_default()
 }
 
-impl Control {
+impl Workloads {
     /// The workload's GPU use per pod over the last half hour (since it was created, if later).
     pub async fn gpu_use(&self, principal: &Principal, id: &str) -> Result<GpuUse, AppError> {
         self.gpu_use_over(principal, id, None).await

@@ -1,6 +1,6 @@
 //! The audit trail for administrators: who did what, when, to which object.
 
-use super::{Governance, invalid, rfc3339};
+use super::{Access, invalid, rfc3339};
 use crate::authorize;
 use crate::db::applications::APP_ISSUER;
 use crate::db::audit::AuditFilter;
@@ -60,7 +60,7 @@ fn filter_of(query: &AuditQuery) -> Result<AuditFilter, AppError> {
     })
 }
 
-impl Governance {
+impl Access {
     pub async fn audit(
         &self,
         principal: &Principal,

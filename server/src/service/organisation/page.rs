@@ -2,19 +2,20 @@
 //! department or project, or set its GPU share in one node pool (other pools keep theirs), and
 //! try a policy before saving it.
 
-use super::Control;
+use super::Organisation;
 use crate::db::DbError;
 use app::error::AppError;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use tephra_core::model::cluster::{ClusterView, NodeView};
-use tephra_core::model::org::{self, DepartmentRequest, Organisation, ProjectRequest};
+use tephra_core::model::org::{self, DepartmentRequest, ProjectRequest};
 use tephra_core::model::org_form::{QuotaFields, idle_rule, with_pool};
 use tephra_core::model::policy::{PolicyField, PolicyKind, preview};
 use tephra_core::model::principal::Principal;
 
-impl Control {
-    pub async fn organisation(&self, principal: &Principal) -> Result<Organisation, AppError> {
+impl Organisation {
+    /// The organisation page: departments, projects, GPUs in use and the cluster's nodes.
+    pub async fn page(&self, principal: &Principal) -> Result<org::Organisation, AppError> {
         let departments = self.departments(principal).await?;
         let mut department_gpus = BTreeMap::new();
         let projects = self.db.projects().list().await?;
@@ -29,12 +30,12 @@ impl Control {
                 *department_gpus.entry(d.name.clone()).or_insert(0.0) += used.gpus;
             }
         }
-        Ok(Organisation {
+        Ok(org::Organisation {
             departments,
             projects: self.org_projects(principal).await?,
             department_gpus,
             cluster: self.cluster_view(),
-            // The governance service fills these in (`Backend::organisation`).
+            // The access service fills these in (`crate::service::port`).
             members: Vec::new(),
             roles: Vec::new(),
             system_policy: match self

@@ -1,15 +1,22 @@
-//! What the HTTP edge may observe of the cluster and the store (the cluster's state for the API,
-//! readiness, the event stream's subscription), so no handler reaches into the cluster's shared
-//! state or the database itself.
+//! What the HTTP edge may observe of the cluster and the store (the cluster's state and identity
+//! for the API, readiness, the event stream's subscription, the `/metrics` text), so no handler
+//! reaches into the cluster's shared state or the database itself.
 
-use super::Control;
-use crate::cluster::{Orphan, Published};
+mod clusters;
+mod metrics;
+
+pub use clusters::{ClusterInfo, ClusterState};
+
+use crate::cluster::{ClusterHandle, Orphan, Published};
+use crate::db::Database;
+use crate::metrics::Metrics;
 use serde::Serialize;
+use std::sync::Arc;
 use tephra_core::domain::authz::Permission;
 use tephra_core::model::principal::Principal;
 use tokio::sync::broadcast;
 
-/// The cluster as the reconciler sees it.
+/// The cluster as the controller sees it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(as = ClusterState)]
@@ -23,8 +30,31 @@ pub struct ReconcilerView {
     pub orphans: Vec<Orphan>,
 }
 
-impl Control {
-    /// The cluster as the reconciler sees it, for `principal`: the API server's error and the
+/// The database, the cluster's handle and the metrics it reports into.
+pub struct Observe {
+    db: Database,
+    cluster: ClusterHandle,
+    metrics: Arc<Metrics>,
+    /// The cluster's name, from the cluster profile.
+    cluster_name: String,
+}
+
+impl Observe {
+    pub(super) fn new(
+        db: Database,
+        cluster: ClusterHandle,
+        metrics: Arc<Metrics>,
+        cluster_name: String,
+    ) -> Self {
+        Observe {
+            db,
+            cluster,
+            metrics,
+            cluster_name,
+        }
+    }
+
+    /// The cluster as the controller sees it, for `principal`: the API server's error and the
     /// orphaned Jobs (every project's names) only for system administrators.
     pub fn cluster_state(&self, principal: &Principal) -> ReconcilerView {
         let admin = crate::authorize::require_system(principal, Permission::ManageSystem).is_ok();
@@ -72,3 +102,6 @@ impl Control {
         self.cluster.events.subscribe()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,18 +1,19 @@
 //! Suspend, resume and delete: a desired phase recorded on the condition that nobody changed it
 //! since it was read.
 
-use super::Control;
+use super::Workloads;
 use super::admission::{admission, stored_demand};
-use super::policy;
 use crate::db::workloads::{Change, StoredWorkload, WorkloadListing};
+use crate::service::lookup::policy_layers;
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
+use tephra_core::domain::policy;
 use tephra_core::domain::request::{Request, WorkloadKind};
 use tephra_core::model::action::Action;
 use tephra_core::model::phase::Phase;
 use tephra_core::model::principal::Principal;
 
-impl Control {
+impl Workloads {
     /// Records the new desired phase `action` leads to; [`AppError::WrongPhase`] when the phase
     /// does not allow it or another action came first.
     pub async fn act(
@@ -78,7 +79,7 @@ impl Control {
         change: Change,
     ) -> Result<Option<StoredWorkload>, AppError> {
         let project = self.db.projects().get(w.project_id).await?;
-        let layers = self.policy_layers(&project, w.kind).await?;
+        let layers = policy_layers(&self.db, &project, w.kind).await?;
         let broken = match Request::parse(&w.spec, w.kind) {
             Ok(request) => policy::refusals(&w.spec, &request, &layers, &self.profile),
             Err(_) => policy::check_request(&w.spec, &layers),

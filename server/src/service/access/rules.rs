@@ -1,11 +1,12 @@
 //! Access rules, after Run:ai's `/api/v1/authorization/access-rules`.
 
-use super::{Governance, actor, invalid, name_of, rfc3339};
+use super::{Access, actor, invalid, name_of, rfc3339};
 use crate::authorize;
 use crate::db::DbError;
 use crate::db::access_rules::StoredRule;
 use crate::db::departments::DepartmentWithCounts;
 use crate::db::projects::ProjectWithCounts;
+use crate::service::lookup::project_by_key;
 use app::error::AppError;
 use tephra_core::domain::authz::{self, AccessRule, Permission, Role, Scope, Subject};
 use tephra_core::model::access::{AccessRuleList, AccessRuleView, NewAccessRule, RoleView};
@@ -97,7 +98,7 @@ pub(super) fn no_wider(
     })
 }
 
-impl Governance {
+impl Access {
     /// A role on a scope from the request's fields; `prefix` names them in errors
     /// (`roles[0].`).
     pub(super) async fn role_on_scope(
@@ -117,7 +118,7 @@ impl Governance {
             "system" => Scope::System,
             "project" => {
                 let field = format!("{prefix}scopeId");
-                let project = crate::control::project_by_key(&self.db, scope_id, &field).await?;
+                let project = project_by_key(&self.db, scope_id, &field).await?;
                 Scope::Project(project.id.to_string())
             }
             "department" => {

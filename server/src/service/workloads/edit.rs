@@ -1,8 +1,8 @@
 //! Edits of a live training, after seeds/001: the edited request is checked like a submit, admitted
 //! against its project's and department's limits without its own use, and stored on the condition
-//! that nobody changed the request since it was read. The reconciler then brings the Job along.
+//! that nobody changed the request since it was read. The controller then brings the Job along.
 
-use super::Control;
+use super::Workloads;
 use super::admission::admission;
 use crate::db::workloads::{Change, WorkloadListing};
 use app::error::AppError;
@@ -13,7 +13,7 @@ use tephra_core::model::edit::Edit;
 use tephra_core::model::phase::Phase;
 use tephra_core::model::principal::Principal;
 
-impl Control {
+impl Workloads {
     /// Applies `body` (an [`Edit`]) to the training `id` that should run.
     pub async fn edit(
         &self,

@@ -2,16 +2,15 @@
 //! department's, its own), and reading and setting one scope's policy. System administrators set
 //! the system's and departments' policies; a department's administrators set its projects'.
 
-use super::Control;
+use super::Organisation;
 use crate::authorize;
 use crate::db::DbError;
-use crate::db::projects::Project;
+use crate::service::lookup::{policy_layers, project_by_key};
 use app::error::AppError;
 use serde_json::{Value, json};
 use tephra_core::domain::authz::{Permission, Scope};
 use tephra_core::domain::policy::PolicyKind;
 use tephra_core::domain::policy::{self, Policy};
-pub use tephra_core::domain::policy::{apply_defaults, check_request, refusals};
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::policy::FormPolicy;
 use tephra_core::model::principal::Principal;
@@ -26,7 +25,7 @@ pub struct ScopePolicy {
     pub effective: Value,
 }
 
-impl Control {
+impl Organisation {
     async fn layers_for(
         &self,
         scope: &Scope,
@@ -36,20 +35,6 @@ impl Control {
         Ok(self.db.policies().layers(scope, kind, with_own).await?)
     }
 
-    /// The layers a workload of `kind` in `project` is checked against, outermost first.
-    pub async fn policy_layers(
-        &self,
-        project: &Project,
-        kind: WorkloadKind,
-    ) -> Result<Vec<Policy>, AppError> {
-        self.layers_for(
-            &Scope::Project(project.id.to_string()),
-            PolicyKind::of(kind),
-            true,
-        )
-        .await
-    }
-
     /// The policies of `key`'s project for each kind of training, for the form: the caller
     /// must be able to submit there.
     pub async fn form_policy(
@@ -57,13 +42,11 @@ impl Control {
         principal: &Principal,
         key: &str,
     ) -> Result<FormPolicy, AppError> {
-        let project = super::project_by_key(&self.db, key, "projectId").await?;
+        let project = project_by_key(&self.db, key, "projectId").await?;
         authorize::require(principal, Permission::ManageWorkloads, &project)?;
         Ok(FormPolicy {
-            trainings: self.policy_layers(&project, WorkloadKind::Training).await?,
-            distributed: self
-                .policy_layers(&project, WorkloadKind::Distributed)
-                .await?,
+            trainings: policy_layers(&self.db, &project, WorkloadKind::Training).await?,
+            distributed: policy_layers(&self.db, &project, WorkloadKind::Distributed).await?,
         })
     }
 
@@ -94,7 +77,7 @@ impl Control {
                 let key = project.ok_or_else(|| {
                     AppError::field("projectId", "is required with scope project")
                 })?;
-                let p = super::project_by_key(&self.db, key, "projectId").await?;
+                let p = project_by_key(&self.db, key, "projectId").await?;
                 Ok(Scope::Project(p.id.to_string()))
             }
             other => Err(AppError::field(

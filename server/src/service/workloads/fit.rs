@@ -4,7 +4,7 @@
 //! within its project's quota also fits when what it lacks is borrowed by other projects beyond
 //! their quotas: Volcano's reclaim takes that back.
 
-use super::Control;
+use super::Workloads;
 use super::admission::admission;
 use app::error::AppError;
 use tephra_core::domain::quota::{self, Allowance, Amount, Bound, Standing};
@@ -28,7 +28,7 @@ fn bounds(b: Bound) -> Bounds {
     }
 }
 
-impl Control {
+impl Workloads {
     pub async fn fit(
         &self,
         kind: WorkloadKind,
@@ -108,7 +108,7 @@ impl Control {
     }
 }
 
-impl Control {
+impl Workloads {
     /// The GPUs of the nodes in `pools` (every pool when empty), and whether any node is known:
     /// with none seen yet, nothing can be said of what is free.
     fn gpu_capacity(&self, pools: &[String]) -> (f64, bool) {

@@ -1,13 +1,15 @@
 //! Reading workloads and projects for a principal: one workload, pages of them, their history,
 //! what they render to, and the projects the principal may see.
 
-use super::{Control, PAGE_DEFAULT, PAGE_MAX, Page, project_by_key, workload_response};
+use super::{PAGE_DEFAULT, PAGE_MAX, Page, Workloads, workload_response};
 use crate::authorize;
 use crate::db::DbError;
-use crate::db::projects::{Project, ProjectWithCounts};
+use crate::db::projects::Project;
 use crate::db::workloads::{SortKey, WorkloadFilter, WorkloadListing};
+use crate::service::lookup::{project_by_key, projects_where};
 use app::error::AppError;
 use chrono::SecondsFormat;
+use std::collections::HashSet;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::history::AuditTarget;
@@ -67,7 +69,7 @@ fn order_and_page(query: &WorkloadQuery, filter: &mut WorkloadFilter) -> Result<
     Ok(())
 }
 
-impl Control {
+impl Workloads {
     /// The workload with this id, deleted or not, with the names shown beside it.
     async fn listing(&self, id: &str, noun: &str) -> Result<WorkloadListing, AppError> {
         let uuid: uuid::Uuid = id.parse().map_err(|_| not_found(noun, id))?;
@@ -174,23 +176,19 @@ impl Control {
         Ok(project)
     }
 
-    /// The projects where the principal holds `permission`.
-    pub async fn projects(
+    /// The ids of the projects whose workloads the principal may read: what an event stream
+    /// shows.
+    pub async fn readable_project_ids(
         &self,
         principal: &Principal,
-        permission: Permission,
-    ) -> Result<Vec<ProjectWithCounts>, AppError> {
-        let reach = authorize::reach(principal, permission);
-        let projects = self.db.projects().list().await?;
-        Ok(projects
-            .into_iter()
-            .filter(|p| {
-                reach.includes(
-                    &p.project.id.to_string(),
-                    Some(&p.project.department_id.to_string()),
-                )
-            })
-            .collect())
+    ) -> Result<HashSet<String>, AppError> {
+        Ok(
+            projects_where(&self.db, principal, Permission::ReadWorkloads)
+                .await?
+                .into_iter()
+                .map(|p| p.project.id.to_string())
+                .collect(),
+        )
     }
 
     /// The names of the projects where `principal` holds `permission`, or `None` for all of them.
@@ -202,7 +200,7 @@ impl Control {
         if authorize::reach(principal, permission).everything {
             return Ok(None);
         }
-        let projects = self.projects(principal, permission).await?;
+        let projects = projects_where(&self.db, principal, permission).await?;
         Ok(Some(projects.into_iter().map(|p| p.project.name).collect()))
     }
 
@@ -289,7 +287,7 @@ impl Control {
         }))
     }
 
-    /// The rendered objects of a stored workload, as the reconciler creates them, or why they
+    /// The rendered objects of a stored workload, as the controller creates them, or why they
     /// cannot be rendered any more.
     pub async fn rendered_yaml(&self, listing: &WorkloadListing) -> Result<String, String> {
         let w = &listing.workload;

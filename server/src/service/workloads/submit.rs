@@ -1,15 +1,16 @@
 //! Submitting a workload, and previewing what it would create.
 
 use super::admission::admission;
-use super::policy;
-use super::{Control, creator_of, project_by_key};
+use super::{Workloads, creator_of};
 use crate::authorize;
 use crate::db::DbError;
 use crate::db::projects::Project;
 use crate::db::workloads::{Change, NewWorkload, WorkloadListing};
+use crate::service::lookup::{policy_layers, project_by_key};
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::labels::{Owner, job_name};
+use tephra_core::domain::policy;
 use tephra_core::domain::quota::{self, Standing};
 use tephra_core::domain::render::Rendered;
 use tephra_core::domain::request::{Request, WorkloadKind};
@@ -80,7 +81,7 @@ fn name_suffix() -> String {
         .collect()
 }
 
-impl Control {
+impl Workloads {
     /// Checks `value` as a request for `kind`'s collection, in this order: resolve the project it
     /// names, authorize the principal there, load the project's policies, parse (with their
     /// defaults filled in), check against the policies and this cluster. Authorizing before
@@ -107,7 +108,7 @@ impl Control {
         // The project's policies fill what the request leaves out before it is validated, as
         // Run:ai's defaults do.
         let layers = match &named {
-            Some(project) => self.policy_layers(project, kind).await?,
+            Some(project) => policy_layers(&self.db, project, kind).await?,
             None => Vec::new(),
         };
         let mut value = value.clone();
@@ -159,7 +160,7 @@ impl Control {
             .map_err(AppError::Rejected)
     }
 
-    /// Stores a new workload for the reconciler to create.
+    /// Stores a new workload for the controller to create.
     pub async fn submit(
         &self,
         kind: WorkloadKind,
@@ -173,7 +174,7 @@ impl Control {
             request.uses_name_as_prefix(),
             &name_suffix(),
         );
-        // The request is checked; what the reconciler will look up when it renders is looked up
+        // The request is checked; what the controller will look up when it renders is looked up
         // now, so a request this cluster cannot run is refused rather than stored.
         request
             .bind(&self.profile, checked.token_uid_gid)

@@ -1,13 +1,13 @@
 //! Reading a workload's pod logs for a principal who may read the workload.
 
-use super::Control;
+use super::Workloads;
 use crate::cluster::{NO_CLUSTER, logs};
 use app::error::AppError;
 use futures::Stream;
 use tephra_core::domain::logs::{LogRequest, LogsQuery};
 use tephra_core::model::principal::Principal;
 
-impl Control {
+impl Workloads {
     /// The checked request and its lines: `pod` must be one of the workload's pods now.
     pub async fn pod_logs(
         &self,

@@ -1,8 +1,8 @@
 //! A project's page: its quota, limit and use per resource (placed and waiting), per node pool
 //! and per user, for its members and administrators.
 
-use super::Control;
-use super::org_projects::summary;
+use super::Organisation;
+use super::projects::summary;
 use crate::db::workloads::UserUsage;
 use app::error::AppError;
 use std::collections::BTreeMap;
@@ -15,7 +15,7 @@ use tephra_core::model::project::{PoolUse, ProjectSummary, ProjectUsage, Resourc
 const MIB_PER_GIB: f64 = 1024.0;
 const MILLIS_PER_CORE: f64 = 1000.0;
 
-impl Control {
+impl Organisation {
     pub async fn project_usage(
         &self,
         principal: &Principal,

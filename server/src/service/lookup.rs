@@ -1,0 +1,63 @@
+//! Lookups more than one noun makes, as free functions over the database, so no noun reaches
+//! into another: a project by the key a request names, the projects a principal holds a
+//! permission in, and the policy layers a project's requests are checked against.
+
+use crate::authorize;
+use crate::db::projects::{Project, ProjectWithCounts};
+use crate::db::{Database, DbError};
+use app::error::AppError;
+use tephra_core::domain::authz::{Permission, Scope};
+use tephra_core::domain::policy::{Policy, PolicyKind};
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::principal::Principal;
+
+/// Finds a project by id (Run:ai's integer, or the UUID) or name, as requests name them; the error names the request
+/// field that held `key`.
+pub(super) async fn project_by_key(
+    db: &Database,
+    key: &str,
+    field: &str,
+) -> Result<Project, AppError> {
+    match db.projects().by_key(key).await {
+        Ok(project) => Ok(project),
+        Err(DbError::NotFound) => Err(AppError::field(
+            field,
+            format!(
+                "no project has the id or name {key:?}; GET /api/v1/org-unit/projects lists them"
+            ),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The projects where the principal holds `permission`.
+pub(super) async fn projects_where(
+    db: &Database,
+    principal: &Principal,
+    permission: Permission,
+) -> Result<Vec<ProjectWithCounts>, AppError> {
+    let reach = authorize::reach(principal, permission);
+    let projects = db.projects().list().await?;
+    Ok(projects
+        .into_iter()
+        .filter(|p| {
+            reach.includes(
+                &p.project.id.to_string(),
+                Some(&p.project.department_id.to_string()),
+            )
+        })
+        .collect())
+}
+
+/// The layers a workload of `kind` in `project` is checked against, outermost first.
+pub(super) async fn policy_layers(
+    db: &Database,
+    project: &Project,
+    kind: WorkloadKind,
+) -> Result<Vec<Policy>, AppError> {
+    let scope = Scope::Project(project.id.to_string());
+    Ok(db
+        .policies()
+        .layers(&scope, PolicyKind::of(kind), true)
+        .await?)
+}

@@ -1,0 +1,59 @@
+//! What the dashboard's server functions ask of workloads, in the UI's shapes: a page of list
+//! rows with their GPU use now, one workload's detail, and an edit sent by the form.
+
+use super::{Workloads, workload_response};
+use app::error::AppError;
+use tephra_core::model::edit::Edit;
+use tephra_core::model::principal::Principal;
+use tephra_core::model::workload::{
+    Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow,
+};
+
+impl Workloads {
+    /// One page of the list's rows, with the current GPU use of those that run.
+    pub async fn rows(
+        &self,
+        principal: &Principal,
+        query: &WorkloadQuery,
+    ) -> Result<WorkloadPage, AppError> {
+        let mut page = self.list(None, principal, query).await?;
+        self.fill_gpu_use(&mut page.workloads).await;
+        Ok(WorkloadPage {
+            workloads: page.workloads.iter().map(WorkloadRow::from).collect(),
+            total: page.total,
+            next: page.next,
+            offset: page.offset,
+            limit: page.limit,
+        })
+    }
+
+    /// The workload with its history, what it renders to and where it stands against quotas.
+    pub async fn detail(
+        &self,
+        principal: &Principal,
+        id: &str,
+    ) -> Result<WorkloadDetail, AppError> {
+        let listing = self.find(None, principal, id).await?;
+        let history = self.history(principal, id).await?;
+        let rendered_yaml = self.rendered_yaml(&listing).await;
+        let standing = self.standing(&listing).await?;
+        Ok(WorkloadDetail {
+            workload: workload_response(&listing),
+            history,
+            rendered_yaml,
+            standing,
+        })
+    }
+
+    /// [`Self::edit`] with the form's typed edit.
+    pub async fn edit_from_form(
+        &self,
+        principal: &Principal,
+        id: &str,
+        edit: &Edit,
+    ) -> Result<Workload, AppError> {
+        let body = serde_json::to_value(edit).map_err(|_| AppError::Internal)?;
+        let listing = self.edit(None, principal, id, &body).await?;
+        Ok(workload_response(&listing))
+    }
+}
