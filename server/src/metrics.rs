@@ -1,5 +1,5 @@
 //! Prometheus metrics, served at `/metrics` in the text exposition format (OpenMetrics): what the
-//! HTTP server answers and how fast, what the reconciler does, and, read when scraped, the
+//! HTTP server answers and how fast, what the controller does, and, read when scraped, the
 //! workloads by phase and project, whether the cluster answers, the event-stream clients and the
 //! database pool. One `Metrics` per server (tests run several in one process), shared by `Arc`.
 
@@ -11,7 +11,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -82,6 +82,16 @@ pub struct Snapshot {
     pub leading: bool,
 }
 
+/// Registers a metric and hands back the handle that updates it (handles share their value).
+struct Register<'a>(&'a mut Registry);
+
+impl Register<'_> {
+    fn metric<M: Metric + Clone>(&mut self, name: &str, help: &str, metric: M) -> M {
+        self.0.register(name, help, metric.clone());
+        metric
+    }
+}
+
 pub struct Metrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
@@ -101,81 +111,61 @@ pub struct Metrics {
 impl Metrics {
     pub fn new() -> Arc<Metrics> {
         let mut registry = Registry::with_prefix("tephra");
-        let requests = Family::<RequestLabels, Counter>::default();
-        registry.register(
-            "http_requests",
-            "HTTP requests answered, by method, route and status",
-            requests.clone(),
-        );
+        let mut add = Register(&mut registry);
         // 1 ms to about 16 s.
-        let request_seconds = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
-            Histogram::new(exponential_buckets(0.001, 2.0, 15))
-        });
-        registry.register(
-            "http_request_duration_seconds",
-            "How long requests took to answer (for event streams: until the stream opened)",
-            request_seconds.clone(),
-        );
-        let reconciles = Family::<OutcomeLabels, Counter>::default();
-        registry.register(
-            "reconcile_runs",
-            "Reconciles of one workload, by outcome (ok, error, permanent_error)",
-            reconciles.clone(),
-        );
-        let reconcile_seconds = Histogram::new(exponential_buckets(0.001, 2.0, 15));
-        registry.register(
-            "reconcile_duration_seconds",
-            "How long reconciling one workload took",
-            reconcile_seconds.clone(),
-        );
-        let workloads = Family::<WorkloadLabels, Gauge>::default();
-        registry.register(
-            "workloads",
-            "Live workloads by project and actual phase",
-            workloads.clone(),
-        );
-        let cluster_reachable = Gauge::default();
-        registry.register(
-            "cluster_reachable",
-            "1 when the Kubernetes API server answers and every cluster task runs",
-            cluster_reachable.clone(),
-        );
-        let cluster_configured = Gauge::default();
-        registry.register(
-            "cluster_configured",
-            "1 when Tephra has a cluster to manage",
-            cluster_configured.clone(),
-        );
-        let sse_clients = Gauge::default();
-        registry.register(
-            "sse_clients",
-            "Open event streams (dashboard pages and API clients following workloads)",
-            sse_clients.clone(),
-        );
-        let pool = Family::<PoolLabels, Gauge>::default();
-        registry.register(
-            "db_pool_connections",
-            "Database connections by state (in_use, idle, max)",
-            pool.clone(),
-        );
-        let leader = Gauge::default();
-        registry.register(
-            "reconciler_leader",
-            "1 when this replica reconciles (it holds the leader Lease, or runs alone)",
-            leader.clone(),
-        );
+        let seconds = || Histogram::new(exponential_buckets(0.001, 2.0, 15));
         Arc::new(Metrics {
+            requests: add.metric(
+                "http_requests",
+                "HTTP requests answered, by method, route and status",
+                Family::default(),
+            ),
+            request_seconds: add.metric(
+                "http_request_duration_seconds",
+                "How long requests took to answer (for event streams: until the stream opened)",
+                Family::new_with_constructor(seconds),
+            ),
+            reconciles: add.metric(
+                "reconcile_runs",
+                "Reconciles of one workload, by outcome (ok, error, permanent_error)",
+                Family::default(),
+            ),
+            reconcile_seconds: add.metric(
+                "reconcile_duration_seconds",
+                "How long reconciling one workload took",
+                seconds(),
+            ),
+            workloads: add.metric(
+                "workloads",
+                "Live workloads by project and actual phase",
+                Family::default(),
+            ),
+            cluster_reachable: add.metric(
+                "cluster_reachable",
+                "1 when the Kubernetes API server answers and every cluster task runs",
+                Gauge::default(),
+            ),
+            cluster_configured: add.metric(
+                "cluster_configured",
+                "1 when Tephra has a cluster to manage",
+                Gauge::default(),
+            ),
+            sse_clients: add.metric(
+                "sse_clients",
+                "Open event streams (dashboard pages and API clients following workloads)",
+                Gauge::default(),
+            ),
+            pool: add.metric(
+                "db_pool_connections",
+                "Database connections by state (in_use, idle, max)",
+                Family::default(),
+            ),
+            leader: add.metric(
+                "reconciler_leader",
+                "1 when this replica reconciles (it holds the leader Lease, or runs alone)",
+                Gauge::default(),
+            ),
             registry,
-            requests,
-            request_seconds,
-            reconciles,
-            reconcile_seconds,
-            workloads,
-            cluster_reachable,
-            cluster_configured,
-            sse_clients,
-            pool,
-            leader,
             scrape: tokio::sync::Mutex::new(()),
         })
     }

@@ -37,7 +37,7 @@ impl Health {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// The tasks that are down, in words, e.g. "reconciler is down (restarted 2 times): boom".
+    /// The tasks that are down, in words, e.g. "controller is down (restarted 2 times): boom".
     pub fn down(&self) -> Vec<String> {
         self.snapshot()
             .into_iter()

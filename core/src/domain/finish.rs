@@ -1,7 +1,7 @@
 //! A generic job's success and failure rules (seeds/004) judged from its pods. A rule lists
 //! replicas by type and index; it holds when every replica it lists succeeded (or failed).
 //! Volcano's policies fire per pod or per task, so they cannot say "worker 0 and worker 1 both
-//! failed": the reconciler asks [`judge`] whenever the pods change and records the verdict on the
+//! failed": the controller asks [`judge`] whenever the pods change and records the verdict on the
 //! Job ([`VERDICT_ANNOTATION`]), where the status derivation reads it.
 
 use crate::model::training::checked::Generic;

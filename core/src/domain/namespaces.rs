@@ -1,6 +1,6 @@
 //! Which namespaces a project may have. A project's namespace is Tephra's own: it starts with the
 //! installation's prefix, and never is one Kubernetes or the platform runs in (`default`,
-//! `kube-*`, the namespace Tephra itself is released in), whoever asks. The reconciler checks
+//! `kube-*`, the namespace Tephra itself is released in), whoever asks. The controller checks
 //! again in the cluster that a namespace it would label carries this installation's signature.
 
 /// What this installation's project namespaces must keep to.

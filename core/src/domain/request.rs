@@ -116,7 +116,7 @@ impl Request {
     }
 
     /// How long the Job may outlive the training's finish (`autoDeletionTimeAfterCompletionSeconds`).
-    /// Tephra deletes it itself once it has recorded the outcome; see the reconciler.
+    /// Tephra deletes it itself once it has recorded the outcome; see the controller.
     pub fn job_ttl_seconds(&self) -> Option<i64> {
         match self {
             Request::Training(r) => r.spec().auto_deletion_seconds.map(i64::from),

@@ -1,5 +1,5 @@
 //! What the cluster reports about a workload, live: its Volcano Job's phase, the gang's
-//! PodGroup, tasks and pods, recent events, preemptions, and the reconciler's trouble.
+//! PodGroup, tasks and pods, recent events, preemptions, and the controller's trouble.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! The reconciler's operations on the cluster. Everything is idempotent and checks ownership
+//! The controller's operations on the cluster. Everything is idempotent and checks ownership
 //! (`domain::ownership`) before it adopts or deletes: an object is the workload's only if its
 //! owner signature verifies, whatever labels it carries. Deletions carry the uid seen as a
 //! precondition, so a Job replaced in between is never deleted by mistake.

@@ -1,10 +1,10 @@
 //! Why acting on the cluster failed, and what that means for retrying it: the error of the
-//! reconciler and of the operations it runs (`apply`, `live_edit`, `namespace`).
+//! controller and of the operations it runs (`apply`, `live_edit`, `namespace`).
 
 use crate::db::DbError;
 use std::time::Duration;
 
-/// The longest one workload may hold the reconciler: an API server that accepts connections but
+/// The longest one workload may hold the controller: an API server that accepts connections but
 /// does not answer must not stall every other workload.
 pub const ACT_TIMEOUT: Duration = Duration::from_secs(15);
 

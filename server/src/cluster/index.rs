@@ -1,5 +1,5 @@
 //! What the watchers have seen, by workload: the Job, the PodGroup, the pods and recent events.
-//! Fed by watch events (including the re-lists after a reconnect), read by the reconciler to
+//! Fed by watch events (including the re-lists after a reconnect), read by the controller to
 //! decide what to create or delete and to derive each workload's status.
 //!
 //! Only what is provably Tephra's counts: a Job whose owner signature verifies

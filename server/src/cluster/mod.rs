@@ -3,7 +3,7 @@
 //! database (docs/ARCHITECTURE.md).
 //!
 //! The database is the system of record. Handlers only write rows and [`ClusterHandle::poke`] the
-//! reconciler; nothing on a request path waits for the cluster, so Tephra keeps accepting work
+//! controller; nothing on a request path waits for the cluster, so Tephra keeps accepting work
 //! while the API server is unreachable and converges once it is back.
 
 mod apply;
@@ -112,7 +112,7 @@ pub struct Shared {
     pub health: supervise::Health,
     /// The nodes by pool.
     pub nodes: Arc<RwLock<nodes::NodeIndex>>,
-    /// Wakes the reconciler to apply departments' and projects' queues now.
+    /// Wakes the controller to apply departments' and projects' queues now.
     pub org_changed: Arc<tokio::sync::Notify>,
 }
 
@@ -148,9 +148,9 @@ impl Shared {
 pub struct ClusterHandle {
     /// The id workloads record as their `clusterId`.
     pub id: String,
-    /// Wakes the reconciler for one workload; `None` when no cluster is configured.
+    /// Wakes the controller for one workload; `None` when no cluster is configured.
     trigger: Option<mpsc::UnboundedSender<Uuid>>,
-    /// Wakes the reconciler of the replica that leads, when this one does not (PostgreSQL).
+    /// Wakes the controller of the replica that leads, when this one does not (PostgreSQL).
     remote: Option<mpsc::UnboundedSender<Uuid>>,
     pub events: Events,
     pub shared: Shared,
@@ -219,7 +219,7 @@ impl ClusterHandle {
         self.trigger.is_some()
     }
 
-    /// Asks the reconciler to apply the departments' and projects' queues now (it also does on
+    /// Asks the controller to apply the departments' and projects' queues now (it also does on
     /// every pass).
     pub fn org_changed(&self) {
         self.shared.org_changed.notify_one();
@@ -234,7 +234,7 @@ impl ClusterHandle {
             .largest()
     }
 
-    /// Asks the reconciler to look at a workload now (it also looks at all of them periodically):
+    /// Asks the controller to look at a workload now (it also looks at all of them periodically):
     /// this replica's, or the one of the replica that leads.
     pub fn poke(&self, id: Uuid) {
         let target = if *self.leading.borrow() {

@@ -102,7 +102,7 @@ impl Namespaces {
 
 /// Whether namespace `name` exists without this installation's signature: one a new project
 /// may not have, read when the project is created so the administrator hears it at once (the
-/// reconciler refuses it again before it labels or uses it).
+/// controller refuses it again before it labels or uses it).
 pub async fn exists_unsigned(client: &Client, key: &OwnerKey, name: &str) -> kube::Result<bool> {
     let existing = Api::<Namespace>::all(client.clone()).get_opt(name).await?;
     Ok(existing.is_some_and(|ns| !key.owns_installation(&ns.metadata)))
@@ -257,7 +257,7 @@ where
 }
 
 /// Waits until the API server's authorizer has the new RoleBinding: acting before would be
-/// refused (403), which the reconciler takes for a permanent error.
+/// refused (403), which the controller takes for a permanent error.
 async fn wait_until_bound(client: &Client, namespace: &str) -> Result<()> {
     let review = SelfSubjectAccessReview {
         spec: SelfSubjectAccessReviewSpec {

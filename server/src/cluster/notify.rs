@@ -1,6 +1,6 @@
 //! Pokes between replicas: a user's action on a replica that does not reconcile wakes the one
 //! that does, through LISTEN/NOTIFY on the PostgreSQL database they share. Without it the action
-//! would wait for the reconciler's next pass.
+//! would wait for the controller's next pass.
 
 use crate::supervise::{self, Health};
 use sqlx::PgPool;
@@ -12,7 +12,7 @@ use uuid::Uuid;
 const CHANNEL: &str = "tephra_poke";
 
 /// Starts the two supervised tasks: one sends this replica's pokes to the others, one hands the
-/// others' pokes to the local reconciler while this replica leads. Returns where to send a poke
+/// others' pokes to the local controller while this replica leads. Returns where to send a poke
 /// for the others.
 pub fn start(
     pool: PgPool,
@@ -34,7 +34,7 @@ pub fn start(
                     .execute(&pool)
                     .await;
                 if let Err(error) = sent {
-                    // The reconciler's next pass looks at it anyway.
+                    // The controller's next pass looks at it anyway.
                     tracing::warn!(%error, workload = %id, "cannot tell the reconciling replica");
                 }
             }
@@ -61,7 +61,7 @@ async fn listen(
     listener.listen(CHANNEL).await?;
     loop {
         let notification = listener.recv().await?;
-        // A replica that does not lead has no reconciler running to hand it to.
+        // A replica that does not lead has no controller running to hand it to.
         if *leading.borrow()
             && let Ok(id) = notification.payload().parse::<Uuid>()
         {

@@ -14,7 +14,7 @@ pub(super) fn start(client: kube::Client, shared: &Shared, every: std::time::Dur
     });
 }
 
-/// Asks the API server every `every` whether it answers, on its own task so a reconciler stuck
+/// Asks the API server every `every` whether it answers, on its own task so a controller stuck
 /// on a silent API server cannot delay the news: `/readyz` and `GET /api/v1/cluster` say so even
 /// when there is nothing to do.
 async fn probe(client: kube::Client, shared: Shared, every: std::time::Duration) {

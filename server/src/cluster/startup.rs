@@ -185,7 +185,7 @@ fn start_election(
 }
 
 /// Pokes between replicas sharing a PostgreSQL database, so an action on a follower wakes the
-/// leader's reconciler at once; `None` for the only replica.
+/// leader's controller at once; `None` for the only replica.
 fn start_pokes(
     db: &Database,
     replicated: bool,

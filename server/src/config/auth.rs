@@ -77,21 +77,11 @@ pub struct AuthArgs {
     pub oidc_audience: Option<String>,
 
     /// Groups (from the groups claim) whose members are system administrators, comma-separated.
-    #[arg(
-        long,
-        env = "TEPHRA_ADMIN_GROUPS",
-        value_delimiter = ',',
-        value_name = "GROUPS"
-    )]
+    #[arg(long, env = "TEPHRA_ADMIN_GROUPS", value_delimiter = ',', value_name = "GROUPS")]
     pub admin_groups: Vec<String>,
 
     /// Users (e-mail or subject) who are system administrators, comma-separated.
-    #[arg(
-        long,
-        env = "TEPHRA_ADMIN_USERS",
-        value_delimiter = ',',
-        value_name = "USERS"
-    )]
+    #[arg(long, env = "TEPHRA_ADMIN_USERS", value_delimiter = ',', value_name = "USERS")]
     pub admin_users: Vec<String>,
 
     /// A file holding the token a Prometheus scraper presents (`Authorization: Bearer`) to
@@ -109,12 +99,7 @@ pub struct AuthArgs {
     pub session_idle_minutes: u32,
 
     /// A session ends this many hours after sign-in, however active.
-    #[arg(
-        long,
-        env = "TEPHRA_SESSION_MAX_HOURS",
-        default_value_t = 12,
-        value_name = "HOURS"
-    )]
+    #[arg(long, env = "TEPHRA_SESSION_MAX_HOURS", default_value_t = 12, value_name = "HOURS")]
     pub session_max_hours: u32,
 }
 

@@ -11,30 +11,15 @@ use std::time::Duration;
 #[derive(Debug, Clone, Args)]
 pub struct LimitArgs {
     /// Sign-in requests (`/auth/login`, `/auth/callback`) per minute and client address.
-    #[arg(
-        long,
-        env = "TEPHRA_RATE_LIMIT_SIGN_IN",
-        default_value_t = 30,
-        value_name = "N"
-    )]
+    #[arg(long, env = "TEPHRA_RATE_LIMIT_SIGN_IN", default_value_t = 30, value_name = "N")]
     pub rate_limit_sign_in: u32,
 
     /// Token requests (`POST /api/v1/token`) per minute and client address.
-    #[arg(
-        long,
-        env = "TEPHRA_RATE_LIMIT_TOKEN",
-        default_value_t = 20,
-        value_name = "N"
-    )]
+    #[arg(long, env = "TEPHRA_RATE_LIMIT_TOKEN", default_value_t = 20, value_name = "N")]
     pub rate_limit_token: u32,
 
     /// Writes to the REST API (POST, PUT, PATCH, DELETE) per minute and client address.
-    #[arg(
-        long,
-        env = "TEPHRA_RATE_LIMIT_WRITES",
-        default_value_t = 600,
-        value_name = "N"
-    )]
+    #[arg(long, env = "TEPHRA_RATE_LIMIT_WRITES", default_value_t = 600, value_name = "N")]
     pub rate_limit_writes: u32,
 
     /// Count by the last address of `X-Forwarded-For` (the one the ingress saw) instead of the
@@ -45,12 +30,7 @@ pub struct LimitArgs {
 
     /// Event and log streams one user or application may have open at once (in each replica);
     /// one more is a 429.
-    #[arg(
-        long,
-        env = "TEPHRA_STREAMS_PER_PRINCIPAL",
-        default_value_t = 16,
-        value_name = "N"
-    )]
+    #[arg(long, env = "TEPHRA_STREAMS_PER_PRINCIPAL", default_value_t = 16, value_name = "N")]
     pub streams_per_principal: u32,
 
     /// How often an open stream asks again whether its session or token still stands and what
@@ -73,12 +53,7 @@ pub struct LimitArgs {
     pub log_follow_max_minutes: u32,
 
     /// The most bytes of log one follow passes on before it stops.
-    #[arg(
-        long,
-        env = "TEPHRA_LOG_FOLLOW_MAX_MIB",
-        default_value_t = 64,
-        value_name = "MIB"
-    )]
+    #[arg(long, env = "TEPHRA_LOG_FOLLOW_MAX_MIB", default_value_t = 64, value_name = "MIB")]
     pub log_follow_max_mib: u32,
 }
 

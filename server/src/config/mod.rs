@@ -38,7 +38,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the server: the web UI, the API and the reconciler (the default).
+    /// Run the server: the web UI, the API and the controller (the default).
     Serve(Box<ServeArgs>),
     /// Print the Volcano Job (and PVCs, Services) a training request becomes, without a cluster.
     Render(RenderArgs),
@@ -56,41 +56,21 @@ impl Cli {
 pub struct ServeArgs {
     /// Address to listen on. Keep the loopback default unless Tephra runs behind a proxy or in a
     /// cluster.
-    #[arg(
-        long,
-        env = "TEPHRA_ADDR",
-        default_value = "127.0.0.1:3000",
-        value_name = "IP:PORT"
-    )]
+    #[arg(long, env = "TEPHRA_ADDR", default_value = "127.0.0.1:3000", value_name = "IP:PORT")]
     pub addr: SocketAddr,
 
     /// Directory for Tephra's own files (the embedded SQLite database). Created when missing.
-    #[arg(
-        long,
-        env = "TEPHRA_DATA_DIR",
-        default_value = "data",
-        value_name = "DIR"
-    )]
+    #[arg(long, env = "TEPHRA_DATA_DIR", default_value = "data", value_name = "DIR")]
     pub data_dir: PathBuf,
 
     /// Database URL: `sqlite:PATH` or `postgres://USER:PASSWORD@HOST:PORT/DB`. Defaults to
     /// `sqlite:<data-dir>/tephra.db`.
-    #[arg(
-        long,
-        env = "TEPHRA_DATABASE_URL",
-        value_name = "URL",
-        hide_env_values = true
-    )]
+    #[arg(long, env = "TEPHRA_DATABASE_URL", value_name = "URL", hide_env_values = true)]
     pub database_url: Option<String>,
 
     /// Directory with the built site (the `pkg/` folder with the WASM and JS bundle, and the
     /// public files), as produced by `cargo leptos build --release`.
-    #[arg(
-        long,
-        env = "TEPHRA_SITE_ROOT",
-        default_value = "target/site",
-        value_name = "DIR"
-    )]
+    #[arg(long, env = "TEPHRA_SITE_ROOT", default_value = "target/site", value_name = "DIR")]
     pub site_root: PathBuf,
 
     /// The development login: everyone who opens the UI acts as one local user (a system
@@ -100,12 +80,7 @@ pub struct ServeArgs {
     pub dev_login: DevLogin,
 
     /// Log filter in `tracing` syntax, e.g. `info` or `info,server=debug,sqlx=warn`.
-    #[arg(
-        long,
-        env = "TEPHRA_LOG",
-        default_value = "info",
-        value_name = "FILTER"
-    )]
+    #[arg(long, env = "TEPHRA_LOG", default_value = "info", value_name = "FILTER")]
     pub log: String,
 
     /// Log format: JSON lines for machines, text for people. `auto` picks text on a terminal and
@@ -135,34 +110,19 @@ pub struct ServeArgs {
     )]
     pub namespace_prefix: String,
 
-    /// How often the reconciler compares every workload with the cluster (it also acts at once
+    /// How often the controller compares every workload with the cluster (it also acts at once
     /// on each request).
-    #[arg(
-        long,
-        env = "TEPHRA_RESYNC_SECONDS",
-        default_value_t = 10,
-        value_name = "SECONDS"
-    )]
+    #[arg(long, env = "TEPHRA_RESYNC_SECONDS", default_value_t = 10, value_name = "SECONDS")]
     pub resync_seconds: u64,
 
     /// With PostgreSQL, several replicas may serve the same users; the one holding a Lease
     /// (`<namespace-prefix>reconciler`, coordination.k8s.io) in this namespace reconciles. Another
     /// takes over this long after the holder stops renewing (at once when it shuts down).
-    #[arg(
-        long,
-        env = "TEPHRA_LEASE_SECONDS",
-        default_value_t = 15,
-        value_name = "SECONDS"
-    )]
+    #[arg(long, env = "TEPHRA_LEASE_SECONDS", default_value_t = 15, value_name = "SECONDS")]
     pub lease_seconds: u64,
 
     /// The namespace of the leader Lease: in a cluster, Tephra's own (`POD_NAMESPACE`).
-    #[arg(
-        long,
-        env = "POD_NAMESPACE",
-        default_value = "default",
-        value_name = "NAMESPACE"
-    )]
+    #[arg(long, env = "POD_NAMESPACE", default_value = "default", value_name = "NAMESPACE")]
     pub lease_namespace: String,
 
     /// Prometheus with NVIDIA DCGM exporter metrics (e.g. http://prometheus-server.monitoring:9090):
@@ -300,7 +260,7 @@ impl ServeArgs {
                 option: "--lease-seconds (TEPHRA_LEASE_SECONDS)",
                 message: format!(
                     "must be from 3 to 300 (got {}): how long a replica that stopped renewing \
-                     keeps the reconciler",
+                     keeps the controller",
                     self.lease_seconds
                 ),
             });

@@ -11,7 +11,7 @@ use uuid::Uuid;
 pub struct AuditEvent {
     pub id: i64,
     pub at: DateTime<Utc>,
-    /// Who acted; `None` for Tephra itself (e.g. the reconciler recording a phase change).
+    /// Who acted; `None` for Tephra itself (e.g. the controller recording a phase change).
     pub actor_id: Option<Uuid>,
     pub action: AuditAction,
     pub target_kind: AuditTarget,

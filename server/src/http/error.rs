@@ -34,17 +34,11 @@ pub struct BadRequest(pub ErrorBody);
 pub struct Unauthorized(pub ErrorBody);
 
 #[derive(utoipa::IntoResponses)]
-#[response(
-    status = 403,
-    description = "The principal lacks the permission the message names"
-)]
+#[response(status = 403, description = "The principal lacks the permission the message names")]
 pub struct Forbidden(pub ErrorBody);
 
 #[derive(utoipa::IntoResponses)]
-#[response(
-    status = 404,
-    description = "Nothing by that id that the principal may see"
-)]
+#[response(status = 404, description = "Nothing by that id that the principal may see")]
 pub struct NotFound(pub ErrorBody);
 
 #[derive(utoipa::IntoResponses)]
@@ -62,10 +56,7 @@ pub struct Conflict(pub ErrorBody);
 pub struct TooManyRequests(pub ErrorBody);
 
 #[derive(utoipa::IntoResponses)]
-#[response(
-    status = 500,
-    description = "The server failed; the message says where"
-)]
+#[response(status = 500, description = "The server failed; the message says where")]
 pub struct Failed(pub ErrorBody);
 
 /// The body of every error answer.

@@ -54,7 +54,7 @@ pub fn node_protection() -> Value {
 
 /// Everything that keeps a request from being admitted or run: each layer's rules on every pod
 /// spec it holds, and node protection. The same check runs at submit, edit and resume, and in
-/// the reconciler before it creates a Job, so a request stored before a policy changed is held
+/// the controller before it creates a Job, so a request stored before a policy changed is held
 /// to today's.
 pub fn refusals(
     value: &Value,

@@ -2,7 +2,7 @@
 //! type, the whole job one gang. Restarts are the kubelet's, limited per type by the task's
 //! maxRetry (Volcano counts the restarts of the task's pods); debug and pause run modes are
 //! command overrides. Success and failure rules name replicas by index, which no Volcano policy
-//! can express: Tephra's reconciler judges them (`domain::finish`), so a failed pod does not end
+//! can express: Tephra's controller judges them (`domain::finish`), so a failed pod does not end
 //! the Job here.
 
 use super::{JobOptions, Rendered, Target, Task, assemble};

@@ -211,7 +211,7 @@ fn assemble(
             max_retry: Some(max_retry),
             // Not `autoDeletionTimeAfterCompletionSeconds`: if Volcano collected the Job, a
             // finish Tephra had not yet seen (it was down) would be lost and the training run
-            // again. The reconciler deletes the Job after recording the outcome instead.
+            // again. The controller deletes the Job after recording the outcome instead.
             ttl_seconds_after_finished: options.ttl_seconds_after_finished,
             min_success: options.min_success,
             plugins,

@@ -36,7 +36,7 @@ pub struct S3Secret {
     pub copy: Option<(String, [String; 2])>,
 }
 
-/// As the Secret alone: the copy is an instruction to the reconciler, not part of an object.
+/// As the Secret alone: the copy is an instruction to the controller, not part of an object.
 impl Serialize for S3Secret {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.secret.serialize(serializer)

@@ -1,7 +1,7 @@
 //! The generic multi-replica form after T9k's GenericJob (seeds/004): any number of replica
 //! types, each with its own spec and restart policy, rules that decide success and failure, run
 //! modes for debugging and for starting paused, and what to clean up afterwards. Its rules are
-//! checked in `validate::generic`; Tephra's reconciler judges the finish rules (`domain::finish`).
+//! checked in `validate::generic`; Tephra's controller judges the finish rules (`domain::finish`).
 
 use super::request::{ProjectId, RestartPolicy, TrainingSpec};
 use serde::{Deserialize, Serialize};

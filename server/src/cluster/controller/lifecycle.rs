@@ -1,4 +1,4 @@
-//! What the reconciler does to a workload's objects: creates them, adopts a stop Volcano made,
+//! What the controller does to a workload's objects: creates them, adopts a stop Volcano made,
 //! and deletes them in order before the row is marked deleted.
 
 use super::{Controller, Error, Result};

@@ -1,4 +1,4 @@
-//! What the reconciler decides from the row and the index alone, before it touches the cluster.
+//! What the controller decides from the row and the index alone, before it touches the cluster.
 //! Pure, so every rule is tested without a cluster.
 
 use chrono::{DateTime, Utc};
@@ -13,7 +13,7 @@ pub struct JobSeen {
     pub stopped_by_cluster: bool,
 }
 
-/// A workload as the reconciler sees it: its row's phases and finish, and its Job in the index.
+/// A workload as the controller sees it: its row's phases and finish, and its Job in the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Facts {
     pub desired: Phase,

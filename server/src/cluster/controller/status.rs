@@ -57,7 +57,7 @@ impl Controller {
     async fn status_once(&self, id: Uuid) -> Result<Attempt, DbError> {
         let row = match self.db.workloads().get(id).await {
             Ok(row) => row,
-            // Objects of rows deleted by hand: the reconciler reports those as orphans.
+            // Objects of rows deleted by hand: the controller reports those as orphans.
             Err(DbError::NotFound) => {
                 self.generics.forget(id);
                 return Ok(Attempt::Gone);
@@ -92,7 +92,7 @@ impl Controller {
             != row.status.preemption.as_ref().map(|p| &p.episode);
         status.reconcile_error = self.reconcile_error(&row);
         let reason = match (derived.phase, &status.reconcile_error) {
-            // The reconciler's trouble explains why nothing happens yet.
+            // The controller's trouble explains why nothing happens yet.
             (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(e)) => {
                 Some(e.message.clone())
             }
@@ -169,7 +169,7 @@ impl Controller {
         row
     }
 
-    /// The reconciler's error to show on the workload. Only the replica that reconciles knows its
+    /// The controller's error to show on the workload. Only the replica that reconciles knows its
     /// errors; another keeps what it recorded, or the two would undo each other's status.
     fn reconcile_error(&self, row: &StoredWorkload) -> Option<ReconcileError> {
         if *self.leading.borrow() {

@@ -57,7 +57,7 @@ pub struct StoredWorkload {
 /// Who changes a workload and why: recorded in its history in the same transaction as the change.
 #[derive(Debug, Clone)]
 pub struct Change {
-    /// `None` for Tephra itself (the reconciler, or what the cluster did).
+    /// `None` for Tephra itself (the controller, or what the cluster did).
     pub actor: Option<Uuid>,
     pub action: HistoryAction,
     pub detail: serde_json::Value,
@@ -91,7 +91,7 @@ pub struct NewWorkload {
     pub demand: Amount,
 }
 
-/// The fields the reconciler needs of every live workload, without the spec.
+/// The fields the controller needs of every live workload, without the spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Intent {
     pub id: Uuid,
@@ -112,7 +112,7 @@ struct IntentRow {
 
 impl IntentRow {
     /// The intent, unless a phase is one Tephra never writes (a row edited by hand): that row is
-    /// logged and left alone rather than stopping the reconciler for every other workload.
+    /// logged and left alone rather than stopping the controller for every other workload.
     fn intent(self) -> Option<Intent> {
         match (
             parse_phase(&self.desired_phase),
@@ -251,7 +251,7 @@ impl Workloads<'_> {
         rows.into_iter().map(StoredWorkload::try_from).collect()
     }
 
-    /// Every live workload's desired and actual phase: what the reconciler compares with the
+    /// Every live workload's desired and actual phase: what the controller compares with the
     /// cluster.
     pub async fn intents(&self) -> DbResult<Vec<Intent>> {
         let sql = "SELECT id, desired_phase, actual_phase, finished_at, job_ttl_seconds

@@ -17,6 +17,7 @@ pub mod listing;
 pub mod logs;
 pub mod openapi;
 pub mod org_units;
+mod per_kind;
 pub mod policies;
 pub mod projects;
 pub mod trainings;

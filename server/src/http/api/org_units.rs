@@ -54,196 +54,147 @@ const PROJECT_FIELDS: &[&str] = &[
 
 type Pairs = Query<Vec<(String, String)>>;
 
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct DepartmentList {
-    pub departments: Vec<Department>,
-    /// How many matched the filters, before paging.
-    pub total_records: usize,
+/// An org unit's page type and its five handlers (list, create, get, update, delete), one set
+/// per unit because the OpenAPI document needs one annotated handler per path.
+macro_rules! org_unit_handlers {
+    ($unit:ident, $request:ident, $list_type:ident, $field:ident, $fields:expr,
+     $path:literal, $item_path:literal, $id_doc:literal,
+     [$list:ident, $all:ident, $list_doc:literal],
+     [$create:ident, $create_doc:literal],
+     [$get:ident, $one:ident],
+     [$update:ident, $update_doc:literal],
+     [$delete:ident, $delete_doc:literal]) => {
+        #[derive(Debug, Serialize, utoipa::ToSchema)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $list_type {
+            pub $field: Vec<$unit>,
+            /// How many matched the filters, before paging.
+            pub total_records: usize,
+        }
+
+        #[doc = $list_doc]
+        #[utoipa::path(get, path = $path, tag = "org-unit",
+            params(
+                ("filterBy" = Option<Vec<String>>, Query, description = "field<op>value; op one of == != <= >= =@ !@ =^ =$"),
+                ("sortBy" = Option<String>, Query), ("sortOrder" = Option<String>, Query, description = "asc or desc"),
+                ("offset" = Option<usize>, Query), ("limit" = Option<usize>, Query),
+            ),
+            responses((status = 200, body = $list_type), BadRequest, Unauthorized))]
+        pub async fn $list(
+            State(services): State<Services>,
+            Acting(principal): Acting,
+            Query(pairs): Pairs,
+        ) -> Result<Json<$list_type>, ApiError> {
+            let query = ListQuery::parse(&pairs, $fields)?;
+            let ($field, total_records) =
+                query.apply(services.organisation().$all(&principal).await?);
+            Ok(Json($list_type { $field, total_records }))
+        }
+
+        #[doc = $create_doc]
+        #[utoipa::path(post, path = $path, tag = "org-unit", request_body = $request,
+            responses((status = 201, body = $unit), BadRequest, Unauthorized, Forbidden, Conflict))]
+        pub async fn $create(
+            State(services): State<Services>,
+            Acting(principal): Acting,
+            JsonBody(request): JsonBody<$request>,
+        ) -> Result<(StatusCode, Json<$unit>), ApiError> {
+            Ok(created(services.organisation().$create(&principal, request).await?))
+        }
+
+        #[utoipa::path(get, path = $item_path, tag = "org-unit",
+            params(("id" = String, Path, description = $id_doc)),
+            responses((status = 200, body = $unit), Unauthorized, Forbidden, NotFound))]
+        pub async fn $get(
+            State(services): State<Services>,
+            Acting(principal): Acting,
+            Path(id): Path<String>,
+        ) -> Result<Json<$unit>, ApiError> {
+            Ok(Json(services.organisation().$one(&principal, &id).await?))
+        }
+
+        #[doc = $update_doc]
+        #[utoipa::path(put, path = $item_path, tag = "org-unit",
+            params(("id" = String, Path, description = $id_doc)), request_body = $request,
+            responses((status = 200, body = $unit), BadRequest, Unauthorized, Forbidden, NotFound))]
+        pub async fn $update(
+            State(services): State<Services>,
+            Acting(principal): Acting,
+            Path(id): Path<String>,
+            JsonBody(request): JsonBody<$request>,
+        ) -> Result<Json<$unit>, ApiError> {
+            Ok(Json(services.organisation().$update(&principal, &id, request).await?))
+        }
+
+        #[doc = $delete_doc]
+        #[utoipa::path(delete, path = $item_path, tag = "org-unit",
+            params(("id" = String, Path, description = $id_doc)),
+            responses((status = 204), Unauthorized, Forbidden, NotFound, Conflict))]
+        pub async fn $delete(
+            State(services): State<Services>,
+            Acting(principal): Acting,
+            Path(id): Path<String>,
+        ) -> Result<StatusCode, ApiError> {
+            services.organisation().$delete(&principal, &id).await?;
+            Ok(StatusCode::NO_CONTENT)
+        }
+    };
 }
 
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProjectList {
-    pub projects: Vec<Project>,
-    /// How many matched the filters, before paging.
-    pub total_records: usize,
-}
-
-/// The departments the principal may see.
-#[utoipa::path(get, path = "/api/v1/org-unit/departments", tag = "org-unit",
-    params(
-        ("filterBy" = Option<Vec<String>>, Query, description = "field<op>value; op one of == != <= >= =@ !@ =^ =$"),
-        ("sortBy" = Option<String>, Query), ("sortOrder" = Option<String>, Query, description = "asc or desc"),
-        ("offset" = Option<usize>, Query), ("limit" = Option<usize>, Query),
-    ),
-    responses((status = 200, body = DepartmentList), BadRequest, Unauthorized))]
-pub async fn list_departments(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    Query(pairs): Pairs,
-) -> Result<Json<DepartmentList>, ApiError> {
-    let query = ListQuery::parse(&pairs, DEPARTMENT_FIELDS)?;
-    let (departments, total_records) =
-        query.apply(services.organisation().departments(&principal).await?);
-    Ok(Json(DepartmentList {
+org_unit_handlers!(
+    Department,
+    DepartmentRequest,
+    DepartmentList,
+    departments,
+    DEPARTMENT_FIELDS,
+    "/api/v1/org-unit/departments",
+    "/api/v1/org-unit/departments/{id}",
+    "The department's id or name",
+    [
+        list_departments,
         departments,
-        total_records,
-    }))
-}
+        "The departments the principal may see."
+    ],
+    [
+        create_department,
+        "Creates a department (system administrators)."
+    ],
+    [get_department, department],
+    [
+        update_department,
+        "Changes a department's description and resources (system administrators)."
+    ],
+    [
+        delete_department,
+        "Deletes a department without projects (system administrators)."
+    ]
+);
 
-/// Creates a department (system administrators).
-#[utoipa::path(post, path = "/api/v1/org-unit/departments", tag = "org-unit",
-    request_body = DepartmentRequest,
-    responses((status = 201, body = Department), BadRequest, Unauthorized, Forbidden, Conflict))]
-pub async fn create_department(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    JsonBody(request): JsonBody<DepartmentRequest>,
-) -> Result<(StatusCode, Json<Department>), ApiError> {
-    Ok(created(
-        services
-            .organisation()
-            .create_department(&principal, request)
-            .await?,
-    ))
-}
-
-#[utoipa::path(get, path = "/api/v1/org-unit/departments/{id}", tag = "org-unit",
-    params(("id" = String, Path, description = "The department's id or name")),
-    responses((status = 200, body = Department), Unauthorized, Forbidden, NotFound))]
-pub async fn get_department(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    Path(id): Path<String>,
-) -> Result<Json<Department>, ApiError> {
-    Ok(Json(
-        services.organisation().department(&principal, &id).await?,
-    ))
-}
-
-/// Changes a department's description and resources (system administrators).
-#[utoipa::path(put, path = "/api/v1/org-unit/departments/{id}", tag = "org-unit",
-    params(("id" = String, Path, description = "The department's id or name")),
-    request_body = DepartmentRequest,
-    responses((status = 200, body = Department), BadRequest, Unauthorized, Forbidden, NotFound))]
-pub async fn update_department(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    Path(id): Path<String>,
-    JsonBody(request): JsonBody<DepartmentRequest>,
-) -> Result<Json<Department>, ApiError> {
-    Ok(Json(
-        services
-            .organisation()
-            .update_department(&principal, &id, request)
-            .await?,
-    ))
-}
-
-/// Deletes a department without projects (system administrators).
-#[utoipa::path(delete, path = "/api/v1/org-unit/departments/{id}", tag = "org-unit",
-    params(("id" = String, Path, description = "The department's id or name")),
-    responses((status = 204), Unauthorized, Forbidden, NotFound, Conflict))]
-pub async fn delete_department(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
-    services
-        .organisation()
-        .delete_department(&principal, &id)
-        .await?;
-    Ok(StatusCode::NO_CONTENT)
-}
-
-/// The projects the principal may see.
-#[utoipa::path(get, path = "/api/v1/org-unit/projects", tag = "org-unit",
-    params(
-        ("filterBy" = Option<Vec<String>>, Query, description = "field<op>value; op one of == != <= >= =@ !@ =^ =$"),
-        ("sortBy" = Option<String>, Query), ("sortOrder" = Option<String>, Query, description = "asc or desc"),
-        ("offset" = Option<usize>, Query), ("limit" = Option<usize>, Query),
-    ),
-    responses((status = 200, body = ProjectList), BadRequest, Unauthorized))]
-pub async fn list_projects(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    Query(pairs): Pairs,
-) -> Result<Json<ProjectList>, ApiError> {
-    let query = ListQuery::parse(&pairs, PROJECT_FIELDS)?;
-    let (projects, total_records) =
-        query.apply(services.organisation().org_projects(&principal).await?);
-    Ok(Json(ProjectList {
-        projects,
-        total_records,
-    }))
-}
-
-/// Creates a project in a department (its administrators, or system administrators).
-#[utoipa::path(post, path = "/api/v1/org-unit/projects", tag = "org-unit",
-    request_body = ProjectRequest,
-    responses((status = 201, body = Project), BadRequest, Unauthorized, Forbidden, Conflict))]
-pub async fn create_project(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    JsonBody(request): JsonBody<ProjectRequest>,
-) -> Result<(StatusCode, Json<Project>), ApiError> {
-    Ok(created(
-        services
-            .organisation()
-            .create_project(&principal, request)
-            .await?,
-    ))
-}
-
-#[utoipa::path(get, path = "/api/v1/org-unit/projects/{id}", tag = "org-unit",
-    params(("id" = String, Path, description = "The project's id or name")),
-    responses((status = 200, body = Project), Unauthorized, Forbidden, NotFound))]
-pub async fn get_project(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    Path(id): Path<String>,
-) -> Result<Json<Project>, ApiError> {
-    Ok(Json(
-        services.organisation().org_project(&principal, &id).await?,
-    ))
-}
-
-/// Replaces a project's description, resources, default node pools and scheduling rules: what
-/// the body leaves out is cleared.
-#[utoipa::path(put, path = "/api/v1/org-unit/projects/{id}", tag = "org-unit",
-    params(("id" = String, Path, description = "The project's id or name")),
-    request_body = ProjectRequest,
-    responses((status = 200, body = Project), BadRequest, Unauthorized, Forbidden, NotFound))]
-pub async fn update_project(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    Path(id): Path<String>,
-    JsonBody(request): JsonBody<ProjectRequest>,
-) -> Result<Json<Project>, ApiError> {
-    Ok(Json(
-        services
-            .organisation()
-            .update_project(&principal, &id, request)
-            .await?,
-    ))
-}
-
-/// Deletes a project without live workloads.
-#[utoipa::path(delete, path = "/api/v1/org-unit/projects/{id}", tag = "org-unit",
-    params(("id" = String, Path, description = "The project's id or name")),
-    responses((status = 204), Unauthorized, Forbidden, NotFound, Conflict))]
-pub async fn delete_project(
-    State(services): State<Services>,
-    Acting(principal): Acting,
-    Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
-    services
-        .organisation()
-        .delete_project(&principal, &id)
-        .await?;
-    Ok(StatusCode::NO_CONTENT)
-}
+org_unit_handlers!(
+    Project,
+    ProjectRequest,
+    ProjectList,
+    projects,
+    PROJECT_FIELDS,
+    "/api/v1/org-unit/projects",
+    "/api/v1/org-unit/projects/{id}",
+    "The project's id or name",
+    [
+        list_projects,
+        org_projects,
+        "The projects the principal may see."
+    ],
+    [
+        create_project,
+        "Creates a project in a department (its administrators, or system administrators)."
+    ],
+    [get_project, org_project],
+    [
+        update_project,
+        "Replaces a project's description, resources, default node pools and scheduling rules: what the body leaves out is cleared."
+    ],
+    [delete_project, "Deletes a project without live workloads."]
+);
 
 /// A node pool: the nodes sharing a value of the pool label (`default` for nodes without it).
 #[derive(Debug, Serialize, utoipa::ToSchema)]

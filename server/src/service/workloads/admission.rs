@@ -1,10 +1,14 @@
 //! The admission check a submit or resume runs inside the transaction that writes it.
 
+use super::Workloads;
+use super::submit::Checked;
 use crate::db::departments::Department;
 use crate::db::projects::Project;
 use crate::db::workloads::Usage;
+use app::error::AppError;
 use tephra_core::domain::quota::{self, Allowance, Amount, Demand, Standing, Unit};
 use tephra_core::domain::request::{Request, WorkloadKind};
+use tephra_core::model::principal::Principal;
 use tephra_core::model::validation::FieldError;
 
 /// Judges `demand` against the project's and department's limits given their use, and against
@@ -42,7 +46,40 @@ pub(super) fn stored_demand(kind: WorkloadKind, value: &serde_json::Value) -> Op
         .map(|request| quota::demand(&request))
 }
 
-impl super::Workloads {
+/// A checked request bound to this cluster, with what admission weighs it against.
+pub(super) struct Weighed {
+    pub(super) checked: Checked,
+    pub(super) demand: Demand,
+    pub(super) department: Department,
+}
+
+impl Workloads {
+    /// Checks `value` (see [`Workloads::check`]), binds it to this cluster's profile and reads
+    /// its demand and its project's department: what a submit's preview and an edit admit.
+    pub(super) async fn weigh(
+        &self,
+        kind: WorkloadKind,
+        principal: &Principal,
+        value: &serde_json::Value,
+    ) -> Result<Weighed, AppError> {
+        let checked = self.check(kind, principal, value).await?;
+        checked
+            .request
+            .bind(&self.profile, checked.token_uid_gid)
+            .map_err(AppError::Rejected)?;
+        let demand = quota::demand(&checked.request);
+        let department = self
+            .db
+            .departments()
+            .get(checked.project.department_id)
+            .await?;
+        Ok(Weighed {
+            checked,
+            demand,
+            department,
+        })
+    }
+
     /// Records the demand of live workloads stored before quotas, so they count toward their
     /// project's use; returns how many it measured.
     pub async fn measure_unmeasured(&self) -> Result<usize, crate::db::DbError> {

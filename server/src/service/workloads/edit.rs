@@ -3,11 +3,10 @@
 //! that nobody changed the request since it was read. The controller then brings the Job along.
 
 use super::Workloads;
-use super::admission::admission;
+use super::admission::{Weighed, admission};
 use crate::db::workloads::{Change, WorkloadListing};
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
-use tephra_core::domain::quota;
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::edit::Edit;
 use tephra_core::model::phase::Phase;
@@ -51,14 +50,12 @@ impl Workloads {
         let edited = edit
             .apply(w.kind == WorkloadKind::Distributed, &w.spec)
             .map_err(AppError::Rejected)?;
-        let checked = self.check(w.kind, principal, &edited).await?;
-        checked
-            .request
-            .bind(&self.profile, checked.token_uid_gid)
-            .map_err(AppError::Rejected)?;
+        let Weighed {
+            checked,
+            demand,
+            department,
+        } = self.weigh(w.kind, principal, &edited).await?;
         let project = &checked.project;
-        let demand = quota::demand(&checked.request);
-        let department = self.db.departments().get(project.department_id).await?;
         let change = Change {
             actor: principal.user_id.parse().ok(),
             action: tephra_core::model::history::HistoryAction::Edit,

@@ -5,7 +5,7 @@
 //! their quotas: Volcano's reclaim takes that back.
 
 use super::Workloads;
-use super::admission::admission;
+use super::admission::{Weighed, admission};
 use app::error::AppError;
 use tephra_core::domain::quota::{self, Allowance, Amount, Bound, Standing};
 use tephra_core::domain::request::WorkloadKind;
@@ -35,14 +35,12 @@ impl Workloads {
         principal: &Principal,
         value: &serde_json::Value,
     ) -> Result<Fit, AppError> {
-        let checked = self.check(kind, principal, value).await?;
-        checked
-            .request
-            .bind(&self.profile, checked.token_uid_gid)
-            .map_err(AppError::Rejected)?;
+        let Weighed {
+            checked,
+            demand,
+            department,
+        } = self.weigh(kind, principal, value).await?;
         let project = &checked.project;
-        let demand = quota::demand(&checked.request);
-        let department = self.db.departments().get(project.department_id).await?;
         let (usage, everything) = self.db.workloads().usage(department.id, project.id).await?;
         let (capacity, known) = self.gpu_capacity(&demand.pools);
         let free_gpus = known.then(|| (capacity - everything.gpus).max(0.0));
