@@ -213,9 +213,10 @@ async fn status_latency(
                 continue;
             }
             let data: Value = serde_json::from_str(&event.data)?;
-            let succeeded = data["status"]["pods"]
-                .as_array()
-                .is_some_and(|p| p.iter().any(|p| p["phase"] == "Succeeded"));
+            // A stream of many workloads carries the summary: per-task pod counts, no pod list.
+            let succeeded = data["status"]["tasks"]
+                .as_object()
+                .is_some_and(|tasks| tasks.values().any(|t| t["succeeded"].as_u64() > Some(0)));
             if data["workloadId"] == id.as_str() && succeeded {
                 via_sse.push(started.elapsed());
                 break;
@@ -293,6 +294,7 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
     }
     let server = Launch::default().data_dir(data.path()).start()?;
     let client = Client::new(&server);
+    submit_cost(&client, rows).await?;
     let deep = rows * 9 / 10;
     let queries = [
         (
@@ -350,6 +352,42 @@ async fn list_latency(rows: usize) -> anyhow::Result<()> {
             ms(p99)
         );
     }
+    Ok(())
+}
+
+/// The cost of a submit (stored, no cluster) into the project holding `rows` trainings, beside
+/// the same into an empty project of a fresh server: admission sums what is in use, which must
+/// not grow with the history a project keeps.
+async fn submit_cost(filled: &Client, rows: usize) -> anyhow::Result<()> {
+    let empty_server = Launch::default().start()?;
+    let empty = Client::new(&empty_server);
+    async fn measure(client: &Client, label: &str) -> anyhow::Result<(Duration, Duration)> {
+        client
+            .submit(&small_training(&format!("{label}-warm")))
+            .await?;
+        let mut samples = Vec::new();
+        for i in 0..SAMPLES {
+            let started = Instant::now();
+            client
+                .submit(&small_training(&format!("{label}-{i}")))
+                .await?;
+            samples.push(started.elapsed());
+        }
+        Ok(percentiles(&mut samples))
+    }
+    let (e50, e99) = measure(&empty, "empty").await?;
+    let (f50, f99) = measure(filled, "filled").await?;
+    println!(
+        "\n## Submit cost against what is stored ({SAMPLES} sequential submits, SQLite, no cluster)\n"
+    );
+    println!("| project | p50 | p99 |\n|---|---|---|");
+    println!("| empty (baseline) | {} | {} |", ms(e50), ms(e99));
+    println!(
+        "| {rows} stored | {} | {} |\n\np50 ratio {:.2}x (target 1.2x)",
+        ms(f50),
+        ms(f99),
+        f50.as_secs_f64() / e50.as_secs_f64().max(1e-9)
+    );
     Ok(())
 }
 

@@ -15,22 +15,15 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::{Value, json};
-use std::io::Write;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tephra_tests::bench::{
-    env_usize, first_pods, percentiles, seen_at, small_training, watch_phase,
+    env_usize, first_pods, gzip_len, percentiles, seen_at, small_training, watch_phase,
 };
 use tephra_tests::browser::Browser;
 use tephra_tests::tephra::{self, Launch};
 use tephra_tests::testbed::Testbed;
 
 const TRAININGS: &str = "/api/v1/workloads/trainings";
-
-fn gzip_len(bytes: &[u8]) -> usize {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder.write_all(bytes).expect("gzip into memory");
-    encoder.finish().expect("gzip into memory").len()
-}
 
 fn kib(n: usize) -> String {
     format!("{:.1} KiB", n as f64 / 1024.0)

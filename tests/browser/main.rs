@@ -5,6 +5,7 @@ mod applications;
 mod dashboard;
 mod generic;
 mod organisation;
+mod page_weight;
 mod policy;
 mod sign_in;
 mod split;

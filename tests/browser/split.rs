@@ -12,7 +12,7 @@ use tephra_tests::tephra::{self, Launch, TephraServer};
 
 const WAIT: Duration = Duration::from_secs(30);
 
-async fn submit(server: &TephraServer, name: &str) -> String {
+pub(crate) async fn submit(server: &TephraServer, name: &str) -> String {
     let res = tephra_tests::http()
         .post(format!("{}/api/v1/workloads/trainings", server.base_url()))
         .json(&serde_json::json!({
@@ -58,7 +58,7 @@ async fn wasm_fetched(browser: &Browser) -> BTreeSet<String> {
         .collect()
 }
 
-async fn readable(browser: &Browser, path: &str, css: &str, expected: &str) {
+pub(crate) async fn readable(browser: &Browser, path: &str, css: &str, expected: &str) {
     let text = browser
         .text_of(css, WAIT)
         .await

@@ -80,3 +80,11 @@ pub async fn seen_at<T: Copy>(seen: &Seen<T>, pod: &str) -> T {
         tokio::time::sleep(std::time::Duration::from_millis(1)).await;
     }
 }
+
+/// `bytes` gzip-compressed at flate2's default level (6), as every page-weight figure is taken.
+pub fn gzip_len(bytes: &[u8]) -> usize {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).expect("gzip into memory");
+    encoder.finish().expect("gzip into memory").len()
+}

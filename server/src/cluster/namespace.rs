@@ -19,9 +19,9 @@ use k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Client, Resource};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tephra_core::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE, PROJECT};
 use tephra_core::domain::ownership::{OWNER, OwnerKey};
 
@@ -52,6 +52,9 @@ pub struct Namespaces {
     bound: Mutex<HashSet<String>>,
     /// Namespaces refused as not this installation's, so each is logged once.
     refused: Mutex<HashSet<String>>,
+    /// Namespaces applied (and found this installation's) by this process: with which Pod
+    /// Security level, and when.
+    applied: Mutex<HashMap<String, (String, Instant)>>,
 }
 
 impl Namespaces {
@@ -76,6 +79,7 @@ impl Namespaces {
         let name = project.namespace;
         let created = match ensure_signed(client, key, project, level).await {
             Err(error @ Error::NamespaceNotOurs { .. }) => {
+                lock(&self.applied).remove(name);
                 if lock(&self.refused).insert(name.to_owned()) {
                     tracing::warn!(namespace = %name, project = %project.project, "{error}");
                 }
@@ -96,7 +100,24 @@ impl Namespaces {
             }
         }
         let policy = network_policy(key, project, self.ingress_namespace.as_deref());
-        apply(client, name, &policy).await
+        apply(client, name, &policy).await?;
+        lock(&self.applied).insert(name.to_owned(), (level.to_owned(), Instant::now()));
+        Ok(())
+    }
+
+    /// Whether this process applied the namespace, at `level`, less than `within` ago: a create
+    /// then need not read and apply it again (four API round trips); the controller's pass
+    /// applies every namespace each time, so what someone changes by hand is still repaired.
+    pub fn applied_within(&self, name: &str, level: &str, within: Duration) -> bool {
+        lock(&self.applied)
+            .get(name)
+            .is_some_and(|(applied, at)| applied == level && at.elapsed() < within)
+    }
+
+    /// Forgets that the namespace was applied, so the next create applies it again (a create
+    /// in it failed: it may be gone or changed).
+    pub fn forget(&self, name: &str) {
+        lock(&self.applied).remove(name);
     }
 }
 

@@ -91,7 +91,8 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         generics: Default::default(),
         asked: Mutex::default(),
         pacer,
-        org_synced: tokio::sync::Mutex::new(None),
+        org_synced: std::sync::Mutex::new(None),
+        org_sync: tokio::sync::Mutex::new(()),
         requests: requests_tx,
     });
     probe::start(client.clone(), &shared, resync);

@@ -133,8 +133,13 @@ impl Controller {
                 // Checked here whatever the sync made of it (the sync passes over a namespace
                 // that is not this installation's; this workload must not). A policy changed a
                 // moment ago may also allow what the Pod Security level still refuses.
-                self.ensure_namespace(&project).await?;
-                self.create(row, &project).await
+                self.ensure_namespace_for_create(&project).await?;
+                let created = self.create(row, &project).await;
+                if created.is_err() {
+                    // The namespace may be gone or changed: the retry applies it again.
+                    self.namespaces.forget(&project.namespace);
+                }
+                created
             }
             Phase::Running => {
                 self.judge(row, &project).await?;

@@ -114,8 +114,10 @@ pub struct Controller {
     pub(super) asked: Mutex<HashSet<Uuid>>,
     /// The pace of status writes per workload, shared with the watches that touch it.
     pub(super) pacer: Arc<Mutex<Pacer>>,
-    /// When the organisation was last applied, and the lock that applies it once at a time.
-    pub(super) org_synced: tokio::sync::Mutex<Option<std::time::Instant>>,
+    /// When the organisation was last applied.
+    pub(super) org_synced: Mutex<Option<std::time::Instant>>,
+    /// Held while the organisation is applied, so it is applied once at a time.
+    pub(super) org_sync: tokio::sync::Mutex<()>,
     pub(super) requests: Requests,
 }
 

@@ -16,6 +16,26 @@ impl Controller {
     /// A project's namespace, labelled with the Pod Security level its policies allow (both
     /// kinds': a namespace holds trainings and distributed trainings).
     pub(super) async fn ensure_namespace(&self, project: &Project) -> Result<()> {
+        let level = self.pod_security_level(project).await?;
+        self.apply_namespace(project, level).await
+    }
+
+    /// [`Self::ensure_namespace`] unless this process applied it at the same level within the
+    /// last resync: a burst of creates in one project pays for it once.
+    pub(super) async fn ensure_namespace_for_create(&self, project: &Project) -> Result<()> {
+        let level = self.pod_security_level(project).await?;
+        if self
+            .namespaces
+            .applied_within(&project.namespace, level, self.resync)
+        {
+            return Ok(());
+        }
+        self.apply_namespace(project, level).await
+    }
+
+    /// The Pod Security level the project's policies allow (both kinds': a namespace holds
+    /// trainings and distributed trainings).
+    async fn pod_security_level(&self, project: &Project) -> Result<&'static str> {
         let scope = Scope::Project(project.id.to_string());
         let mut level = "baseline";
         for kind in policy::PolicyKind::ALL {
@@ -24,6 +44,10 @@ impl Controller {
                 level = "privileged";
             }
         }
+        Ok(level)
+    }
+
+    async fn apply_namespace(&self, project: &Project, level: &str) -> Result<()> {
         let target = ProjectNamespace {
             project: &project.name,
             namespace: &project.namespace,
@@ -40,15 +64,24 @@ impl Controller {
         }
     }
 
-    /// Applies the organisation unless that was done less than `age` ago; one at a time.
+    /// Applies the organisation unless that was done less than `age` ago; one at a time. A
+    /// create that finds it fresh goes on without waiting for a pass's sync under way.
     pub(super) async fn sync_org_if_older(&self, age: std::time::Duration) -> Result<()> {
-        let mut synced = self.org_synced.lock().await;
-        if synced.is_some_and(|at| at.elapsed() < age) {
+        let fresh = |at: Option<std::time::Instant>| at.is_some_and(|at| at.elapsed() < age);
+        if !age.is_zero() && fresh(*self.org_synced_at()) {
+            return Ok(());
+        }
+        let _one_at_a_time = self.org_sync.lock().await;
+        if !age.is_zero() && fresh(*self.org_synced_at()) {
             return Ok(());
         }
         self.sync_org().await?;
-        *synced = Some(std::time::Instant::now());
+        *self.org_synced_at() = Some(std::time::Instant::now());
         Ok(())
+    }
+
+    fn org_synced_at(&self) -> std::sync::MutexGuard<'_, Option<std::time::Instant>> {
+        self.org_synced.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Applies the whole organisation; returns how many queues it applied.

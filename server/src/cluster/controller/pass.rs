@@ -42,6 +42,17 @@ impl Controller {
     async fn while_leading(&self, pokes: &mut mpsc::UnboundedReceiver<Uuid>) {
         let mut synced = self.synced.clone();
         let _ = tokio::time::timeout(SYNC_WAIT, synced.wait_for(|s| *s)).await;
+        // Pokes are a user waiting: they never wait behind a pass or an organisation sync.
+        let serve_pokes = async {
+            while let Some(id) = pokes.recv().await {
+                self.ask(id);
+            }
+        };
+        tokio::join!(serve_pokes, self.passes());
+    }
+
+    /// Every `resync` a pass, and the organisation applied when it changes.
+    async fn passes(&self) {
         // The first pass looks at every running Job once: an edit stored just before a restart
         // has had no poke since.
         let mut swept = false;
@@ -50,7 +61,6 @@ impl Controller {
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
-                Some(id) = pokes.recv() => self.ask(id),
                 () = org_changed.notified() => self.sync_org_logged().await,
                 _ = tick.tick() => {
                     self.pass(!swept).await;

@@ -23,14 +23,27 @@ pub struct Usage {
 }
 
 /// What counts as use: workloads that may run (not deleted, finished or stopped).
-const USAGE_SQL: &str = "SELECT COALESCE(SUM(w.gpus), 0.0),
-                                CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
-                                CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT)
-                           FROM workloads w JOIN projects p ON p.id = w.project_id
-                          WHERE w.deleted_at IS NULL AND w.finished_at IS NULL
-                            AND w.desired_phase = 'Running'
-                            AND ($1 IS NULL OR p.department_id = $1)
-                            AND ($2 IS NULL OR w.project_id = $2)";
+/// What the workloads that may run ask for together, among the rows `$1` selects: written out
+/// per scope (no `$1 IS NULL OR ...`) so both databases read the `workloads_in_use` index, which
+/// holds only those rows, and the sums do not grow with the history a project keeps.
+macro_rules! in_use_sql {
+    ($scope:literal) => {
+        concat!(
+            "SELECT COALESCE(SUM(w.gpus), 0.0),
+                    CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
+                    CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT)
+               FROM workloads w
+              WHERE w.deleted_at IS NULL AND w.finished_at IS NULL
+                AND w.desired_phase = 'Running' ",
+            $scope
+        )
+    };
+}
+
+const PROJECT_USAGE_SQL: &str = in_use_sql!("AND w.project_id = $1");
+const DEPARTMENT_USAGE_SQL: &str =
+    in_use_sql!("AND w.project_id IN (SELECT id FROM projects WHERE department_id = $1)");
+const CLUSTER_USAGE_SQL: &str = in_use_sql!("");
 
 /// Each other project of a department (`$1`, not `$2`) with its resources and its use.
 const SIBLINGS_SQL: &str = "SELECT p.resources,
@@ -43,6 +56,13 @@ const SIBLINGS_SQL: &str = "SELECT p.resources,
          WHERE w.project_id = p.id AND w.deleted_at IS NULL AND w.finished_at IS NULL
            AND w.desired_phase = 'Running')
   FROM projects p WHERE p.department_id = $1 AND p.id <> $2";
+
+/// What a usage sum is keyed by.
+#[derive(Clone, Copy)]
+enum Key {
+    Project(Uuid),
+    Department(i64),
+}
 
 type SiblingRow = (Json<Vec<PoolResources>>, f64, i64, i64);
 
@@ -76,14 +96,12 @@ macro_rules! usage {
             .bind($department)
             .execute(&mut **$tx)
             .await?;
-        let project = sqlx::query_as(USAGE_SQL)
-            .bind(Some($department))
-            .bind(Some($project))
+        let project = sqlx::query_as(PROJECT_USAGE_SQL)
+            .bind($project)
             .fetch_one(&mut **$tx)
             .await?;
-        let department = sqlx::query_as(USAGE_SQL)
-            .bind(Some($department))
-            .bind(None::<Uuid>)
+        let department = sqlx::query_as(DEPARTMENT_USAGE_SQL)
+            .bind($department)
             .fetch_one(&mut **$tx)
             .await?;
         let siblings = sqlx::query_as(SIBLINGS_SQL)
@@ -316,12 +334,16 @@ impl Workloads<'_> {
     /// What a department, one of its projects, and everything together use now, without a lock:
     /// for answers that decide nothing (`fit`).
     pub async fn usage(&self, department_id: i64, project_id: Uuid) -> DbResult<(Usage, Amount)> {
-        let read = |department: Option<i64>, project: Option<Uuid>| async move {
-            let row: (f64, i64, i64) = on_pool!(self.0, pool => sqlx::query_as(USAGE_SQL)
-                .bind(department)
-                .bind(project)
-                .fetch_one(pool)
-                .await)?;
+        let sum = |sql: &'static str, key: Option<Key>| async move {
+            let row: (f64, i64, i64) = match key {
+                Some(Key::Project(id)) => {
+                    on_pool!(self.0, pool => sqlx::query_as(sql).bind(id).fetch_one(pool).await)?
+                }
+                Some(Key::Department(id)) => {
+                    on_pool!(self.0, pool => sqlx::query_as(sql).bind(id).fetch_one(pool).await)?
+                }
+                None => on_pool!(self.0, pool => sqlx::query_as(sql).fetch_one(pool).await)?,
+            };
             DbResult::Ok(amount(row))
         };
         let siblings = on_pool!(self.0, pool => sqlx::query_as(SIBLINGS_SQL)
@@ -330,11 +352,11 @@ impl Workloads<'_> {
             .fetch_all(pool)
             .await)?;
         let usage = Usage {
-            project: read(Some(department_id), Some(project_id)).await?,
-            department: read(Some(department_id), None).await?,
+            project: sum(PROJECT_USAGE_SQL, Some(Key::Project(project_id))).await?,
+            department: sum(DEPARTMENT_USAGE_SQL, Some(Key::Department(department_id))).await?,
             department_lent: lent_by(siblings),
         };
-        Ok((usage, read(None, None).await?))
+        Ok((usage, sum(CLUSTER_USAGE_SQL, None).await?))
     }
 
     /// What each project's workloads that may run ask for together, by project.

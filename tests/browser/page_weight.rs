@@ -1,0 +1,146 @@
+//! Page weight, held by a test because it is deterministic: every route of the release site is
+//! opened in Chromium, and everything it fetched until it was interactive (every script,
+//! WebAssembly module and stylesheet, lazy islands' chunks included) is summed gzip-compressed.
+//! A page over its budget fails, naming the page, its bytes and the files that grew since the
+//! sizes recorded in `page_weight.tsv` (`TEPHRA_PAGE_WEIGHT_RECORD=1` rewrites that file).
+//!
+//! The budgets hold today's weights so no change adds to them unnoticed; issue 36's targets
+//! (every page ≤ 300 KiB, the trainings list ≤ 150 KiB) are lower, and each step toward them
+//! lowers a budget here.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use tephra_tests::bench::gzip_len;
+use tephra_tests::browser::Browser;
+use tephra_tests::tephra;
+
+/// The most each page may fetch until it is interactive, gzip, in KiB: measured on 2026-11-28
+/// (see `page_weight.tsv`) plus 2 KiB, so only growth fails.
+const BUDGETS: &[(&str, usize)] = &[
+    ("/", 260),
+    ("/trainings", 220),
+    ("/trainings/new", 424),
+    ("/trainings/new?from=<id>", 424),
+    ("/trainings/<id>", 454),
+    ("/projects", 220),
+    ("/projects/default", 220),
+    ("/applications", 337),
+    ("/organisation", 413),
+    ("/admin", 220),
+];
+
+const RECORD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/browser/page_weight.tsv");
+
+/// The file's name without the build's hash, so a rebuild compares with the same file.
+fn stem(url: &str) -> String {
+    let name = url.rsplit('/').next().unwrap_or(url);
+    let name = name.split('?').next().unwrap_or(name);
+    let (name, extension) = name.rsplit_once('.').unwrap_or((name, ""));
+    let stem = name
+        .split('_')
+        .filter(|part| !part.chars().all(|c| c.is_ascii_digit() || c == '.') || part.len() < 8)
+        .collect::<Vec<_>>()
+        .join("_");
+    format!("{stem}.{extension}")
+}
+
+/// Every script, module and stylesheet the open page fetched, by stem, gzip bytes.
+async fn fetched(browser: &Browser) -> anyhow::Result<BTreeMap<String, usize>> {
+    let urls = browser
+        .client
+        .execute(
+            "return performance.getEntriesByType('resource').map(e => e.name)
+               .filter(n => /\\.(wasm|js|css)(\\?|$)/.test(n));",
+            vec![],
+        )
+        .await?;
+    let mut files = BTreeMap::new();
+    for url in urls
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let bytes = reqwest::get(url).await?.error_for_status()?.bytes().await?;
+        files.insert(stem(url), gzip_len(&bytes));
+    }
+    Ok(files)
+}
+
+/// The sizes recorded last, as (page, file) → gzip bytes.
+fn recorded() -> BTreeMap<(String, String), usize> {
+    let text = std::fs::read_to_string(RECORD).unwrap_or_default();
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| {
+            let mut fields = line.split('\t');
+            let page = fields.next()?.to_owned();
+            let file = fields.next()?.to_owned();
+            Some(((page, file), fields.next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+fn kib(bytes: usize) -> String {
+    format!("{:.1} KiB", bytes as f64 / 1024.0)
+}
+
+#[tokio::test]
+async fn every_page_stays_within_its_weight_budget() {
+    let server = tephra::start_release().expect("the release server starts");
+    let base = server.base_url();
+    let id = crate::split::submit(&server, "weighed").await;
+    let browser = Browser::start().await.expect("Chromium starts");
+    let before = recorded();
+    let (mut over, mut record) = (Vec::new(), String::from("# page\tfile\tgzip bytes\n"));
+    let routes = crate::every_route(&id, "weighed");
+    assert_eq!(
+        routes.len(),
+        BUDGETS.len(),
+        "every route has a budget, in the same order"
+    );
+    for ((path, css, expected), (page, budget)) in routes.into_iter().zip(BUDGETS) {
+        browser.client.goto("about:blank").await.unwrap();
+        browser.open(&format!("{base}{path}")).await.unwrap();
+        crate::split::readable(&browser, &path, css, expected).await;
+        // `open` waited until it hydrated; what is fetched a moment later counts too.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let files = fetched(&browser).await.unwrap();
+        let total: usize = files.values().sum();
+        eprintln!("{page}: {} (budget {budget} KiB)", kib(total));
+        for (file, bytes) in &files {
+            record.push_str(&format!("{page}\t{file}\t{bytes}\n"));
+        }
+        if total > budget * 1024 {
+            let grew: Vec<String> = files
+                .iter()
+                .filter_map(|(file, bytes)| {
+                    let was = before.get(&(page.to_string(), file.clone())).copied();
+                    (was.is_none_or(|was| *bytes > was)).then(|| match was {
+                        Some(was) => format!("{file} {} (was {})", kib(*bytes), kib(was)),
+                        None => format!("{file} {} (new)", kib(*bytes)),
+                    })
+                })
+                .collect();
+            over.push(format!(
+                "{page} fetches {} until interactive, over its budget of {budget} KiB; grew: {}",
+                kib(total),
+                if grew.is_empty() {
+                    "nothing recorded grew".into()
+                } else {
+                    grew.join(", ")
+                }
+            ));
+        }
+    }
+    browser.close().await.unwrap();
+    if std::env::var_os("TEPHRA_PAGE_WEIGHT_RECORD").is_some() {
+        std::fs::write(RECORD, record).expect("page_weight.tsv is written");
+    }
+    assert!(
+        over.is_empty(),
+        "pages over their weight budget:\n{}",
+        over.join("\n")
+    );
+}
