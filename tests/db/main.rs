@@ -1,6 +1,7 @@
 //! Repository stories, each run against SQLite and against a real PostgreSQL cluster.
 
 mod access;
+mod lists;
 mod policy;
 mod quota;
 mod rules;
@@ -12,6 +13,7 @@ use access::{
     lists_limited_to_some_projects_show_only_theirs,
 };
 use app::error::AppError;
+use lists::{counts_follow_every_write, keyset_pages_walk_every_order_as_offsets_do};
 use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
 use quota::{
     a_projects_usage_splits_placed_and_waiting_work_by_user,
@@ -94,6 +96,8 @@ on_both_engines!(
     workloads_round_trip_and_change_phase,
     deleted_workloads_free_their_name_and_leave_lists,
     workload_lists_filter_and_paginate,
+    keyset_pages_walk_every_order_as_offsets_do,
+    counts_follow_every_write,
     bad_references_store_nothing,
     the_audit_trail_keeps_order,
     racing_transitions_have_exactly_one_winner,

@@ -203,3 +203,73 @@ async fn a_long_list_pages_in_the_database_order() {
     assert_eq!(by_name["next"], Value::Null);
     server.stop().await;
 }
+
+/// Paging by `nextCursor`: each page starts after the last row of the one before, in the same
+/// order, with the filters kept; a cursor for another order, or text that is none, is refused
+/// naming `after`. Run:ai's list answers a filtered, ordered page from the database at any offset.
+#[tokio::test]
+async fn a_list_pages_by_cursor_and_refuses_a_foreign_one() {
+    let server = Running::start().await;
+    for name in ["delta", "alpha", "echo", "bravo", "charlie"] {
+        let body = json!({ "name": name, "projectId": "default", "spec": { "image": "busybox" } });
+        post(&server, "/api/v1/workloads/trainings", body).await;
+    }
+    let base = "/api/v1/workloads/trainings?projectId=default&sortBy=name&sortOrder=asc&limit=2";
+    let mut walked = Vec::new();
+    let mut path = base.to_owned();
+    loop {
+        let (status, page) = get(&server, &path).await;
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(page["total"], 5, "{page}");
+        let trainings = page["trainings"].as_array().unwrap();
+        walked.extend(
+            trainings
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned()),
+        );
+        match page["nextCursor"].as_str() {
+            Some(cursor) => {
+                assert!(page["next"].is_null() || !path.contains("after"), "{page}");
+                path = format!("{base}&after={cursor}");
+            }
+            None => break,
+        }
+    }
+    assert_eq!(walked, ["alpha", "bravo", "charlie", "delta", "echo"]);
+
+    let (_, first) = get(&server, base).await;
+    let cursor = first["nextCursor"].as_str().unwrap();
+    for (path, says) in [
+        (
+            format!("{base}&after=nonsense"),
+            "after: is not a nextCursor",
+        ),
+        (
+            format!("/api/v1/workloads/trainings?sortBy=name&sortOrder=desc&after={cursor}"),
+            "after: was given for another sortBy or sortOrder",
+        ),
+    ] {
+        let (status, body) = get(&server, &path).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(body["message"].as_str().unwrap().contains(says), "{body}");
+    }
+
+    let (status, deep) = get(
+        &server,
+        "/api/v1/workloads?filterBy=projectName%3D%3Ddefault%2Ctype%3D%3DTraining&sortBy=name&offset=3&limit=1",
+    )
+    .await;
+    assert_eq!(status, 200, "{deep}");
+    assert_eq!(names(&deep), ["delta"]);
+    assert_eq!(deep["next"], 4);
+    for filter in [
+        "projectName%3D%3Dnowhere",
+        "phase%3D%3DDreaming",
+        "type%3D%3DNotebook",
+    ] {
+        let (status, none) = get(&server, &format!("/api/v1/workloads?filterBy={filter}")).await;
+        assert_eq!(status, 200, "{filter}: {none}");
+        assert_eq!(names(&none), Vec::<&str>::new(), "{filter}");
+    }
+    server.stop().await;
+}

@@ -131,6 +131,9 @@ pub struct WorkloadQuery {
     pub offset: Option<i64>,
     /// Page size, 1 to 500 (default 50).
     pub limit: Option<i64>,
+    /// The `nextCursor` of the page before, with the same filters and order: the next page, as
+    /// quick at any depth as the first (an `offset` costs the rows it skips).
+    pub after: Option<String>,
 }
 
 /// What a row of the dashboard's list shows of a workload: the page carries this, not the whole

@@ -35,6 +35,7 @@ fn query_from_url() -> Memo<WorkloadQuery> {
                 sort_order: text("sortOrder"),
                 offset: text("offset").and_then(|o| o.parse().ok()),
                 limit: text("limit").and_then(|l| l.parse().ok()),
+                after: text("after"),
             }
         })
     })

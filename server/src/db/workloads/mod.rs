@@ -2,11 +2,13 @@
 //! and the desired phase) and what the cluster last reported (the actual phase and its reason).
 
 mod admission;
+mod order;
 mod query;
 mod usage;
 
 pub use admission::Usage;
-pub use query::{SortKey, WorkloadFilter};
+pub use order::{After, Keyset, SortKey};
+pub use query::WorkloadFilter;
 pub use usage::UserUsage;
 
 use super::audit::record_in;

@@ -114,6 +114,22 @@ impl ListQuery {
         (self.offset, self.limit.unwrap_or(usize::MAX))
     }
 
+    /// The value of the first filter `field op value`, for a caller that can answer it itself
+    /// (the database). The filter stays, so applying it again changes nothing.
+    pub fn filter_value(&self, field: &str, op: &str) -> Option<&str> {
+        self.filters
+            .iter()
+            .find(|f| f.field == field && f.op == op)
+            .map(|f| f.value.as_str())
+    }
+
+    /// Whether every filter is one of `answered` (field and operator).
+    pub fn only_filters(&self, answered: &[(&str, &str)]) -> bool {
+        self.filters
+            .iter()
+            .all(|f| answered.contains(&(f.field.as_str(), f.op)))
+    }
+
     /// Whether `item`, as it serializes, passes every filter.
     pub fn matches<T: Serialize>(&self, item: &T) -> bool {
         if self.filters.is_empty() {

@@ -85,8 +85,13 @@ macro_rules! workload_reads {
             pub $field: Vec<tephra_core::model::workload::Workload>,
             /// How many match the filters in all.
             pub total: i64,
-            /// The offset of the next page; absent on the last one.
+            /// The offset of the next page; absent on the last one (and when paging by
+            /// `after`).
             pub next: Option<i64>,
+            /// Send it as `after` for the next page: as quick at any depth as the first.
+            /// Absent on the last one.
+            #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+            pub next_cursor: Option<String>,
         }
 
         #[doc = $list_doc]
@@ -103,7 +108,12 @@ macro_rules! workload_reads {
             >,
         ) -> Result<axum::Json<$page>, $crate::http::api::ApiError> {
             let page = $crate::http::api::per_kind::list($kind, services, p, query).await?;
-            Ok(axum::Json($page { $field: page.workloads, total: page.total, next: page.next }))
+            Ok(axum::Json($page {
+                $field: page.workloads,
+                total: page.total,
+                next: page.next,
+                next_cursor: page.next_cursor,
+            }))
         }
 
         #[doc = $get_doc]

@@ -9,6 +9,7 @@ use super::{Acting, ApiError};
 use crate::http::AppState;
 use crate::service::Services;
 use crate::service::workloads::{Workloads, workload_response};
+use app::error::AppError;
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -80,12 +81,7 @@ impl From<Workload> for RunaiWorkload {
             .filter_map(text)
             .collect();
         RunaiWorkload {
-            kind: match w.kind {
-                WorkloadKind::Training => "Training",
-                WorkloadKind::Distributed => "Distributed",
-                WorkloadKind::Generic => "Generic",
-            }
-            .to_owned(),
+            kind: runai_type(w.kind).to_owned(),
             phase: w.actual_phase,
             phase_message: w.phase_message,
             running_pods: w.status.tasks.values().map(|t| t.running).sum(),
@@ -113,59 +109,147 @@ pub struct WorkloadList {
     pub next: Option<usize>,
 }
 
-/// The order the database can give the list in, when the query's sort is one it keeps in step
-/// with (times; names and phases sort by collation there, by bytes here). `None` sorts here.
-fn database_order(query: &ListQuery) -> Option<(&'static str, &'static str)> {
+/// What Run:ai's list calls a kind.
+fn runai_type(kind: WorkloadKind) -> &'static str {
+    match kind {
+        WorkloadKind::Training => "Training",
+        WorkloadKind::Distributed => "Distributed",
+        WorkloadKind::Generic => "Generic",
+    }
+}
+
+/// The part of a Run:ai list query the database answers: its order when it is one the database
+/// keeps (names and phases then sort by its collation), the kind, phase and project filters and
+/// the name search. Every filter is applied here again, so what it cannot answer is still
+/// right.
+struct Pushed {
+    kind: Option<WorkloadKind>,
+    query: WorkloadQuery,
+    /// The database gives the list in the query's order.
+    ordered: bool,
+    /// ...and applies every filter exactly, so it also skips to the page.
+    exact: bool,
+}
+
+/// The filters the database applies exactly when it is given them.
+const EXACT: &[(&str, &str)] = &[("type", "=="), ("phase", "=="), ("projectName", "==")];
+
+/// `None` when a filter names a kind or phase that does not exist, so nothing matches.
+fn push_down(query: &ListQuery, search: Option<String>) -> Option<Pushed> {
     let (field, descending) = query.sort();
-    let direction = if descending { "desc" } else { "asc" };
-    match field {
-        None => Some(("createdAt", "desc")),
-        Some("createdAt") => Some(("createdAt", direction)),
-        Some("updatedAt") => Some(("updatedAt", direction)),
-        _ => None,
+    let sort_by = match field {
+        None | Some("createdAt") => Some("createdAt"),
+        Some("updatedAt") => Some("updatedAt"),
+        Some("name") => Some("name"),
+        Some("phase") => Some("actualPhase"),
+        Some(_) => None,
+    };
+    let kind = match query.filter_value("type", "==") {
+        Some(value) => Some(
+            WorkloadKind::ALL
+                .into_iter()
+                .find(|kind| runai_type(*kind) == value)?,
+        ),
+        None => None,
+    };
+    let phase = match query.filter_value("phase", "==") {
+        Some(value) => Some(value.parse::<Phase>().ok()?.as_str().to_owned()),
+        None => None,
+    };
+    // A number matches a project name equal to it as a number here ("07" and "7"), not there.
+    let project = query.filter_value("projectName", "==");
+    let project_exact = project.is_none_or(|name| name.parse::<f64>().is_err());
+    let project_id = project.filter(|_| project_exact).map(str::to_owned);
+    Some(Pushed {
+        kind,
+        query: WorkloadQuery {
+            name: search,
+            phase,
+            project_id,
+            sort_by: sort_by.map(str::to_owned),
+            // Newest first unless a sort is asked for, as Run:ai lists.
+            sort_order: Some(
+                if descending || field.is_none() {
+                    "desc"
+                } else {
+                    "asc"
+                }
+                .to_owned(),
+            ),
+            ..WorkloadQuery::default()
+        },
+        ordered: sort_by.is_some(),
+        exact: sort_by.is_some() && project_exact && query.only_filters(EXACT),
+    })
+}
+
+/// One page of the database's answer to `pushed`, from `offset`, cut to the list shape and
+/// filtered; a project the caller may not read (or that does not exist) has nothing to list.
+async fn fetch(
+    workloads: &Workloads,
+    principal: &Principal,
+    pushed: &Pushed,
+    query: &ListQuery,
+    offset: usize,
+    limit: usize,
+) -> Result<(Vec<RunaiWorkload>, Option<i64>), ApiError> {
+    let page_query = WorkloadQuery {
+        offset: Some(i64::try_from(offset).unwrap_or(i64::MAX)),
+        limit: Some(i64::try_from(limit).unwrap_or(500)),
+        ..pushed.query.clone()
+    };
+    match workloads.list(pushed.kind, principal, &page_query).await {
+        Ok(page) => Ok((
+            page.workloads
+                .into_iter()
+                .map(RunaiWorkload::from)
+                .filter(|w| query.matches(w))
+                .collect(),
+            page.next,
+        )),
+        Err(AppError::Forbidden(_)) if pushed.query.project_id.is_some() => Ok((Vec::new(), None)),
+        Err(AppError::Invalid { field, .. }) if field == "projectId" => Ok((Vec::new(), None)),
+        Err(error) => Err(error.into()),
     }
 }
 
 /// The page the query asks for of the workloads the caller may read, and the offset of the next.
-/// The database pages through them in its order, 500 at a time, and each is cut down to its list
-/// shape at once, so no spec outlives its page. Sorted by the database, the scan stops once the
-/// page and one more match are found; otherwise every match is kept (without specs) and sorted.
+/// The database answers what it can ([`push_down`]) in pages of at most 500, each cut to its
+/// list shape at once, so no spec outlives its page. When it answers everything the page is one
+/// query (a deep offset skips index entries there); when it keeps the order the scan stops once
+/// the page and one more match are found; otherwise every match is kept (without specs) and
+/// sorted here.
 async fn scan(
     workloads: &Workloads,
     principal: &Principal,
     query: &ListQuery,
     search: Option<String>,
 ) -> Result<(Vec<RunaiWorkload>, Option<usize>), ApiError> {
-    let order = database_order(query);
+    let Some(pushed) = push_down(query, search) else {
+        return Ok((Vec::new(), None));
+    };
     let (skip, show) = query.window();
-    let enough = skip.saturating_add(show).saturating_add(1);
+    // Where the database starts, and how many of its matches are skipped here.
+    let (mut offset, skip_here) = if pushed.exact { (skip, 0) } else { (0, skip) };
+    let enough = skip_here.saturating_add(show).saturating_add(1);
     let mut matched = Vec::new();
-    let mut offset = 0;
     loop {
-        let page_query = WorkloadQuery {
-            name: search.clone(),
-            sort_by: order.map(|(field, _)| field.to_owned()),
-            sort_order: order.map(|(_, direction)| direction.to_owned()),
-            offset: Some(offset),
-            limit: Some(500),
-            ..WorkloadQuery::default()
+        let batch = if pushed.exact {
+            (enough - matched.len()).min(500)
+        } else {
+            500
         };
-        let page = workloads.list(None, principal, &page_query).await?;
-        matched.extend(
-            page.workloads
-                .into_iter()
-                .map(RunaiWorkload::from)
-                .filter(|w| query.matches(w)),
-        );
-        match page.next {
-            Some(_) if order.is_some() && matched.len() >= enough => break,
-            Some(next) => offset = next,
+        let (found, next) = fetch(workloads, principal, &pushed, query, offset, batch).await?;
+        matched.extend(found);
+        match next {
+            Some(_) if pushed.ordered && matched.len() >= enough => break,
+            Some(next) => offset = usize::try_from(next).unwrap_or(usize::MAX),
             None => break,
         }
     }
-    if order.is_some() {
-        let more = matched.len() > skip.saturating_add(show);
-        let page: Vec<_> = matched.into_iter().skip(skip).take(show).collect();
+    if pushed.ordered {
+        let more = matched.len() > skip_here.saturating_add(show);
+        let page: Vec<_> = matched.into_iter().skip(skip_here).take(show).collect();
         let next = (more && !page.is_empty()).then(|| skip + page.len());
         return Ok((page, next));
     }

@@ -5,6 +5,7 @@
 
 mod act;
 mod admission;
+mod cursor;
 mod detail;
 mod edit;
 mod exposed;
@@ -73,6 +74,8 @@ pub struct Page {
     pub workloads: Vec<Workload>,
     pub total: i64,
     pub next: Option<i64>,
+    /// Where the next page starts (`after`), when there is one.
+    pub next_cursor: Option<String>,
     pub offset: i64,
     pub limit: i64,
 }

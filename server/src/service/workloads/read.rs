@@ -1,11 +1,12 @@
 //! Reading workloads and projects for a principal: one workload, pages of them, their history,
 //! what they render to, and the projects the principal may see.
 
+use super::cursor::Cursor;
 use super::{PAGE_DEFAULT, PAGE_MAX, Page, Workloads, workload_response};
 use crate::authorize;
 use crate::db::DbError;
 use crate::db::projects::Project;
-use crate::db::workloads::{SortKey, WorkloadFilter, WorkloadListing};
+use crate::db::workloads::{After, SortKey, WorkloadFilter, WorkloadListing};
 use crate::service::lookup::{project_by_key, projects_where};
 use app::error::AppError;
 use chrono::SecondsFormat;
@@ -66,6 +67,11 @@ fn order_and_page(query: &WorkloadQuery, filter: &mut WorkloadFilter) -> Result<
     }
     filter.limit = Some(limit);
     filter.offset = offset;
+    if let Some(text) = query.after.as_deref().filter(|a| !a.is_empty()) {
+        let after = Cursor::decode(text, filter.sort, filter.ascending)
+            .map_err(|message| AppError::field("after", message))?;
+        filter.after = Some(after);
+    }
     Ok(())
 }
 
@@ -153,15 +159,28 @@ impl Workloads {
             })?);
         }
         order_and_page(query, &mut filter)?;
+        let limit = filter.limit.unwrap_or(PAGE_DEFAULT);
         let total = self.db.workloads().count(&filter).await?;
-        let page = self.db.workloads().list(&filter).await?;
+        // One more than the page, to know whether another follows.
+        filter.limit = Some(limit + 1);
+        let mut page = self.db.workloads().list(&filter).await?;
+        let more = page.len() as i64 > limit;
+        page.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         let end = filter.offset + page.len() as i64;
+        let next_cursor = page.last().filter(|_| more).map(|last| {
+            Cursor {
+                after: After::of(filter.sort, &last.workload),
+                ascending: filter.ascending,
+            }
+            .encode()
+        });
         Ok(Page {
             workloads: page.iter().map(workload_response).collect(),
             total,
-            next: (end < total).then_some(end),
+            next: (more && filter.after.is_none()).then_some(end),
+            next_cursor,
             offset: filter.offset,
-            limit: filter.limit.unwrap_or(PAGE_DEFAULT),
+            limit,
         })
     }
 

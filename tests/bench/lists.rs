@@ -1,0 +1,348 @@
+//! Lists at the size of a real organisation (issue 36): every list query a client pages with,
+//! against a project holding `BENCH_STORED` trainings (default 100,000) among 1,000 projects,
+//! beside the same query against a project of 1,000 trainings in the same server (the baseline:
+//! what depth costs). Both databases, one after the other; the in-process server, no cluster.
+//!
+//! The trainings are filled directly in the database, not through the API (submitting 100,000
+//! through admission would take most of an hour on two cores): one real training is submitted,
+//! and its row is copied with a new id, name, phase and times (`fill`). The lists read them as
+//! they read any row. On PostgreSQL the fill ends with the `VACUUM ANALYZE` autovacuum would run.
+
+use anyhow::Context;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+use tephra_tests::bench::{env_usize, percentiles, small_training};
+use tephra_tests::in_process::InProcess;
+use tephra_tests::postgres::TempPostgres;
+
+const TARGET_P99: Duration = Duration::from_millis(20);
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn main() -> anyhow::Result<()> {
+    let stored = env_usize("BENCH_STORED", 100_000);
+    let samples = env_usize("BENCH_SAMPLES", 100);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        println!(
+            "\n## Lists: a project of {stored} trainings beside one of 1,000, among 1,000 projects"
+        );
+        println!(
+            "\n{samples} sequential GETs per query, each answer with its count; target p99 < {}.",
+            ms(TARGET_P99)
+        );
+        measure("SQLite", &[], stored, samples).await?;
+        let pg = TempPostgres::start()?;
+        let url = pg.create_database("lists").await?;
+        measure("PostgreSQL", &["--database-url", &url], stored, samples).await
+    })
+}
+
+async fn measure(
+    engine: &str,
+    extra: &[&str],
+    stored: usize,
+    samples: usize,
+) -> anyhow::Result<()> {
+    let server = InProcess::start(extra).await?;
+    let http = reqwest::Client::new();
+    let started = Instant::now();
+    for i in 0..998 {
+        post(
+            &http,
+            &server.url("/api/v1/org-unit/projects"),
+            &json!({ "name": format!("p{i:03}") }),
+        )
+        .await?;
+    }
+    let small = project(&http, &server, "small", 1_000).await?;
+    let big = project(&http, &server, "big", stored).await?;
+    eprintln!(
+        "{engine}: filled in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    println!("\n### {engine}\n");
+    println!(
+        "| query | 1,000 stored p50 / p99 | {stored} stored p50 / p99 | answer | within target |"
+    );
+    println!("|---|---|---|---|---|");
+    for (label, query) in queries(stored) {
+        let (small_path, big_path) = if label == CURSOR {
+            // A build without cursors (an older one, measured for comparison) has no such row.
+            let small_path = cursor_path(&http, &server, &small, 1_000).await;
+            let big_path = cursor_path(&http, &server, &big, stored).await;
+            let (Ok(small_path), Ok(big_path)) = (small_path, big_path) else {
+                println!("| `{label}` | — | — | — | no cursor in this build |");
+                continue;
+            };
+            (small_path, big_path)
+        } else {
+            (query(1_000), query(stored))
+        };
+        let (s50, s99, _) = time(&http, &server, &small, &small_path, samples).await?;
+        let (b50, b99, bytes) = time(&http, &server, &big, &big_path, samples).await?;
+        let met = if b99 < TARGET_P99 { "yes" } else { "no" };
+        println!(
+            "| `{label}` | {} / {} | {} / {} | {:.1} KiB | {met} |",
+            ms(s50),
+            ms(s99),
+            ms(b50),
+            ms(b99),
+            bytes as f64 / 1024.0
+        );
+    }
+    server.stop().await
+}
+
+/// What each row measures: a label and the path for a project of `n` trainings (`{p}` is the
+/// project). Deep pages are 90 % of the way down.
+type Query = (&'static str, Box<dyn Fn(usize) -> String>);
+
+fn queries(_stored: usize) -> Vec<Query> {
+    let trainings = "/api/v1/workloads/trainings?projectId={p}&limit=50";
+    let runai = "/api/v1/workloads?limit=50&filterBy=projectName=={p}";
+    let at = move |base: &'static str, rest: &'static str| -> Box<dyn Fn(usize) -> String> {
+        Box::new(move |_| format!("{base}{rest}"))
+    };
+    let deep = move |base: &'static str, rest: &'static str| -> Box<dyn Fn(usize) -> String> {
+        Box::new(move |n| format!("{base}{rest}&offset={}", n * 9 / 10))
+    };
+    vec![
+        ("trainings: first page", at(trainings, "")),
+        ("trainings: offset 90 %", deep(trainings, "")),
+        (CURSOR, at(trainings, "")),
+        (
+            "trainings: sortBy=name",
+            at(trainings, "&sortBy=name&sortOrder=asc"),
+        ),
+        (
+            "trainings: sortBy=name, offset 90 %",
+            deep(trainings, "&sortBy=name&sortOrder=asc"),
+        ),
+        (
+            "trainings: sortBy=createdAt asc",
+            at(trainings, "&sortBy=createdAt&sortOrder=asc"),
+        ),
+        (
+            "trainings: sortBy=updatedAt",
+            at(trainings, "&sortBy=updatedAt"),
+        ),
+        (
+            "trainings: sortBy=actualPhase",
+            at(trainings, "&sortBy=actualPhase"),
+        ),
+        (
+            "trainings: sortBy=actualPhase, offset 90 %",
+            deep(trainings, "&sortBy=actualPhase"),
+        ),
+        ("trainings: name=777", at(trainings, "&name=777")),
+        ("trainings: phase=Failed", at(trainings, "&phase=Failed")),
+        (
+            "trainings: phase=Failed, offset 90 %",
+            Box::new(move |n| {
+                // 9 % are Failed; 90 % of the way down them.
+                format!("{trainings}&phase=Failed&offset={}", n * 81 / 1000)
+            }),
+        ),
+        (
+            "trainings: every project, first page",
+            Box::new(|_| "/api/v1/workloads/trainings?limit=50".into()),
+        ),
+        ("Run:ai workloads: first page", at(runai, "")),
+        ("Run:ai workloads: offset 90 %", deep(runai, "")),
+        ("Run:ai workloads: sortBy=name", at(runai, "&sortBy=name")),
+        (
+            "Run:ai workloads: filterBy=phase==Failed",
+            at(runai, ",phase==Failed"),
+        ),
+    ]
+}
+
+const CURSOR: &str = "trainings: after= a cursor 90 % down";
+
+/// The trainings list from the `nextCursor` of the page that ends 90 % of the way down.
+async fn cursor_path(
+    http: &reqwest::Client,
+    server: &InProcess,
+    project: &str,
+    n: usize,
+) -> anyhow::Result<String> {
+    let base = format!("/api/v1/workloads/trainings?projectId={project}&limit=50");
+    let url = server.url(&format!(
+        "{base}&offset={}",
+        (n * 9 / 10).saturating_sub(50)
+    ));
+    let page: Value = http.get(url).send().await?.json().await?;
+    let cursor = page["nextCursor"]
+        .as_str()
+        .context("a nextCursor 90 % down")?;
+    Ok(format!("{base}&after={cursor}"))
+}
+
+/// p50, p99 and the size of the last answer of `samples` GETs of `path` in `project`.
+async fn time(
+    http: &reqwest::Client,
+    server: &InProcess,
+    project: &str,
+    path: &str,
+    samples: usize,
+) -> anyhow::Result<(Duration, Duration, usize)> {
+    let url = server.url(&path.replace("{p}", project));
+    let mut took = Vec::with_capacity(samples);
+    let mut bytes = 0;
+    for _ in 0..samples {
+        let started = Instant::now();
+        let answer = http.get(&url).send().await?;
+        let status = answer.status();
+        let body = answer.bytes().await?;
+        took.push(started.elapsed());
+        anyhow::ensure!(
+            status.is_success(),
+            "{url}: {status}: {}",
+            String::from_utf8_lossy(&body)
+        );
+        bytes = body.len();
+    }
+    let (p50, p99) = percentiles(&mut took);
+    Ok((p50, p99, bytes))
+}
+
+async fn post(http: &reqwest::Client, url: &str, body: &Value) -> anyhow::Result<Value> {
+    let answer = http.post(url).json(body).send().await?;
+    let status = answer.status();
+    let text = answer.text().await?;
+    anyhow::ensure!(status.is_success(), "{url}: {status}: {text}");
+    Ok(serde_json::from_str(&text)?)
+}
+
+/// A project named `name` holding `n` trainings: one submitted, the rest copies of its row.
+async fn project(
+    http: &reqwest::Client,
+    server: &InProcess,
+    name: &str,
+    n: usize,
+) -> anyhow::Result<String> {
+    post(
+        http,
+        &server.url("/api/v1/org-unit/projects"),
+        &json!({ "name": name }),
+    )
+    .await?;
+    let mut body = small_training(&format!("{name}-template"));
+    body["projectId"] = json!(name);
+    let made = post(http, &server.url("/api/v1/workloads/trainings"), &body).await?;
+    let id = made["workloadId"].as_str().context("a workloadId")?;
+    fill(&server.db, uuid::Uuid::parse_str(id)?, n.saturating_sub(1)).await?;
+    Ok(name.to_owned())
+}
+
+/// Copies the template's row `n` times: names `<template>-<i>`, created a second apart before it,
+/// a tenth Failed, one in a hundred Running, the rest Completed.
+async fn fill(db: &server::db::Database, template: uuid::Uuid, n: usize) -> anyhow::Result<()> {
+    use server::db::Database;
+    let n = i64::try_from(n)?;
+    match db {
+        Database::Sqlite(pool) => {
+            let columns = column_list(
+                sqlx::query_scalar("SELECT name FROM pragma_table_info('workloads') ORDER BY cid")
+                    .fetch_all(pool)
+                    .await?,
+                &SQLITE_COPY,
+            );
+            let sql = format!(
+                "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < $2)
+                 INSERT INTO workloads ({}) SELECT {} FROM workloads t, s WHERE t.id = $1",
+                columns.0, columns.1
+            );
+            sqlx::query(&sql)
+                .bind(template)
+                .bind(n)
+                .execute(pool)
+                .await?;
+        }
+        Database::Postgres(pool) => {
+            let columns = column_list(
+                sqlx::query_scalar(
+                    "SELECT column_name::text FROM information_schema.columns
+                      WHERE table_name = 'workloads' ORDER BY ordinal_position",
+                )
+                .fetch_all(pool)
+                .await?,
+                &POSTGRES_COPY,
+            );
+            let sql = format!(
+                "INSERT INTO workloads ({}) SELECT {} FROM workloads t, generate_series(1, $2) AS s(i)
+                  WHERE t.id = $1",
+                columns.0, columns.1
+            );
+            sqlx::query(&sql)
+                .bind(template)
+                .bind(n)
+                .execute(pool)
+                .await?;
+            // What autovacuum does within a minute of a bulk change: statistics for the planner
+            // and the visibility map for index-only scans. Without them the first minute of
+            // queries plans for an empty table.
+            sqlx::query("VACUUM ANALYZE workloads")
+                .execute(pool)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+const PHASE: &str =
+    "CASE WHEN i % 100 = 0 THEN 'Running' WHEN i % 10 = 0 THEN 'Failed' ELSE 'Completed' END";
+
+const SQLITE_COPY: [(&str, &str); 7] = [
+    ("id", "randomblob(16)"),
+    ("name", "t.name || '-' || i"),
+    ("requested_name", "t.name || '-' || i"),
+    ("actual_phase", PHASE),
+    (
+        "created_at",
+        "strftime('%Y-%m-%dT%H:%M:%f+00:00', '2025-01-01', '+' || i || ' seconds')",
+    ),
+    (
+        "updated_at",
+        "strftime('%Y-%m-%dT%H:%M:%f+00:00', '2025-06-01', '+' || (i * 7919 % 100003) || ' seconds')",
+    ),
+    (
+        "finished_at",
+        "CASE WHEN i % 100 = 0 THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%f+00:00', '2025-01-02', '+' || i || ' seconds') END",
+    ),
+];
+
+const POSTGRES_COPY: [(&str, &str); 7] = [
+    ("id", "gen_random_uuid()"),
+    ("name", "t.name || '-' || i"),
+    ("requested_name", "t.name || '-' || i"),
+    ("actual_phase", PHASE),
+    (
+        "created_at",
+        "TIMESTAMPTZ '2025-01-01 00:00:00+00' + i * INTERVAL '1 second'",
+    ),
+    (
+        "updated_at",
+        "TIMESTAMPTZ '2025-06-01 00:00:00+00' + (i * 7919 % 100003) * INTERVAL '1 second'",
+    ),
+    (
+        "finished_at",
+        "CASE WHEN i % 100 = 0 THEN NULL ELSE TIMESTAMPTZ '2025-01-02 00:00:00+00' + i * INTERVAL '1 second' END",
+    ),
+];
+
+/// The column list and the matching select list: `copy`'s expression where it names the column,
+/// the template's value otherwise.
+fn column_list(names: Vec<String>, copy: &[(&str, &str)]) -> (String, String) {
+    let values = names.iter().map(|name| {
+        copy.iter()
+            .find(|(column, _)| column == name)
+            .map_or_else(|| format!("t.{name}"), |(_, value)| (*value).to_owned())
+    });
+    (names.join(", "), values.collect::<Vec<_>>().join(", "))
+}

@@ -1,0 +1,214 @@
+//! Keyset pages: following each page's last row (`After`) walks a list in every order and
+//! direction exactly as offsets do, with the filters still applied.
+
+use super::{acted, submitted, training, user};
+use server::db::Database;
+use server::db::projects::NewProject;
+use server::db::workloads::{After, SortKey, WorkloadFilter};
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::phase::Phase;
+use uuid::Uuid;
+
+pub(crate) async fn keyset_pages_walk_every_order_as_offsets_do(db: &Database, _: &str) {
+    let project = db
+        .projects()
+        .create(&NewProject::named("vision"))
+        .await
+        .unwrap();
+    let elsewhere = db.projects().ensure_default().await.unwrap();
+    let creator = user(db, "keys").await;
+    // Names out of creation order, phases repeating, and a row in another project.
+    for (i, name) in [
+        "delta", "alpha", "echo", "bravo", "golf", "charlie", "foxtrot",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let stored = db
+            .workloads()
+            .insert(&training(project.id, creator, name), submitted(creator))
+            .await
+            .unwrap();
+        let phase = [Phase::Running, Phase::Failed, Phase::Completed][i % 3];
+        db.workloads()
+            .record_status(
+                stored.id,
+                Phase::Running,
+                Phase::Creating,
+                phase,
+                None,
+                &Default::default(),
+            )
+            .await
+            .unwrap();
+    }
+    db.workloads()
+        .insert(
+            &training(elsewhere.id, creator, "other"),
+            submitted(creator),
+        )
+        .await
+        .unwrap();
+    let orders = [
+        SortKey::CreatedAt,
+        SortKey::Name,
+        SortKey::ActualPhase,
+        SortKey::UpdatedAt,
+    ];
+    for sort in orders {
+        for ascending in [true, false] {
+            let filter = WorkloadFilter {
+                project_id: Some(project.id),
+                sort,
+                ascending,
+                ..WorkloadFilter::default()
+            };
+            let whole = ids(db, &filter).await;
+            assert_eq!(whole.len(), 7, "{sort:?}");
+            let mut walked = Vec::new();
+            let mut after = None;
+            loop {
+                let page = db
+                    .workloads()
+                    .list(&WorkloadFilter {
+                        limit: Some(3),
+                        after: after.clone(),
+                        ..filter.clone()
+                    })
+                    .await
+                    .unwrap();
+                let Some(last) = page.last() else { break };
+                after = Some(After::of(sort, &last.workload));
+                walked.extend(page.iter().map(|l| l.workload.id));
+            }
+            assert_eq!(walked, whole, "{sort:?}, ascending {ascending}");
+            let count = db
+                .workloads()
+                .count(&WorkloadFilter { after, ..filter })
+                .await
+                .unwrap();
+            assert_eq!(count, 7, "the count ignores where the page starts");
+        }
+    }
+    // Ties in the first column are broken by the next, so a filtered walk loses nothing either.
+    let failed = WorkloadFilter {
+        project_id: Some(project.id),
+        actual_phase: Some(Phase::Failed),
+        sort: SortKey::ActualPhase,
+        limit: Some(1),
+        ..WorkloadFilter::default()
+    };
+    let first = db.workloads().list(&failed).await.unwrap();
+    let second = db
+        .workloads()
+        .list(&WorkloadFilter {
+            after: Some(After::of(SortKey::ActualPhase, &first[0].workload)),
+            ..failed.clone()
+        })
+        .await
+        .unwrap();
+    assert_eq!(first.len() + second.len(), 2);
+    assert_ne!(first[0].workload.id, second[0].workload.id);
+}
+
+/// The counts a list answers are kept by triggers: they agree with the rows through inserts,
+/// phase changes, deletion and a move between projects.
+pub(crate) async fn counts_follow_every_write(db: &Database, _: &str) {
+    let project = db
+        .projects()
+        .create(&NewProject::named("nlp"))
+        .await
+        .unwrap();
+    let creator = user(db, "counter").await;
+    let mut stored = Vec::new();
+    for i in 0..6 {
+        let new = training(project.id, creator, &format!("c-{i}"));
+        stored.push(
+            db.workloads()
+                .insert(&new, submitted(creator))
+                .await
+                .unwrap(),
+        );
+    }
+    for (i, w) in stored.iter().enumerate().take(4) {
+        let phase = if i < 2 { Phase::Running } else { Phase::Failed };
+        db.workloads()
+            .record_status(
+                w.id,
+                Phase::Running,
+                Phase::Creating,
+                phase,
+                None,
+                &Default::default(),
+            )
+            .await
+            .unwrap();
+    }
+    // Written again in the same phase: no change to count.
+    db.workloads()
+        .record_status(
+            stored[0].id,
+            Phase::Running,
+            Phase::Running,
+            Phase::Running,
+            None,
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    db.workloads()
+        .transition(
+            stored[5].id,
+            Phase::Running,
+            Phase::Deleting,
+            acted("workload.delete"),
+        )
+        .await
+        .unwrap();
+    assert!(
+        db.workloads()
+            .mark_deleted(stored[5].id)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    for (phase, expected) in [
+        (None, 5),
+        (Some(Phase::Running), 2),
+        (Some(Phase::Failed), 2),
+        (Some(Phase::Creating), 1),
+        (Some(Phase::Completed), 0),
+    ] {
+        let filter = WorkloadFilter {
+            project_id: Some(project.id),
+            kind: Some(WorkloadKind::Training),
+            actual_phase: phase,
+            ..WorkloadFilter::default()
+        };
+        let counted = db.workloads().count(&filter).await.unwrap();
+        assert_eq!(counted, expected, "{phase:?}");
+        assert_eq!(ids(db, &filter).await.len() as i64, counted, "{phase:?}");
+    }
+    let everything = db
+        .workloads()
+        .count(&WorkloadFilter::default())
+        .await
+        .unwrap();
+    let listed = ids(db, &WorkloadFilter::default()).await.len() as i64;
+    assert_eq!(everything, listed);
+    let among = WorkloadFilter {
+        projects_among: Some(vec!["nlp".into()]),
+        ..WorkloadFilter::default()
+    };
+    assert_eq!(db.workloads().count(&among).await.unwrap(), 5);
+    let none = WorkloadFilter {
+        projects_among: Some(Vec::new()),
+        ..WorkloadFilter::default()
+    };
+    assert_eq!(db.workloads().count(&none).await.unwrap(), 0);
+}
+
+async fn ids(db: &Database, filter: &WorkloadFilter) -> Vec<Uuid> {
+    let listed = db.workloads().list(filter).await.unwrap();
+    listed.iter().map(|l| l.workload.id).collect()
+}
