@@ -24,31 +24,16 @@ pub(crate) async fn keyset_pages_walk_every_order_as_offsets_do(db: &Database, _
     .iter()
     .enumerate()
     {
-        let stored = db
-            .workloads()
-            .insert(&training(project.id, creator, name), submitted(creator))
-            .await
-            .unwrap();
-        let phase = [Phase::Running, Phase::Failed, Phase::Completed][i % 3];
-        db.workloads()
-            .record_status(
-                stored.id,
-                Phase::Running,
-                Phase::Creating,
-                phase,
-                None,
-                &Default::default(),
-            )
-            .await
-            .unwrap();
-    }
-    db.workloads()
-        .insert(
-            &training(elsewhere.id, creator, "other"),
-            submitted(creator),
+        let id = submit(db, project.id, creator, name).await;
+        set_phase(
+            db,
+            id,
+            Phase::Creating,
+            [Phase::Running, Phase::Failed, Phase::Completed][i % 3],
         )
-        .await
-        .unwrap();
+        .await;
+    }
+    submit(db, elsewhere.id, creator, "other").await;
     let orders = [
         SortKey::CreatedAt,
         SortKey::Name,
@@ -112,7 +97,7 @@ pub(crate) async fn keyset_pages_walk_every_order_as_offsets_do(db: &Database, _
 }
 
 /// The counts a list answers are kept by triggers: they agree with the rows through inserts,
-/// phase changes, deletion and a move between projects.
+/// phase changes, a write that keeps the phase, and deletion.
 pub(crate) async fn counts_follow_every_write(db: &Database, _: &str) {
     let project = db
         .projects()
@@ -122,43 +107,17 @@ pub(crate) async fn counts_follow_every_write(db: &Database, _: &str) {
     let creator = user(db, "counter").await;
     let mut stored = Vec::new();
     for i in 0..6 {
-        let new = training(project.id, creator, &format!("c-{i}"));
-        stored.push(
-            db.workloads()
-                .insert(&new, submitted(creator))
-                .await
-                .unwrap(),
-        );
+        stored.push(submit(db, project.id, creator, &format!("c-{i}")).await);
     }
-    for (i, w) in stored.iter().enumerate().take(4) {
+    for (i, id) in stored.iter().enumerate().take(4) {
         let phase = if i < 2 { Phase::Running } else { Phase::Failed };
-        db.workloads()
-            .record_status(
-                w.id,
-                Phase::Running,
-                Phase::Creating,
-                phase,
-                None,
-                &Default::default(),
-            )
-            .await
-            .unwrap();
+        set_phase(db, *id, Phase::Creating, phase).await;
     }
     // Written again in the same phase: no change to count.
-    db.workloads()
-        .record_status(
-            stored[0].id,
-            Phase::Running,
-            Phase::Running,
-            Phase::Running,
-            None,
-            &Default::default(),
-        )
-        .await
-        .unwrap();
+    set_phase(db, stored[0], Phase::Running, Phase::Running).await;
     db.workloads()
         .transition(
-            stored[5].id,
+            stored[5],
             Phase::Running,
             Phase::Deleting,
             acted("workload.delete"),
@@ -167,7 +126,7 @@ pub(crate) async fn counts_follow_every_write(db: &Database, _: &str) {
         .unwrap();
     assert!(
         db.workloads()
-            .mark_deleted(stored[5].id)
+            .mark_deleted(stored[5])
             .await
             .unwrap()
             .is_some()
@@ -206,6 +165,24 @@ pub(crate) async fn counts_follow_every_write(db: &Database, _: &str) {
         ..WorkloadFilter::default()
     };
     assert_eq!(db.workloads().count(&none).await.unwrap(), 0);
+}
+
+async fn submit(db: &Database, project: Uuid, creator: Uuid, name: &str) -> Uuid {
+    let new = training(project, creator, name);
+    db.workloads()
+        .insert(&new, submitted(creator))
+        .await
+        .unwrap()
+        .id
+}
+
+/// Records the cluster's report that `id` went from `previous` to `phase`.
+async fn set_phase(db: &Database, id: Uuid, previous: Phase, phase: Phase) {
+    let status = Default::default();
+    db.workloads()
+        .record_status(id, Phase::Running, previous, phase, None, &status)
+        .await
+        .unwrap();
 }
 
 async fn ids(db: &Database, filter: &WorkloadFilter) -> Vec<Uuid> {
