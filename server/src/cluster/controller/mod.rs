@@ -58,6 +58,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tephra_core::domain::cluster::ClusterProfile;
 use tephra_core::domain::ownership::OwnerKey;
+use tephra_core::model::phase::Phase;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -68,6 +69,9 @@ use uuid::Uuid;
 /// adding up, without letting one slow answer stall the rest. No more than SQLite's pool holds
 /// (8 connections), so requests still find a connection while the controller is busy.
 pub const CONCURRENCY: usize = 8;
+
+/// How soon a deletion that is still waiting on objects looks again.
+const DELETE_POLL: Duration = Duration::from_secs(2);
 
 /// What to do after a reconcile, as in kube-runtime's `Action`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,7 +185,13 @@ impl Controller {
             tracing::info!(workload = %id, "reconciled after errors");
         }
         // What acting changed (a phase, a cleared error) shows at once.
-        self.status(id).await?;
+        let after = self.status(id).await?;
+        // A deletion waits on objects no watch reports (claims, Services, Secrets): look again
+        // soon rather than at the next pass.
+        if after.is_some_and(|row| row.desired_phase == Phase::Deleting && row.deleted_at.is_none())
+        {
+            return Ok(Action::Requeue(DELETE_POLL));
+        }
         Ok(Action::AwaitChange)
     }
 
