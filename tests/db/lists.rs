@@ -189,3 +189,80 @@ async fn ids(db: &Database, filter: &WorkloadFilter) -> Vec<Uuid> {
     let listed = db.workloads().list(filter).await.unwrap();
     listed.iter().map(|l| l.workload.id).collect()
 }
+
+/// A name search answers from the trigram index for three characters or more and by comparing
+/// names below that, with the same results: any case, quotes and LIKE's wildcards taken as
+/// text, deleted rows left out, and a removed row's name gone from the index with it (a row
+/// that takes its place must not match the old name).
+pub(crate) async fn a_name_search_follows_every_write(db: &Database, _: &str) {
+    let project = db
+        .projects()
+        .create(&NewProject::named("search"))
+        .await
+        .unwrap();
+    let creator = user(db, "seeker").await;
+    let mut stored = Vec::new();
+    for name in ["resnet-50", "resnet-101", "bert-large", "gpt-2"] {
+        stored.push(submit(db, project.id, creator, name).await);
+    }
+    let found = |part: &'static str| {
+        let filter = WorkloadFilter {
+            name_contains: Some(part.into()),
+            sort: SortKey::Name,
+            ascending: true,
+            ..WorkloadFilter::default()
+        };
+        async move {
+            let listed = db.workloads().list(&filter).await.unwrap();
+            let names: Vec<String> = listed.into_iter().map(|l| l.workload.name).collect();
+            let counted = db.workloads().count(&filter).await.unwrap();
+            assert_eq!(counted as usize, names.len(), "the count of {part:?}");
+            names
+        }
+    };
+    assert_eq!(found("RESNET").await, ["resnet-101", "resnet-50"]);
+    assert_eq!(found("net-1").await, ["resnet-101"]);
+    assert_eq!(
+        found("t-").await.len(),
+        4,
+        "two characters: every name compared"
+    );
+    for nothing in ["re\"s", "\"", "%net", "net_", "resnet-5o"] {
+        assert!(found(nothing).await.is_empty(), "{nothing:?}");
+    }
+    // Deleted: gone from the search; the name submitted again is found once.
+    db.workloads()
+        .transition(
+            stored[0],
+            Phase::Running,
+            Phase::Deleting,
+            acted("workload.delete"),
+        )
+        .await
+        .unwrap();
+    db.workloads().mark_deleted(stored[0]).await.unwrap();
+    assert_eq!(found("resnet").await, ["resnet-101"]);
+    submit(db, project.id, creator, "resnet-50").await;
+    assert_eq!(found("resnet").await, ["resnet-101", "resnet-50"]);
+    // A project's removal drops its rows; the next row may reuse a removed one's place.
+    let gone = db
+        .projects()
+        .create(&NewProject::named("gone"))
+        .await
+        .unwrap();
+    let doomed = submit(db, gone.id, creator, "resnet-gone").await;
+    db.workloads()
+        .transition(
+            doomed,
+            Phase::Running,
+            Phase::Deleting,
+            acted("workload.delete"),
+        )
+        .await
+        .unwrap();
+    db.workloads().mark_deleted(doomed).await.unwrap();
+    db.projects().delete(gone.id).await.unwrap().unwrap();
+    submit(db, project.id, creator, "plain").await;
+    assert_eq!(found("resnet").await, ["resnet-101", "resnet-50"]);
+    assert_eq!(found("plain").await, ["plain"]);
+}

@@ -13,7 +13,10 @@ use access::{
     lists_limited_to_some_projects_show_only_theirs,
 };
 use app::error::AppError;
-use lists::{counts_follow_every_write, keyset_pages_walk_every_order_as_offsets_do};
+use lists::{
+    a_name_search_follows_every_write, counts_follow_every_write,
+    keyset_pages_walk_every_order_as_offsets_do,
+};
 use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
 use quota::{
     a_projects_usage_splits_placed_and_waiting_work_by_user,
@@ -98,6 +101,7 @@ on_both_engines!(
     workload_lists_filter_and_paginate,
     keyset_pages_walk_every_order_as_offsets_do,
     counts_follow_every_write,
+    a_name_search_follows_every_write,
     bad_references_store_nothing,
     the_audit_trail_keeps_order,
     racing_transitions_have_exactly_one_winner,

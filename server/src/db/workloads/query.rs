@@ -3,7 +3,7 @@
 
 use super::order::{After, Keyset, SortKey};
 use super::{COLUMNS, ListingRow, WorkloadListing, Workloads, parse_phase};
-use crate::db::{DbResult, on_pool};
+use crate::db::{DbResult, Engine, on_pool};
 use chrono::{DateTime, Utc};
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::phase::Phase;
@@ -52,7 +52,7 @@ impl Workloads<'_> {
     /// is chosen over the index of its order alone (ids only), and only its rows are read, so a
     /// deep `offset` walks index entries, not rows; `after` starts it without walking at all.
     pub async fn list(&self, filter: &WorkloadFilter) -> DbResult<Vec<WorkloadListing>> {
-        let mut sql = Sql::default();
+        let mut sql = Sql::new(self.0.engine());
         let mut conditions = sql.conditions(filter);
         if let Some(after) = &filter.after {
             conditions.push(sql.after(after, filter.ascending));
@@ -113,7 +113,7 @@ impl Workloads<'_> {
     /// project, kind and phase only are summed from `workload_counts` (kept by triggers); a name
     /// or creator filter, or deleted rows, are counted row by row.
     pub async fn count(&self, filter: &WorkloadFilter) -> DbResult<i64> {
-        let mut sql = Sql::default();
+        let mut sql = Sql::new(self.0.engine());
         let counted =
             filter.creator.is_none() && filter.name_contains.is_none() && !filter.include_deleted;
         sql.text = if counted {
@@ -201,13 +201,21 @@ enum Arg {
 /// A query's text and its arguments, numbered as they are added. Only the conditions a filter
 /// sets are written, so each query is one the planner can match to an index (a `$n IS NULL OR`
 /// clause hides the column from it).
-#[derive(Default)]
 struct Sql {
+    engine: Engine,
     text: String,
     args: Vec<Arg>,
 }
 
 impl Sql {
+    fn new(engine: Engine) -> Self {
+        Sql {
+            engine,
+            text: String::new(),
+            args: Vec::new(),
+        }
+    }
+
     fn arg(&mut self, arg: Arg) -> String {
         self.args.push(arg);
         format!("${}", self.args.len())
@@ -226,10 +234,25 @@ impl Sql {
             ));
         }
         if let Some(part) = &filter.name_contains {
-            let pattern = self.arg(Arg::Text(like_pattern(part)));
-            all.push(format!("LOWER(w.name) LIKE {pattern} ESCAPE '\\'"));
+            all.push(self.name_contains(part));
         }
         all
+    }
+
+    /// Names containing `part`, ignoring case. A trigram index answers a part of three
+    /// characters or more (`*_name_search.sql`): SQLite's is a table of its own, asked with a
+    /// phrase of the part (trigrams in a row are a substring); PostgreSQL's answers the `LIKE`.
+    /// A shorter part compares every name.
+    fn name_contains(&mut self, part: &str) -> String {
+        let part = part.to_lowercase();
+        if self.engine == Engine::Sqlite && part.chars().count() >= 3 {
+            let phrase = self.arg(Arg::Text(format!("\"{}\"", part.replace('"', "\"\""))));
+            return format!(
+                "w.rowid IN (SELECT rowid FROM workload_names WHERE workload_names MATCH {phrase})"
+            );
+        }
+        let pattern = self.arg(Arg::Text(like_pattern(&part)));
+        format!("LOWER(w.name) LIKE {pattern} ESCAPE '\\'")
     }
 
     /// The conditions on the columns `workload_counts` groups by: project, kind and phase.
@@ -288,10 +311,10 @@ impl Sql {
     }
 }
 
-/// `%part%`, lower-cased, with LIKE's wildcards in `part` escaped so they match literally.
+/// `%part%`, with LIKE's wildcards in `part` escaped so they match literally.
 fn like_pattern(part: &str) -> String {
     let mut pattern = String::from("%");
-    for c in part.to_lowercase().chars() {
+    for c in part.chars() {
         if matches!(c, '%' | '_' | '\\') {
             pattern.push('\\');
         }

@@ -198,7 +198,10 @@ async fn fetch(
         limit: Some(i64::try_from(limit).unwrap_or(500)),
         ..pushed.query.clone()
     };
-    match workloads.list(pushed.kind, principal, &page_query).await {
+    match workloads
+        .list_uncounted(pushed.kind, principal, &page_query)
+        .await
+    {
         Ok(page) => Ok((
             page.workloads
                 .into_iter()

@@ -69,12 +69,21 @@ impl Workloads {
     }
 }
 
-/// A page of a list.
+/// A page of a list, and how many match in all.
 pub struct Page {
     pub workloads: Vec<Workload>,
     pub total: i64,
     pub next: Option<i64>,
     /// Where the next page starts (`after`), when there is one.
+    pub next_cursor: Option<String>,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// A page of a list without the count ([`Workloads::list_uncounted`]).
+pub struct Slice {
+    pub workloads: Vec<Workload>,
+    pub next: Option<i64>,
     pub next_cursor: Option<String>,
     pub offset: i64,
     pub limit: i64,

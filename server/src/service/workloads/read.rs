@@ -2,7 +2,7 @@
 //! what they render to, and the projects the principal may see.
 
 use super::cursor::Cursor;
-use super::{PAGE_DEFAULT, PAGE_MAX, Page, Workloads, workload_response};
+use super::{PAGE_DEFAULT, PAGE_MAX, Page, Slice, Workloads, workload_response};
 use crate::authorize;
 use crate::db::DbError;
 use crate::db::projects::Project;
@@ -132,13 +132,46 @@ impl Workloads {
         Ok(listing)
     }
 
-    /// One page of the workloads (of `kind`, when given) the principal may see.
+    /// One page of the workloads (of `kind`, when given) the principal may see, and how many
+    /// match in all.
     pub async fn list(
         &self,
         kind: Option<WorkloadKind>,
         principal: &Principal,
         query: &WorkloadQuery,
     ) -> Result<Page, AppError> {
+        let filter = self.filter_for(kind, principal, query).await?;
+        let total = self.db.workloads().count(&filter).await?;
+        let slice = self.slice_of(filter).await?;
+        Ok(Page {
+            workloads: slice.workloads,
+            total,
+            next: slice.next,
+            next_cursor: slice.next_cursor,
+            offset: slice.offset,
+            limit: slice.limit,
+        })
+    }
+
+    /// [`Self::list`] without the count, for a list that does not answer with one (Run:ai's):
+    /// the count is a second query, as slow as the page where a filter has no counts kept.
+    pub async fn list_uncounted(
+        &self,
+        kind: Option<WorkloadKind>,
+        principal: &Principal,
+        query: &WorkloadQuery,
+    ) -> Result<Slice, AppError> {
+        let filter = self.filter_for(kind, principal, query).await?;
+        self.slice_of(filter).await
+    }
+
+    /// The query's filter on the rows, limited to what the principal may read.
+    async fn filter_for(
+        &self,
+        kind: Option<WorkloadKind>,
+        principal: &Principal,
+        query: &WorkloadQuery,
+    ) -> Result<WorkloadFilter, AppError> {
         let mut filter = WorkloadFilter {
             kind,
             creator: query.created_by.clone().filter(|c| !c.is_empty()),
@@ -159,8 +192,12 @@ impl Workloads {
             })?);
         }
         order_and_page(query, &mut filter)?;
+        Ok(filter)
+    }
+
+    /// The page `filter` selects, and where the next one starts.
+    async fn slice_of(&self, mut filter: WorkloadFilter) -> Result<Slice, AppError> {
         let limit = filter.limit.unwrap_or(PAGE_DEFAULT);
-        let total = self.db.workloads().count(&filter).await?;
         // One more than the page, to know whether another follows.
         filter.limit = Some(limit + 1);
         let mut page = self.db.workloads().list(&filter).await?;
@@ -174,9 +211,8 @@ impl Workloads {
             }
             .encode()
         });
-        Ok(Page {
+        Ok(Slice {
             workloads: page.iter().map(workload_response).collect(),
-            total,
             next: (more && filter.after.is_none()).then_some(end),
             next_cursor,
             offset: filter.offset,
