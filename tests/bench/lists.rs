@@ -61,6 +61,9 @@ async fn measure(
     }
     let small = project(&http, &server, "small", 1_000).await?;
     let big = project(&http, &server, "big", stored).await?;
+    // A researcher of ten projects lists what they may read: the project and nine small ones.
+    let small_reader = researcher(&http, &server, &small).await?;
+    let big_reader = researcher(&http, &server, &big).await?;
     eprintln!(
         "{engine}: filled in {:.0} s",
         started.elapsed().as_secs_f64()
@@ -83,8 +86,13 @@ async fn measure(
         } else {
             (query(1_000), query(stored))
         };
-        let (s50, s99, _) = time(&http, &server, &small, &small_path, samples).await?;
-        let (b50, b99, bytes) = time(&http, &server, &big, &big_path, samples).await?;
+        let (small_http, big_http) = if label == RESEARCHER {
+            (&small_reader, &big_reader)
+        } else {
+            (&http, &http)
+        };
+        let (s50, s99, _) = time(small_http, &server, &small, &small_path, samples).await?;
+        let (b50, b99, bytes) = time(big_http, &server, &big, &big_path, samples).await?;
         let met = if b99 < TARGET_P99 { "yes" } else { "no" };
         println!(
             "| `{label}` | {} / {} | {} / {} | {:.1} KiB | {met} |",
@@ -152,6 +160,10 @@ fn queries(_stored: usize) -> Vec<Query> {
             "trainings: every project, first page",
             Box::new(|_| "/api/v1/workloads/trainings?limit=50".into()),
         ),
+        (
+            RESEARCHER,
+            Box::new(|_| "/api/v1/workloads/trainings?limit=50".into()),
+        ),
         ("Run:ai workloads: first page", at(runai, "")),
         ("Run:ai workloads: offset 90 %", deep(runai, "")),
         ("Run:ai workloads: sortBy=name", at(runai, "&sortBy=name")),
@@ -163,6 +175,43 @@ fn queries(_stored: usize) -> Vec<Query> {
 }
 
 const CURSOR: &str = "trainings: after= a cursor 90 % down";
+const RESEARCHER: &str = "trainings: every project of a researcher of 10";
+
+/// A client acting as an application with the researcher role in `project` and in nine of the
+/// small ones (`p000` to `p008`): a list of every project it may read covers those ten.
+async fn researcher(
+    http: &reqwest::Client,
+    server: &InProcess,
+    project: &str,
+) -> anyhow::Result<reqwest::Client> {
+    let name = format!("{project}-reader");
+    let roles: Vec<Value> = std::iter::once(project.to_owned())
+        .chain((0..9).map(|i| format!("p{i:03}")))
+        .map(|scope| json!({"roleId": 4, "scopeType": "project", "scopeId": scope}))
+        .collect();
+    let app = post(
+        http,
+        &server.url("/api/v1/apps"),
+        &json!({"name": name, "roles": roles}),
+    )
+    .await?;
+    let secret = app["clientSecret"].as_str().context("a clientSecret")?;
+    let token = post(
+        http,
+        &server.url("/api/v1/token"),
+        &json!({"grantType": "client_credentials", "clientId": name, "clientSecret": secret}),
+    )
+    .await?;
+    let token = token["accessToken"].as_str().context("an accessToken")?;
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        format!("Bearer {token}").parse()?,
+    );
+    Ok(reqwest::Client::builder()
+        .default_headers(headers)
+        .build()?)
+}
 
 /// The trainings list from the `nextCursor` of the page that ends 90 % of the way down.
 async fn cursor_path(

@@ -195,8 +195,8 @@ impl Projects<'_> {
     pub async fn list(&self) -> DbResult<Vec<ProjectWithCounts>> {
         let sql = format!(
             "SELECT {COLUMNS},
-                    (SELECT COUNT(*) FROM workloads w
-                      WHERE w.project_id = p.id AND w.deleted_at IS NULL) AS workloads
+                    (SELECT CAST(COALESCE(SUM(c.live), 0) AS BIGINT) FROM workload_counts c
+                      WHERE c.project_id = p.id) AS workloads
                FROM projects p ORDER BY name"
         );
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).fetch_all(pool).await)?)
@@ -227,9 +227,11 @@ impl Projects<'_> {
             .collect())
     }
 
-    /// How many workloads of the project are not deleted.
+    /// How many workloads of the project are not deleted, from the counts kept per project,
+    /// kind and phase (`workload_counts`): a project may hold 100,000.
     pub async fn workload_count(&self, id: Uuid) -> DbResult<i64> {
-        let sql = "SELECT COUNT(*) FROM workloads WHERE project_id = $1 AND deleted_at IS NULL";
+        let sql = "SELECT CAST(COALESCE(SUM(live), 0) AS BIGINT) FROM workload_counts
+                    WHERE project_id = $1";
         Ok(on_pool!(self.0, pool => sqlx::query_scalar(sql).bind(id).fetch_one(pool).await)?)
     }
 

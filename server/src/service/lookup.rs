@@ -10,6 +10,7 @@ use tephra_core::domain::authz::{Permission, Scope};
 use tephra_core::domain::policy::{Policy, PolicyKind};
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::principal::Principal;
+use uuid::Uuid;
 
 /// Finds a project by id (Run:ai's integer, or the UUID) or name, as requests name them; the error names the request
 /// field that held `key`.
@@ -28,6 +29,24 @@ pub(super) async fn project_by_key(
         )),
         Err(e) => Err(e.into()),
     }
+}
+
+/// The ids and names of the projects where the principal holds `permission`: what a list or an
+/// event stream limited to them needs, without counting anyone's workloads.
+pub(super) async fn project_names_where(
+    db: &Database,
+    principal: &Principal,
+    permission: Permission,
+) -> Result<Vec<(Uuid, String)>, AppError> {
+    let reach = authorize::reach(principal, permission);
+    let projects = db.projects().names().await?;
+    Ok(projects
+        .into_iter()
+        .filter(|(id, _, department)| {
+            reach.includes(&id.to_string(), Some(&department.to_string()))
+        })
+        .map(|(id, name, _)| (id, name))
+        .collect())
 }
 
 /// The projects where the principal holds `permission`.

@@ -7,7 +7,7 @@ use crate::authorize;
 use crate::db::DbError;
 use crate::db::projects::Project;
 use crate::db::workloads::{After, SortKey, WorkloadFilter, WorkloadListing};
-use crate::service::lookup::{project_by_key, projects_where};
+use crate::service::lookup::{project_by_key, project_names_where};
 use app::error::AppError;
 use chrono::SecondsFormat;
 use std::collections::HashSet;
@@ -238,10 +238,10 @@ impl Workloads {
         principal: &Principal,
     ) -> Result<HashSet<String>, AppError> {
         Ok(
-            projects_where(&self.db, principal, Permission::ReadWorkloads)
+            project_names_where(&self.db, principal, Permission::ReadWorkloads)
                 .await?
                 .into_iter()
-                .map(|p| p.project.id.to_string())
+                .map(|(id, _)| id.to_string())
                 .collect(),
         )
     }
@@ -255,8 +255,8 @@ impl Workloads {
         if authorize::reach(principal, permission).everything {
             return Ok(None);
         }
-        let projects = projects_where(&self.db, principal, permission).await?;
-        Ok(Some(projects.into_iter().map(|p| p.project.name).collect()))
+        let projects = project_names_where(&self.db, principal, permission).await?;
+        Ok(Some(projects.into_iter().map(|(_, name)| name).collect()))
     }
 
     /// Counts of what the principal may see only.
