@@ -11,6 +11,7 @@ mod forged;
 mod identity;
 mod matrix;
 mod streams;
+mod tenant_lists;
 
 use anyhow::{Context, bail, ensure};
 use reqwest::StatusCode;

@@ -118,15 +118,15 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
 }
 
 /// How a caller authenticates.
-enum Caller {
+pub(super) enum Caller {
     Session(Browser),
     Bearer(String),
     Anonymous,
 }
 
-struct World {
-    setup: Setup,
-    callers: Vec<Caller>,
+pub(super) struct World {
+    pub(super) setup: Setup,
+    pub(super) callers: Vec<Caller>,
     admin: reqwest::Client,
     app_secret: String,
     app_id: String,
@@ -142,11 +142,11 @@ impl World {
         self.counter.fetch_add(1, Ordering::Relaxed)
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         self.setup.tephra.url(path)
     }
 
-    async fn send(
+    pub(super) async fn send(
         &self,
         caller: &Caller,
         method: Method,
@@ -376,7 +376,7 @@ fn routes(document: &Value) -> anyhow::Result<Vec<(Method, String)>> {
     Ok(routes)
 }
 
-async fn world() -> anyhow::Result<World> {
+pub(super) async fn world() -> anyhow::Result<World> {
     let people = [
         ada(),
         user("pat", &[]),
