@@ -1,6 +1,7 @@
 //! Departments and projects on the real scheduler: each project's queue is a leaf under its
 //! department's, with the quota as `deserved` and the limit as `capability`; a queue deleted by
-//! hand comes back; what can never run is refused at submit with the numbers.
+//! hand comes back; what can never run is refused at submit with the numbers, and what fits the
+//! limit on its own but not beside what runs is queued and starts when room frees.
 
 use crate::api::{TRAININGS, Tephra, id_of, training};
 use anyhow::{Context, ensure};
@@ -82,6 +83,7 @@ pub async fn projects_are_leaf_queues_under_their_department_and_come_back(
         let running = t.wait_phase(TRAININGS, &id, "Running").await?;
         assert_eq!(running["projectId"], project["id"]);
         assert_eq!(running["departmentId"], department["id"]);
+        queues_what_fits_the_limit_alone(&t).await?;
         // A project with a live training cannot be deleted; once it is gone, it can.
         let path = format!("/api/v1/org-unit/projects/{}", project["id"].as_str().context("id")?);
         let (status, body) = t.delete(&path).await?;
@@ -104,4 +106,46 @@ pub async fn projects_are_leaf_queues_under_their_department_and_come_back(
     .await;
     t.cleanup().await;
     result
+}
+
+/// Project `vis` (limit 4 GPUs) runs 1: a training of 3 fills it, and one more of 1 is accepted
+/// into the queue (its history says so) and held back by the queue's capability while the others
+/// run; when the 3 are deleted it starts.
+async fn queues_what_fits_the_limit_alone(t: &Tephra) -> anyhow::Result<()> {
+    let submit = |name: &'static str, gpus: u32| async move {
+        let mut body = training(name, gpus);
+        body["projectId"] = json!("vis");
+        id_of(&t.submit(TRAININGS, &body).await?)
+    };
+    let more = submit("more", 3).await?;
+    t.wait_phase(TRAININGS, &more, "Running").await?;
+    let queued = submit("queued", 1).await?;
+    let (status, history) = t
+        .get(&format!("/api/v1/workloads/{queued}/history"))
+        .await?;
+    ensure!(status == 200, "{history}");
+    ensure!(
+        history.to_string().contains(
+            "queued: project \\\"vis\\\" may use at most 4 GPUs (its limit) and its workloads ask \
+             for 4; it starts when 1 GPU frees"
+        ),
+        "{history}"
+    );
+    // The scheduler considered it and left it waiting: Pending with its reason, not Running.
+    let held = t
+        .wait_until(TRAININGS, &queued, "the scheduler's reason", |b| {
+            b["actualPhase"] == "Pending"
+                && b["phaseMessage"].as_str().is_some_and(|m| !m.is_empty())
+        })
+        .await?;
+    let (_, others) = t.get(&format!("{TRAININGS}/{more}")).await?;
+    ensure!(others["actualPhase"] == "Running", "{others}");
+    ensure!(held["actualPhase"] == "Pending", "{held}");
+    let (status, _) = t.delete(&format!("{TRAININGS}/{more}")).await?;
+    ensure!(status == 202);
+    t.wait_phase(TRAININGS, &queued, "Running").await?;
+    let (status, _) = t.delete(&format!("{TRAININGS}/{queued}")).await?;
+    ensure!(status == 202);
+    t.wait_gone(TRAININGS, &more).await?;
+    t.wait_gone(TRAININGS, &queued).await
 }

@@ -20,7 +20,7 @@ use lists::{
 use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
 use quota::{
     a_projects_usage_splits_placed_and_waiting_work_by_user,
-    concurrent_submissions_never_exceed_the_limit,
+    concurrent_submissions_queue_beyond_the_limit,
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
 };
@@ -112,7 +112,7 @@ on_both_engines!(
     access_rules_are_unique_and_their_changes_audited,
     applications_act_as_their_own_user_and_revoke_once,
     lists_limited_to_some_projects_show_only_theirs,
-    concurrent_submissions_never_exceed_the_limit,
+    concurrent_submissions_queue_beyond_the_limit,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
     policies_protect_nodes_narrow_inward_and_fill_defaults,
     a_projects_usage_splits_placed_and_waiting_work_by_user,

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use tephra_core::domain::cluster::ClusterProfile;
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::fit::Verdict;
+use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
 use tephra_core::model::org::{DepartmentRequest, PoolRef, PoolResources, ProjectRequest, Share};
 use tephra_core::model::phase::Phase;
 use tephra_core::model::principal::{Grant, Principal};
@@ -88,9 +89,11 @@ fn one_gpu(name: &str, project: &str) -> serde_json::Value {
             "spec": { "image": "pytorch/pytorch:2.4", "compute": { "gpuDevicesRequest": 1 } } })
 }
 
-/// Fifty submissions at once against a project with a limit of 10 GPUs: exactly ten are
-/// accepted, the rest are refused with the numbers, and the stored use never passes the limit.
-pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &str) {
+/// Fifty submissions at once against a project with a limit of 10 GPUs: each fits the limit on
+/// its own, so all are accepted, and exactly the ten the limit leaves room for are not queued
+/// (the check and the write are one transaction, so racing submissions see each other); one
+/// larger than the limit on its own is refused with the numbers and stores nothing.
+pub async fn concurrent_submissions_queue_beyond_the_limit(db: &Database, _: &str) {
     let user = super::user(db, "root").await;
     let services = services(db).await;
     let root = admin(user);
@@ -131,32 +134,50 @@ pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &st
             })
         })
         .collect();
-    let mut accepted = 0;
+    let mut accepted = Vec::new();
     for task in tasks {
-        match task.await.expect("task ran") {
-            Ok(_) => accepted += 1,
-            Err(AppError::Rejected(errors)) => {
-                assert_eq!(errors[0].path, "spec.compute", "{errors:?}");
-                assert!(
-                    errors[0]
-                        .message
-                        .contains("project \"vision\" may use at most 10 GPUs"),
-                    "{errors:?}"
-                );
-            }
-            Err(other) => panic!("unexpected refusal: {other:?}"),
-        }
+        let submitted = task
+            .await
+            .expect("task ran")
+            .expect("each fits the limit alone");
+        accepted.push(submitted.listing.workload.id);
     }
-    assert_eq!(accepted, 10, "the limit is 10 GPUs, one each");
-    // The department's limit (12) caps its projects together.
+    assert_eq!(accepted.len(), 50);
+    assert_eq!(
+        queued(db, &accepted).await,
+        40,
+        "room under the limit for 10, one each"
+    );
+    let before = db.workloads().count(&Default::default()).await.unwrap();
+    let mut huge = one_gpu("huge", "vision");
+    huge["spec"]["compute"]["gpuDevicesRequest"] = json!(11);
+    let Err(AppError::Rejected(errors)) = services
+        .workloads()
+        .submit(WorkloadKind::Training, &root, huge)
+        .await
+    else {
+        panic!("11 GPUs can never run under a limit of 10");
+    };
+    assert_eq!(errors[0].path, "spec.compute", "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("asks 11 GPUs in total; project \"vision\" may use at most 10 GPUs"),
+        "{errors:?}"
+    );
+    assert_eq!(
+        db.workloads().count(&Default::default()).await.unwrap(),
+        before
+    );
+    // The department's limit (12) caps its projects together: 10 already asked by vision.
     services
         .organisation()
         .create_project(&root, project("speech", "research", gpus(Some(2.0), None)))
         .await
         .expect("second project");
-    let mut speech = 0;
+    let mut speech = Vec::new();
     for i in 0..5 {
-        if services
+        let submitted = services
             .workloads()
             .submit(
                 WorkloadKind::Training,
@@ -164,12 +185,14 @@ pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &st
                 one_gpu(&format!("s{i}"), "speech"),
             )
             .await
-            .is_ok()
-        {
-            speech += 1;
-        }
+            .expect("queued behind the department's work, not refused");
+        speech.push(submitted.listing.workload.id);
     }
-    assert_eq!(speech, 2, "12 in the department, 10 already used by vision");
+    assert_eq!(
+        queued(db, &speech).await,
+        3,
+        "12 in the department, 10 used by vision"
+    );
     // The department is at its limit, but 6 of vision's 10 are borrowed beyond its quota of 4:
     // a project within its own quota is admitted, and Volcano reclaims the borrowed GPUs.
     services
@@ -177,11 +200,35 @@ pub async fn concurrent_submissions_never_exceed_the_limit(db: &Database, _: &st
         .create_project(&root, project("audio", "research", gpus(Some(2.0), None)))
         .await
         .expect("third project");
-    services
+    let audio = services
         .workloads()
         .submit(WorkloadKind::Training, &root, one_gpu("a0", "audio"))
         .await
-        .expect("within audio's quota, the borrowed GPUs do not count against it");
+        .expect("within audio's quota");
+    assert_eq!(
+        queued(db, &[audio.listing.workload.id]).await,
+        0,
+        "the borrowed GPUs do not count against it"
+    );
+}
+
+/// How many of `ids` their history says were queued at admission.
+async fn queued(db: &Database, ids: &[uuid::Uuid]) -> usize {
+    let mut queued = 0;
+    for id in ids {
+        let events = db
+            .audit()
+            .for_target(AuditTarget::Workload, *id)
+            .await
+            .unwrap();
+        if events
+            .iter()
+            .any(|e| e.action == AuditAction::Workload(HistoryAction::Queued))
+        {
+            queued += 1;
+        }
+    }
+    queued
 }
 
 /// Departments and projects: quotas within the department's, names kept, deletes refused
@@ -283,7 +330,15 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
         "{}",
         over.message
     );
-    let refused = fit(6).await;
+    // Within the limit of 6 on its own, beside the 1 in use it waits for 1 to free.
+    let queued = fit(6).await;
+    assert_eq!(queued.verdict, Verdict::Queued, "{queued:?}");
+    assert!(
+        queued.message.contains("it starts when 1 GPU frees"),
+        "{}",
+        queued.message
+    );
+    let refused = fit(7).await;
     assert_eq!(refused.verdict, Verdict::Refused);
     assert_eq!(refused.details[0].field, "spec.compute");
     assert_eq!(refused.free_gpus, None, "no cluster, no nodes known");

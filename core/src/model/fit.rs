@@ -14,6 +14,9 @@ pub enum Verdict {
     /// Admitted, but the cluster's GPUs are taken by other workloads as Tephra counts them: it
     /// waits until they free up.
     Waiting,
+    /// Admitted into the queue: it fits its project's and department's limits on its own, not
+    /// beside what their workloads use now, so it starts when enough of them finish.
+    Queued,
     /// It can never run as asked: the `details` say why.
     Refused,
 }

@@ -19,6 +19,8 @@ pub enum HistoryAction {
     IdleSuspend,
     /// Admitted beyond the project's quota, so preemptible.
     OverQuota,
+    /// Admitted into the queue behind its project's or department's work, under a limit.
+    Queued,
     /// The cluster moved it to another phase.
     Phase,
     /// Its objects are gone from the cluster.
@@ -28,7 +30,7 @@ pub enum HistoryAction {
 }
 
 impl HistoryAction {
-    pub const ALL: [HistoryAction; 10] = [
+    pub const ALL: [HistoryAction; 11] = [
         HistoryAction::Submit,
         HistoryAction::Edit,
         HistoryAction::Suspend,
@@ -36,6 +38,7 @@ impl HistoryAction {
         HistoryAction::Delete,
         HistoryAction::IdleSuspend,
         HistoryAction::OverQuota,
+        HistoryAction::Queued,
         HistoryAction::Phase,
         HistoryAction::Deleted,
         HistoryAction::Preempted,
@@ -50,6 +53,7 @@ impl HistoryAction {
             HistoryAction::Delete => "delete",
             HistoryAction::IdleSuspend => "idle-suspend",
             HistoryAction::OverQuota => "over-quota",
+            HistoryAction::Queued => "queued",
             HistoryAction::Phase => "phase",
             HistoryAction::Deleted => "deleted",
             HistoryAction::Preempted => "preempted",
@@ -121,6 +125,7 @@ impl AuditAction {
                 HistoryAction::Delete => "workload.delete",
                 HistoryAction::IdleSuspend => "workload.idle-suspend",
                 HistoryAction::OverQuota => "workload.over-quota",
+                HistoryAction::Queued => "workload.queued",
                 HistoryAction::Phase => "workload.phase",
                 HistoryAction::Deleted => "workload.deleted",
                 HistoryAction::Preempted => "workload.preempted",

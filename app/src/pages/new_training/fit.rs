@@ -29,6 +29,10 @@ fn headline(verdict: Verdict) -> (&'static str, &'static str) {
             "Waits for GPUs",
             "font-semibold text-amber-800 dark:text-amber-300",
         ),
+        Verdict::Queued => (
+            "Queued: starts when its project's work frees room",
+            "font-semibold text-amber-800 dark:text-amber-300",
+        ),
         Verdict::Refused => (
             "Can never run as asked",
             "font-semibold text-red-700 dark:text-red-300",

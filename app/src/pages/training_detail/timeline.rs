@@ -27,11 +27,15 @@ pub(super) fn describe(entry: &HistoryEntry) -> String {
             .unwrap_or_default(),
         HistoryAction::Submit => format!("Submitted by {who}"),
         HistoryAction::Suspend => format!("Suspended by {who}"),
-        // Tephra itself, by the project's rule: the words say which and why.
-        HistoryAction::IdleSuspend => {
+        // Tephra itself, by the project's rule or its admission: the words say which and why.
+        HistoryAction::IdleSuspend | HistoryAction::OverQuota | HistoryAction::Queued => {
             let reason = entry.detail["reason"]
                 .as_str()
-                .unwrap_or("suspended: its GPUs were idle");
+                .unwrap_or(match entry.action {
+                    HistoryAction::IdleSuspend => "suspended: its GPUs were idle",
+                    HistoryAction::OverQuota => "admitted over its project's quota",
+                    _ => "queued behind its project's work",
+                });
             let mut said = reason.to_owned();
             if let Some(first) = said.get_mut(..1) {
                 first.make_ascii_uppercase();

@@ -1,4 +1,5 @@
-//! Admission: refuse what can never run, and say whether the rest runs within quota.
+//! Admission: refuse what can never run, and say whether the rest runs within quota, beyond it,
+//! or waits in the queue for its project's or department's work to free room under a limit.
 
 use super::{Allowance, Amount, Demand, Resource, trim};
 use crate::model::validation::FieldError;
@@ -25,6 +26,11 @@ pub enum Standing {
     /// Beyond the project's quota (within its limits): it runs on idle capacity and may be
     /// preempted when another project reclaims its own. Says which resources and by how much.
     OverQuota(String),
+    /// Within the limits on its own, but not beside what the project's or department's
+    /// workloads use now: it waits in the queue (the Volcano queue's capability holds it back)
+    /// until enough of them finish, as a batch system queues work. Says which limit and what
+    /// must free.
+    Queued(String),
 }
 
 /// Checks `demand` against the project's and department's limits and against the largest node
@@ -38,6 +44,7 @@ pub fn admit(
 ) -> Result<Standing, Vec<FieldError>> {
     let over = over_quota(demand, project);
     let mut errors = Vec::new();
+    let mut waits = Vec::new();
     for unit in [project, department] {
         for resource in Resource::ALL {
             let Some(limit) = unit.allowance.limit.get(resource) else {
@@ -48,11 +55,13 @@ pub fn admit(
             if over.is_empty() {
                 used -= unit.reclaimable.get(resource);
             }
-            if asks + used > limit + EPSILON {
+            if asks > limit + EPSILON {
                 errors.push(FieldError {
                     path: demand.field.clone(),
-                    message: over_limit(resource, asks, used, limit, unit),
+                    message: over_limit(resource, asks, limit, unit),
                 });
+            } else if asks + used > limit + EPSILON {
+                waits.push(waits_for(resource, asks, used, limit, unit));
             }
         }
     }
@@ -77,7 +86,9 @@ pub fn admit(
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(if over.is_empty() {
+    Ok(if !waits.is_empty() {
+        Standing::Queued(format!("queued: {}", waits.join("; ")))
+    } else if over.is_empty() {
         Standing::WithinQuota
     } else {
         Standing::OverQuota(format!(
@@ -109,24 +120,29 @@ fn over_quota(demand: &Demand, project: &Unit<'_>) -> Vec<String> {
 /// Fractions of GPUs are summed as floats.
 const EPSILON: f64 = 1e-9;
 
-fn over_limit(resource: Resource, asks: f64, used: f64, limit: f64, unit: &Unit<'_>) -> String {
-    let whose = format!("{} {:?}", unit.kind, unit.name);
-    if asks > limit + EPSILON {
-        format!(
-            "asks {} in total; {whose} may use at most {} (its limit)",
-            resource.amount(asks),
-            resource.amount(limit)
-        )
-    } else {
-        format!(
-            "asks {}; {whose} may use at most {} (its limit) and its workloads already use {}, \
-             so {} are left",
-            resource.amount(asks),
-            resource.amount(limit),
-            trim(used),
-            trim((limit - used).max(0.0))
-        )
-    }
+/// Why a request can never run under `unit`'s limit: it asks more than the limit on its own.
+fn over_limit(resource: Resource, asks: f64, limit: f64, unit: &Unit<'_>) -> String {
+    format!(
+        "asks {} in total; {} {:?} may use at most {} (its limit)",
+        resource.amount(asks),
+        unit.kind,
+        unit.name,
+        resource.amount(limit)
+    )
+}
+
+/// What a queued request waits for under `unit`'s limit: "project "vision" may use at most
+/// 2 GPUs (its limit) and its workloads ask for 2; it starts when 1 GPU frees".
+fn waits_for(resource: Resource, asks: f64, used: f64, limit: f64, unit: &Unit<'_>) -> String {
+    format!(
+        "{} {:?} may use at most {} (its limit) and its workloads ask for {}; it starts when \
+         {} frees",
+        unit.kind,
+        unit.name,
+        resource.amount(limit),
+        trim(used),
+        resource.amount(asks + used - limit)
+    )
 }
 
 /// Why no node of the pools the request may use can hold its largest pod, if none can.

@@ -131,6 +131,22 @@ pub fn lent(used: Amount, allowance: &Allowance) -> Amount {
     }
 }
 
+/// What a unit's workloads ask beyond its limit, resource by resource: work its Volcano queue
+/// holds back (its capability), so it takes none of the department's room.
+pub fn beyond_limit(asks: Amount, allowance: &Allowance) -> Amount {
+    let beyond = |resource: Resource| {
+        allowance
+            .limit
+            .get(resource)
+            .map_or(0.0, |limit| (asks.get(resource) - limit).max(0.0))
+    };
+    Amount {
+        gpus: beyond(Resource::Gpu),
+        cpu_millis: beyond(Resource::Cpu) as i64,
+        memory_mib: beyond(Resource::Memory) as i64,
+    }
+}
+
 /// Per resource, a bound or none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Bound {

@@ -95,12 +95,20 @@ fn within_quota_over_quota_and_over_the_limit() {
         panic!("expected over quota");
     };
     assert!(why.contains("3 GPUs with this one, quota 2"), "{why}");
-    let refused = admit(&demand(4.0, 1.0, &[]), &p, &dept, &[]).unwrap_err();
+    // Within the limit on its own, not beside what runs: it queues.
+    assert_eq!(
+        admit(&demand(4.0, 1.0, &[]), &p, &dept, &[]),
+        Ok(Standing::Queued(
+            "queued: project \"vision\" may use at most 4 GPUs (its limit) and its workloads \
+             ask for 1; it starts when 1 GPU frees"
+                .into()
+        ))
+    );
+    let refused = admit(&demand(5.0, 1.0, &[]), &p, &dept, &[]).unwrap_err();
     assert_eq!(refused[0].path, "spec.compute");
     assert_eq!(
         refused[0].message,
-        "asks 4 GPUs; project \"vision\" may use at most 4 GPUs (its limit) and its workloads \
-         already use 1, so 3 are left"
+        "asks 5 GPUs in total; project \"vision\" may use at most 4 GPUs (its limit)"
     );
 }
 
@@ -157,7 +165,15 @@ fn the_department_caps_its_projects_together() {
         Allowance::of(&[pool("a", gpus(Some(4.0), Some(6.0)))]),
         5.0,
     );
-    let refused = admit(&demand(2.0, 1.0, &[]), &p, &dept, &[]).unwrap_err();
+    let Ok(Standing::Queued(why)) = admit(&demand(2.0, 1.0, &[]), &p, &dept, &[]) else {
+        panic!("expected to queue behind the department's work");
+    };
+    assert!(
+        why.contains("department \"research\" may use at most 6 GPUs (its limit)")
+            && why.contains("it starts when 1 GPU frees"),
+        "{why}"
+    );
+    let refused = admit(&demand(7.0, 1.0, &[]), &p, &dept, &[]).unwrap_err();
     assert!(
         refused[0].message.contains("department \"research\""),
         "{refused:?}"
@@ -264,14 +280,12 @@ fn what_other_projects_borrowed_does_not_block_a_request_within_quota() {
         },
         ..p.clone()
     };
-    let Err(errors) = admit(&demand(8.0, 8.0, &[]), &busy, &dept, &[]) else {
-        panic!("over quota in a full department is refused");
+    let Ok(Standing::Queued(why)) = admit(&demand(8.0, 8.0, &[]), &busy, &dept, &[]) else {
+        panic!("over quota in a full department waits in the queue");
     };
     assert!(
-        errors.iter().any(|e| e
-            .message
-            .contains("department \"share\" may use at most 32 GPUs")),
-        "{errors:?}"
+        why.contains("department \"share\" may use at most 32 GPUs"),
+        "{why}"
     );
     // A resource without a quota is all lent.
     assert_eq!(
@@ -284,5 +298,21 @@ fn what_other_projects_borrowed_does_not_block_a_request_within_quota() {
         )
         .gpus,
         3.0
+    );
+}
+
+#[test]
+fn what_a_queue_holds_back_beyond_its_limit() {
+    let allowance = Allowance::of(&[pool("a", gpus(Some(2.0), Some(4.0)))]);
+    let asks = |gpus| Amount {
+        gpus,
+        ..Amount::default()
+    };
+    assert_eq!(beyond_limit(asks(7.0), &allowance).gpus, 3.0);
+    assert_eq!(beyond_limit(asks(3.0), &allowance).gpus, 0.0);
+    assert_eq!(
+        beyond_limit(asks(7.0), &Allowance::default()).gpus,
+        0.0,
+        "no limit holds nothing back"
     );
 }

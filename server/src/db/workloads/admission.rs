@@ -18,8 +18,12 @@ use uuid::Uuid;
 pub struct Usage {
     pub project: Amount,
     pub department: Amount,
-    /// Of the department's use, what its other projects take beyond their quotas.
+    /// Of the department's use, what its other projects take beyond their quotas (within their
+    /// limits).
     pub department_lent: Amount,
+    /// Of the department's use, what its other projects ask beyond their own limits: queued in
+    /// their Volcano queues, so it takes none of the department's room.
+    pub department_held: Amount,
 }
 
 /// What counts as use: workloads that may run (not deleted, finished or stopped).
@@ -69,14 +73,21 @@ type SiblingRow = (Json<Vec<PoolResources>>, f64, i64, i64);
 /// A workload's request and recorded demand, as an edit reads them under the lock.
 type CurrentRow = (Json<serde_json::Value>, f64, i64, i64);
 
-/// What the siblings take beyond their quotas, together.
-fn lent_by(siblings: Vec<SiblingRow>) -> Amount {
-    siblings
-        .into_iter()
-        .map(|(resources, gpus, cpu, memory)| {
-            quota::lent(amount((gpus, cpu, memory)), &Allowance::of(&resources.0))
-        })
-        .fold(Amount::default(), Amount::plus)
+/// What the siblings take beyond their quotas within their limits, and what they ask beyond
+/// their limits, together.
+fn lent_and_held_by(siblings: Vec<SiblingRow>) -> (Amount, Amount) {
+    siblings.into_iter().fold(
+        (Amount::default(), Amount::default()),
+        |(lent, held), (resources, gpus, cpu, memory)| {
+            let allowance = Allowance::of(&resources.0);
+            let asks = amount((gpus, cpu, memory));
+            let beyond = quota::beyond_limit(asks, &allowance);
+            (
+                lent.plus(quota::lent(asks.minus(beyond), &allowance)),
+                held.plus(beyond),
+            )
+        },
+    )
 }
 
 fn amount((gpus, cpu_millis, memory_mib): (f64, i64, i64)) -> Amount {
@@ -109,10 +120,12 @@ macro_rules! usage {
             .bind($project)
             .fetch_all(&mut **$tx)
             .await?;
+        let (department_lent, department_held) = lent_and_held_by(siblings);
         Usage {
             project: amount(project),
             department: amount(department),
-            department_lent: lent_by(siblings),
+            department_lent,
+            department_held,
         }
     }};
 }
@@ -351,10 +364,12 @@ impl Workloads<'_> {
             .bind(project_id)
             .fetch_all(pool)
             .await)?;
+        let (department_lent, department_held) = lent_and_held_by(siblings);
         let usage = Usage {
             project: sum(PROJECT_USAGE_SQL, Some(Key::Project(project_id))).await?,
             department: sum(DEPARTMENT_USAGE_SQL, Some(Key::Department(department_id))).await?,
-            department_lent: lent_by(siblings),
+            department_lent,
+            department_held,
         };
         Ok((usage, sum(CLUSTER_USAGE_SQL, None).await?))
     }

@@ -20,10 +20,14 @@ pub(super) fn admission<'a>(
     nodes: Vec<(String, Amount)>,
 ) -> impl FnOnce(Usage) -> Result<Standing, Vec<FieldError>> + 'a {
     move |usage| {
+        let allowance = Allowance::of(&project.resources);
+        // What the project's queue holds back beyond its limit takes none of the department's
+        // room; nor does what the other projects' queues hold back.
+        let held = quota::beyond_limit(usage.project, &allowance).plus(usage.department_held);
         let project = Unit {
             kind: "project",
             name: &project.name,
-            allowance: Allowance::of(&project.resources),
+            allowance,
             used: usage.project,
             reclaimable: Amount::default(),
         };
@@ -31,7 +35,7 @@ pub(super) fn admission<'a>(
             kind: "department",
             name: &department.name,
             allowance: Allowance::of(&department.resources),
-            used: usage.department,
+            used: usage.department.minus(held),
             reclaimable: usage.department_lent,
         };
         quota::admit(demand, &project, &department, &nodes)

@@ -66,6 +66,7 @@ impl Workloads {
                     })
                     .collect(),
             ),
+            Ok(Standing::Queued(why)) => (Verdict::Queued, why, Vec::new()),
             Ok(Standing::WithinQuota) if reclaims => (
                 Verdict::WithinQuota,
                 format!(

@@ -242,28 +242,30 @@ impl Workloads {
         })
     }
 
-    /// A workload admitted over quota says so in its history: it runs on idle capacity and may
-    /// be preempted.
+    /// A workload admitted over quota, or into the queue behind its project's work, says so in
+    /// its history: it may be preempted, or it waits until room frees under a limit.
     pub(super) async fn note_standing(
         &self,
         id: Uuid,
         standing: &Standing,
     ) -> Result<(), AppError> {
-        if let Standing::OverQuota(why) = standing {
-            tracing::info!(workload = %id, %why, "admitted over quota");
-            self.db
-                .audit()
-                .record(
-                    None,
-                    tephra_core::model::history::AuditAction::Workload(
-                        tephra_core::model::history::HistoryAction::OverQuota,
-                    ),
-                    tephra_core::model::history::AuditTarget::Workload,
-                    id,
-                    serde_json::json!({ "reason": why }),
-                )
-                .await?;
-        }
+        use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
+        let (action, why) = match standing {
+            Standing::WithinQuota => return Ok(()),
+            Standing::OverQuota(why) => (HistoryAction::OverQuota, why),
+            Standing::Queued(why) => (HistoryAction::Queued, why),
+        };
+        tracing::info!(workload = %id, %why, "admitted {action}");
+        self.db
+            .audit()
+            .record(
+                None,
+                AuditAction::Workload(action),
+                AuditTarget::Workload,
+                id,
+                serde_json::json!({ "reason": why }),
+            )
+            .await?;
         Ok(())
     }
 
