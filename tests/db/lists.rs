@@ -266,3 +266,49 @@ pub(crate) async fn a_name_search_follows_every_write(db: &Database, _: &str) {
     assert_eq!(found("resnet").await, ["resnet-101", "resnet-50"]);
     assert_eq!(found("plain").await, ["plain"]);
 }
+
+/// The time a workload waits to run is kept by its status writes: from its submit, through
+/// Pending, stopped when it runs, and counted again when it waits after a preemption. The sleeps
+/// only make each wait long enough to see; nothing here bounds how long a write takes.
+pub(crate) async fn pending_time_adds_up_every_wait(db: &Database, _: &str) {
+    let project = db
+        .projects()
+        .create(&NewProject::named("waits"))
+        .await
+        .unwrap();
+    let creator = user(db, "waiter").await;
+    let id = submit(db, project.id, creator, "w").await;
+    let fresh = db.workloads().get(id).await.unwrap();
+    assert!(fresh.pending_since.is_some(), "it waits from its submit");
+    assert_eq!(fresh.pending_seconds, 0.0);
+    set_phase(db, id, Phase::Creating, Phase::Pending).await;
+    let pending = db.workloads().get(id).await.unwrap();
+    assert_eq!(
+        pending.pending_since, fresh.pending_since,
+        "the same wait goes on"
+    );
+    let pause = std::time::Duration::from_millis(50);
+    tokio::time::sleep(pause).await;
+    set_phase(db, id, Phase::Pending, Phase::Running).await;
+    let running = db.workloads().get(id).await.unwrap();
+    assert!(running.pending_since.is_none(), "running ends the wait");
+    let first = running.pending_seconds;
+    assert!((0.05..3600.0).contains(&first), "{first}");
+    assert_eq!(running.pending_time(chrono::Utc::now()), first);
+    set_phase(db, id, Phase::Running, Phase::Running).await;
+    let still = db.workloads().get(id).await.unwrap().pending_seconds;
+    assert_eq!(still, first, "running adds nothing");
+    set_phase(db, id, Phase::Running, Phase::Pending).await;
+    let again = db.workloads().get(id).await.unwrap();
+    assert!(again.pending_since.is_some(), "preempted, it waits again");
+    tokio::time::sleep(pause).await;
+    assert!(again.pending_time(chrono::Utc::now()) >= first + 0.05);
+    set_phase(db, id, Phase::Pending, Phase::Completed).await;
+    let done = db.workloads().get(id).await.unwrap();
+    assert!(done.pending_since.is_none());
+    assert!(
+        done.pending_seconds >= first + 0.05,
+        "{}",
+        done.pending_seconds
+    );
+}

@@ -15,7 +15,7 @@ use access::{
 use app::error::AppError;
 use lists::{
     a_name_search_follows_every_write, counts_follow_every_write,
-    keyset_pages_walk_every_order_as_offsets_do,
+    keyset_pages_walk_every_order_as_offsets_do, pending_time_adds_up_every_wait,
 };
 use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
 use quota::{
@@ -102,6 +102,7 @@ on_both_engines!(
     keyset_pages_walk_every_order_as_offsets_do,
     counts_follow_every_write,
     a_name_search_follows_every_write,
+    pending_time_adds_up_every_wait,
     bad_references_store_nothing,
     the_audit_trail_keeps_order,
     racing_transitions_have_exactly_one_winner,

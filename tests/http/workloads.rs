@@ -273,3 +273,41 @@ async fn a_list_pages_by_cursor_and_refuses_a_foreign_one() {
     }
     server.stop().await;
 }
+
+/// Without a cluster every training waits (Creating), so each one's pending time grows from its
+/// submit: Run:ai's field counts it, and sorting by it puts the longest wait first.
+#[tokio::test]
+async fn the_pending_time_counts_the_wait_and_sorts_the_list() {
+    let server = Running::start().await;
+    let body = |name: &str| json!({ "name": name, "projectId": "default", "spec": { "image": "busybox" } });
+    let first = post(
+        &server,
+        "/api/v1/workloads/trainings",
+        body("waited-longer"),
+    )
+    .await;
+    // Long enough that the two waits differ by whole seconds, as the field counts them.
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    post(&server, "/api/v1/workloads/trainings", body("waited-less")).await;
+    let (status, list) = get(
+        &server,
+        "/api/v1/workloads?sortBy=totalPendingTimeSeconds&sortOrder=desc",
+    )
+    .await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(names(&list), ["waited-longer", "waited-less"]);
+    let waits: Vec<u64> = list["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["totalPendingTimeSeconds"].as_u64().unwrap())
+        .collect();
+    assert!(waits[0] >= waits[1] + 2, "{waits:?}");
+    let id = first["workloadId"].as_str().unwrap();
+    let (_, one) = get(&server, &format!("/api/v1/workloads/trainings/{id}")).await;
+    assert!(
+        one["totalPendingTimeSeconds"].as_u64().unwrap() >= 2,
+        "{one}"
+    );
+    server.stop().await;
+}

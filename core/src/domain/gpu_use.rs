@@ -118,20 +118,11 @@ pub fn judge(
 
 /// The reason a suspended training shows, and its history records.
 pub fn idle_reason(seconds: u64) -> String {
+    use crate::model::waits::duration;
     format!(
         "suspended by the project's idle GPU rule: its GPUs were idle (under {IDLE_BELOW:.0} % use) for {}",
         duration(seconds)
     )
-}
-
-fn duration(seconds: u64) -> String {
-    match (seconds / 3600, seconds % 3600 / 60, seconds % 60) {
-        (0, 0, s) => format!("{s} s"),
-        (0, m, 0) => format!("{m} min"),
-        (0, m, s) => format!("{m} min {s} s"),
-        (h, 0, _) => format!("{h} h"),
-        (h, m, _) => format!("{h} h {m} min"),
-    }
 }
 
 #[cfg(test)]

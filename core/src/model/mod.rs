@@ -22,4 +22,5 @@ pub mod training;
 pub mod url;
 pub mod usage;
 pub mod validation;
+pub mod waits;
 pub mod workload;

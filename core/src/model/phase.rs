@@ -55,6 +55,12 @@ impl Phase {
     pub fn is_finished(self) -> bool {
         matches!(self, Phase::Completed | Phase::Failed)
     }
+
+    /// Whether the workload waits to run: its Job is being made, or its gang waits for the
+    /// scheduler. What Run:ai's pending time counts.
+    pub fn is_waiting(self) -> bool {
+        matches!(self, Phase::Creating | Phase::Pending | Phase::Resuming)
+    }
 }
 
 impl fmt::Display for Phase {

@@ -46,6 +46,10 @@ pub struct Workload {
     /// fills it in; other answers leave it out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_use: Option<f64>,
+    /// How long it has waited to run in all, seconds: every time it was being created, pending
+    /// for the scheduler or resuming, the current wait included (Run:ai's name).
+    #[serde(default)]
+    pub total_pending_time_seconds: u64,
     pub status: LiveStatus,
     /// Fields the request set that have no effect, on the answer to a submit (Run:ai accepts
     /// them too; Tephra says so instead of ignoring them silently).
@@ -239,6 +243,9 @@ pub struct WorkloadPage {
 pub struct WorkloadDetail {
     pub workload: Workload,
     pub history: Vec<HistoryEntry>,
+    /// What it waited for before it ran, and how long in all, per cause.
+    #[serde(default)]
+    pub waits: Vec<crate::model::waits::Wait>,
     /// The Volcano Job (and any PVCs and Services) as Tephra creates them, as YAML.
     pub rendered_yaml: Result<String, String>,
     /// Its project's and department's GPUs in use against their quota and limit, when the page

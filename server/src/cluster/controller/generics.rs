@@ -72,6 +72,8 @@ mod tests {
             finished_at: None,
             job_ttl_seconds: None,
             gpus: None,
+            pending_seconds: 0.0,
+            pending_since: None,
         }
     }
 

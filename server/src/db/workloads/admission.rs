@@ -172,6 +172,9 @@ impl Workloads<'_> {
             finished_at: None,
             job_ttl_seconds: new.job_ttl_seconds,
             gpus: Some(new.demand.gpus),
+            pending_seconds: 0.0,
+            // It waits from the moment it is accepted, unless it starts paused.
+            pending_since: (!new.starts_paused).then_some(at),
         };
         let verdict = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
@@ -183,9 +186,9 @@ impl Workloads<'_> {
                                             kind, spec, desired_phase, actual_phase,
                                             phase_reason, status, created_by, created_at,
                                             updated_at, deleted_at, job_ttl_seconds, gpus,
-                                            cpu_millis, memory_mib)
+                                            cpu_millis, memory_mib, pending_since)
                      VALUES ($1, $2, $3, $10, $11, $4, $5, $6, $7, NULL, $12, $8, $9, $9, NULL,
-                             $13, $14, $15, $16)",
+                             $13, $14, $15, $16, $17)",
                 )
                 .bind(workload.id)
                 .bind(workload.project_id)
@@ -203,6 +206,7 @@ impl Workloads<'_> {
                 .bind(new.demand.gpus)
                 .bind(new.demand.cpu_millis)
                 .bind(new.demand.memory_mib)
+                .bind(workload.pending_since)
                 .execute(&mut *tx)
                 .await
                 .map_err(conflict_as(|| format!(

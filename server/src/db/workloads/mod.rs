@@ -54,6 +54,20 @@ pub struct StoredWorkload {
     /// (and at each edit), so a read never parses the request again; `None` for a row deleted
     /// before measuring existed.
     pub gpus: Option<f64>,
+    /// Seconds of the waits to run that ended ([`Phase::is_waiting`]).
+    pub pending_seconds: f64,
+    /// When the current wait began; `None` while it does not wait.
+    pub pending_since: Option<DateTime<Utc>>,
+}
+
+impl StoredWorkload {
+    /// How long it has waited to run in all, up to `now`.
+    pub fn pending_time(&self, now: DateTime<Utc>) -> f64 {
+        let current = self.pending_since.map_or(0.0, |since| {
+            (now - since).num_milliseconds().max(0) as f64 / 1000.0
+        });
+        self.pending_seconds + current
+    }
 }
 
 /// Who changes a workload and why: recorded in its history in the same transaction as the change.
@@ -155,6 +169,8 @@ struct Row {
     finished_at: Option<DateTime<Utc>>,
     job_ttl_seconds: Option<i64>,
     gpus: Option<f64>,
+    pending_seconds: f64,
+    pending_since: Option<DateTime<Utc>>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -197,6 +213,8 @@ impl TryFrom<Row> for StoredWorkload {
             finished_at: r.finished_at,
             job_ttl_seconds: r.job_ttl_seconds,
             gpus: r.gpus,
+            pending_seconds: r.pending_seconds,
+            pending_since: r.pending_since,
         })
     }
 }
@@ -204,7 +222,7 @@ impl TryFrom<Row> for StoredWorkload {
 const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_id, w.kind, w.spec, \
                        w.desired_phase, w.actual_phase, w.phase_reason, w.status, w.created_by, \
                        w.created_at, w.updated_at, w.deleted_at, w.finished_at, w.job_ttl_seconds, \
-                       w.gpus";
+                       w.gpus, w.pending_seconds, w.pending_since";
 
 pub struct Workloads<'a>(pub(super) &'a super::Database);
 
@@ -311,14 +329,21 @@ impl Workloads<'_> {
         status: &LiveStatus,
     ) -> DbResult<Option<StoredWorkload>> {
         let at = now();
+        // A wait that ends adds its seconds; one that begins is stamped ($8: it waits now).
+        let sql = format!(
+            "UPDATE workloads SET actual_phase = $2, phase_reason = $3, status = $4,
+                    updated_at = $5,
+                    finished_at = CASE WHEN $6 THEN COALESCE(finished_at, $5) ELSE NULL END,
+                    pending_seconds = CASE WHEN pending_since IS NOT NULL AND NOT $8
+                                           THEN pending_seconds + {elapsed}
+                                           ELSE pending_seconds END,
+                    pending_since = CASE WHEN $8 THEN COALESCE(pending_since, $5) ELSE NULL END
+              WHERE id = $1 AND desired_phase = $7 AND deleted_at IS NULL",
+            elapsed = seconds_since_pending(self.0.engine()),
+        );
         let written = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
-            let done = sqlx::query(
-                "UPDATE workloads SET actual_phase = $2, phase_reason = $3, status = $4,
-                        updated_at = $5,
-                        finished_at = CASE WHEN $6 THEN COALESCE(finished_at, $5) ELSE NULL END
-                  WHERE id = $1 AND desired_phase = $7 AND deleted_at IS NULL",
-            )
+            let done = sqlx::query(&sql)
             .bind(id)
             .bind(phase.as_str())
             .bind(reason)
@@ -326,6 +351,7 @@ impl Workloads<'_> {
             .bind(at)
             .bind(phase.is_finished())
             .bind(desired.as_str())
+            .bind(phase.is_waiting())
             .execute(&mut *tx)
             .await?
             .rows_affected();
@@ -373,6 +399,16 @@ impl Workloads<'_> {
             Ok(Some(self.get(id).await?))
         } else {
             Ok(None)
+        }
+    }
+}
+
+/// Seconds from `pending_since` to the time bound as `$5`, as each engine spells it.
+fn seconds_since_pending(engine: crate::db::Engine) -> &'static str {
+    match engine {
+        crate::db::Engine::Sqlite => "(julianday($5) - julianday(pending_since)) * 86400.0",
+        crate::db::Engine::Postgres => {
+            "CAST(EXTRACT(EPOCH FROM ($5 - pending_since)) AS DOUBLE PRECISION)"
         }
     }
 }

@@ -4,9 +4,11 @@
 use super::{Workloads, workload_response};
 use app::error::AppError;
 use tephra_core::model::edit::Edit;
+use tephra_core::model::phase::Phase;
 use tephra_core::model::principal::Principal;
+use tephra_core::model::waits::{Wait, waits};
 use tephra_core::model::workload::{
-    Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow,
+    HistoryEntry, Workload, WorkloadDetail, WorkloadPage, WorkloadQuery, WorkloadRow,
 };
 
 impl Workloads {
@@ -39,6 +41,7 @@ impl Workloads {
         let standing = self.standing(&listing).await?;
         Ok(WorkloadDetail {
             workload: workload_response(&listing),
+            waits: waits_in(&history, listing.workload.actual_phase),
             history,
             rendered_yaml,
             standing,
@@ -56,4 +59,35 @@ impl Workloads {
         let listing = self.edit(None, principal, id, &body).await?;
         Ok(workload_response(&listing))
     }
+}
+
+/// What the workload waited for and how long, from its history: it waits from its submit (as
+/// Creating) and each phase change after; the last lasts until now if it still waits (`current`
+/// is its phase now), else it is not counted (a workload submitted paused never waited).
+fn waits_in(history: &[HistoryEntry], current: Phase) -> Vec<Wait> {
+    use tephra_core::model::history::HistoryAction;
+    let seconds = |at: &str| {
+        chrono::DateTime::parse_from_rfc3339(at)
+            .ok()
+            .map(|t| t.timestamp_millis() as f64 / 1000.0)
+    };
+    let changes: Vec<(f64, Phase, Option<&str>)> = history
+        .iter()
+        .filter_map(|entry| {
+            let at = seconds(&entry.at)?;
+            match entry.action {
+                HistoryAction::Submit => Some((at, Phase::Creating, None)),
+                HistoryAction::Phase => {
+                    let phase = entry.detail["to"].as_str()?.parse().ok()?;
+                    Some((at, phase, entry.detail["reason"].as_str()))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    let now = match changes.last() {
+        Some((at, _, _)) if !current.is_waiting() => *at,
+        _ => chrono::Utc::now().timestamp_millis() as f64 / 1000.0,
+    };
+    waits(&changes, now)
 }

@@ -24,6 +24,7 @@ pub fn workload_response(listing: &WorkloadListing) -> Workload {
         spec: shown_spec(&w.spec),
         gpus: w.gpus.unwrap_or_else(|| crate::rendered::requested_gpus(w)),
         gpu_use: None,
+        total_pending_time_seconds: w.pending_time(chrono::Utc::now()).round() as u64,
         status: w.status.clone(),
         warnings: Vec::new(),
     }
