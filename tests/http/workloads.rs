@@ -309,5 +309,16 @@ async fn the_pending_time_counts_the_wait_and_sorts_the_list() {
         one["totalPendingTimeSeconds"].as_u64().unwrap() >= 2,
         "{one}"
     );
+    // Its page says what it waited for, rendered on the server.
+    let page = server
+        .get(&format!("/trainings/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("Waited to run: ") && page.contains(" for its Job to be created."),
+        "the page says how long it waited"
+    );
     server.stop().await;
 }

@@ -243,8 +243,10 @@ pub struct WorkloadPage {
 pub struct WorkloadDetail {
     pub workload: Workload,
     pub history: Vec<HistoryEntry>,
-    /// What it waited for before it ran, and how long in all, per cause.
-    #[serde(default)]
+    /// What it waited for before it ran, and how long in all, per cause: rendered with the page
+    /// on the server and never read in the browser, so its islands do not carry the code to
+    /// read it (page weight).
+    #[serde(default, skip_deserializing)]
     pub waits: Vec<crate::model::waits::Wait>,
     /// The Volcano Job (and any PVCs and Services) as Tephra creates them, as YAML.
     pub rendered_yaml: Result<String, String>,

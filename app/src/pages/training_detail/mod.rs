@@ -23,7 +23,7 @@ use self::{
     reason::{Reason, Trouble},
     submitted::Submitted,
     tasks::Tasks,
-    timeline::{Timeline, Waited},
+    timeline::Timeline,
 };
 use crate::api::get_workload;
 use crate::components::live::{LiveMessage, subscribe};
@@ -35,7 +35,6 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 use tephra_core::model::url::query;
 use tephra_core::model::usage::Standing;
-use tephra_core::model::waits::Wait;
 use tephra_core::model::workload::{HistoryEntry, Workload, WorkloadEvent};
 
 #[component]
@@ -48,7 +47,7 @@ pub fn TrainingDetailPage() -> impl IntoView {
         <Title text="Training" />
         {loaded(detail, |d| view! {
             <Title text=d.workload.name.clone() />
-            <LiveDetail workload=d.workload.clone() history=d.history.clone() waits=d.waits.clone() standing=d.standing.clone()>
+            <LiveDetail workload=d.workload.clone() history=d.history.clone() standing=d.standing.clone()>
                 <Submitted detail=d />
             </LiveDetail>
         })}
@@ -62,7 +61,6 @@ pub fn TrainingDetailPage() -> impl IntoView {
 fn LiveDetail(
     workload: Workload,
     history: Vec<HistoryEntry>,
-    waits: Vec<Wait>,
     standing: Option<Standing>,
     children: Children,
 ) -> impl IntoView {
@@ -70,7 +68,6 @@ fn LiveDetail(
     let id = workload.workload_id.clone();
     let workload = RwSignal::new(workload);
     let history = RwSignal::new(history);
-    let waits = RwSignal::new(waits);
     let standing = RwSignal::new(standing);
     let deleted = RwSignal::new(false);
     let reload = {
@@ -82,7 +79,6 @@ fn LiveDetail(
                     Ok(fresh) => {
                         workload.set(fresh.workload);
                         history.set(fresh.history);
-                        waits.set(fresh.waits);
                         standing.set(fresh.standing);
                     }
                     Err(AppError::NotFound(_)) => deleted.set(true),
@@ -130,7 +126,6 @@ fn LiveDetail(
             <div class="grid gap-6 lg:grid-cols-3">
                 <section aria-labelledby="timeline-heading" class=format!("{CARD_CLASS} lg:col-span-1")>
                     <h2 id="timeline-heading" class="mb-3 text-lg font-semibold">"Timeline"</h2>
-                    <Waited waits />
                     {move || view! { <Timeline history=history.get() /> }}
                 </section>
                 <section aria-labelledby="tasks-heading" class=format!("{CARD_CLASS} lg:col-span-2")>

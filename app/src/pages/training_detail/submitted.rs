@@ -2,13 +2,27 @@
 
 use crate::components::style::CARD_CLASS;
 use leptos::prelude::*;
+use tephra_core::model::waits::Wait;
 use tephra_core::model::workload::WorkloadDetail;
 
-/// What was asked for and what Tephra created: fixed once submitted, so rendered on the server
-/// and never shipped to the browser as data.
+/// What was asked for and what Tephra created, and how long it waited to run: fixed once
+/// submitted (the waits as of the page's loading), so rendered on the server and never shipped to
+/// the browser as data.
 #[component]
 pub(super) fn Submitted(detail: WorkloadDetail) -> impl IntoView {
+    let waited = (!detail.waits.is_empty()).then(|| {
+        let said: Vec<String> = detail.waits.iter().map(Wait::said).collect();
+        view! {
+            <section aria-labelledby="waited-heading" class=CARD_CLASS data-testid="waited">
+                <h2 id="waited-heading" class="mb-3 text-lg font-semibold">"Time waited to run"</h2>
+                <p class="text-sm text-slate-700 dark:text-slate-300">
+                    {format!("Waited to run: {}.", said.join("; "))}
+                </p>
+            </section>
+        }
+    });
     view! {
+        {waited}
         <section aria-labelledby="spec-heading" class=CARD_CLASS>
             <h2 id="spec-heading" class="mb-3 text-lg font-semibold">"What was asked for"</h2>
             <pre class="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="spec" tabindex="0" aria-label="The request as submitted (JSON)">

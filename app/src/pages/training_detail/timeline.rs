@@ -4,7 +4,6 @@ use crate::components::{phase_badge::PhaseBadge, relative_time::Timestamp};
 use leptos::prelude::*;
 use tephra_core::model::history::HistoryAction;
 use tephra_core::model::phase::Phase;
-use tephra_core::model::waits::Wait;
 use tephra_core::model::workload::HistoryEntry;
 
 /// One history entry in words.
@@ -134,24 +133,5 @@ mod tests {
             None,
             "never suspended"
         );
-    }
-}
-
-/// What it waited for before it ran, and how long in all ("Waited to run: 42 min for its queue
-/// to admit it (quota or limit); 3 min for room on the nodes for the whole gang"); nothing when
-/// it never waited a second.
-#[component]
-pub(super) fn Waited(waits: RwSignal<Vec<Wait>>) -> impl IntoView {
-    move || {
-        waits.with(|waits| {
-            (!waits.is_empty()).then(|| {
-                let said: Vec<String> = waits.iter().map(Wait::said).collect();
-                view! {
-                    <p class="mb-3 text-sm text-slate-700 dark:text-slate-300" data-testid="waited">
-                        {format!("Waited to run: {}", said.join("; "))}
-                    </p>
-                }
-            })
-        })
     }
 }

@@ -90,7 +90,7 @@ fn lent_and_held_by(siblings: Vec<SiblingRow>) -> (Amount, Amount) {
     )
 }
 
-fn amount((gpus, cpu_millis, memory_mib): (f64, i64, i64)) -> Amount {
+pub(super) fn amount((gpus, cpu_millis, memory_mib): (f64, i64, i64)) -> Amount {
     Amount {
         gpus,
         cpu_millis,
@@ -376,43 +376,5 @@ impl Workloads<'_> {
             department_held,
         };
         Ok((usage, sum(CLUSTER_USAGE_SQL, None).await?))
-    }
-
-    /// What each project's workloads that may run ask for together, by project.
-    pub async fn usage_by_project(&self) -> DbResult<Vec<(Uuid, Amount)>> {
-        let sql = "SELECT w.project_id, COALESCE(SUM(w.gpus), 0.0),
-                          CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
-                          CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT)
-                     FROM workloads w
-                    WHERE w.deleted_at IS NULL AND w.finished_at IS NULL
-                      AND w.desired_phase = 'Running'
-                    GROUP BY w.project_id";
-        let rows: Vec<(Uuid, f64, i64, i64)> =
-            on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, gpus, cpu, memory)| (id, amount((gpus, cpu, memory))))
-            .collect())
-    }
-
-    /// Live workloads whose demand is not recorded (stored before quotas), with their kind and
-    /// request, to measure once at start-up.
-    pub async fn unmeasured(&self) -> DbResult<Vec<(Uuid, String, Json<serde_json::Value>)>> {
-        let sql = "SELECT id, kind, spec FROM workloads WHERE deleted_at IS NULL AND gpus IS NULL";
-        Ok(on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?)
-    }
-
-    pub async fn set_demand(&self, id: Uuid, demand: Amount) -> DbResult<()> {
-        on_pool!(self.0, pool => sqlx::query(
-            "UPDATE workloads SET gpus = $2, cpu_millis = $3, memory_mib = $4 WHERE id = $1"
-        )
-        .bind(id)
-        .bind(demand.gpus)
-        .bind(demand.cpu_millis)
-        .bind(demand.memory_mib)
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))?;
-        Ok(())
     }
 }

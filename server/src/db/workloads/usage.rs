@@ -1,8 +1,11 @@
-//! Who in a project uses what: its workloads that may run, by the user who submitted them,
-//! split into what the scheduler has placed and what still waits.
+//! Who uses what: a project's workloads that may run, by the user who submitted them, split into
+//! what the scheduler has placed and what still waits; each project's together; and the demand
+//! recorded on each row.
 
 use super::Workloads;
+use super::admission::amount;
 use crate::db::{DbResult, on_pool};
+use sqlx::types::Json;
 use tephra_core::domain::quota::Amount;
 use uuid::Uuid;
 
@@ -56,6 +59,44 @@ impl Workloads<'_> {
             .fetch_all(pool)
             .await)?;
         Ok(by_user(rows))
+    }
+
+    /// What each project's workloads that may run ask for together, by project.
+    pub async fn usage_by_project(&self) -> DbResult<Vec<(Uuid, Amount)>> {
+        let sql = "SELECT w.project_id, COALESCE(SUM(w.gpus), 0.0),
+                          CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
+                          CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT)
+                     FROM workloads w
+                    WHERE w.deleted_at IS NULL AND w.finished_at IS NULL
+                      AND w.desired_phase = 'Running'
+                    GROUP BY w.project_id";
+        let rows: Vec<(Uuid, f64, i64, i64)> =
+            on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, gpus, cpu, memory)| (id, amount((gpus, cpu, memory))))
+            .collect())
+    }
+
+    /// Live workloads whose demand is not recorded (stored before quotas), with their kind and
+    /// request, to measure once at start-up.
+    pub async fn unmeasured(&self) -> DbResult<Vec<(Uuid, String, Json<serde_json::Value>)>> {
+        let sql = "SELECT id, kind, spec FROM workloads WHERE deleted_at IS NULL AND gpus IS NULL";
+        Ok(on_pool!(self.0, pool => sqlx::query_as(sql).fetch_all(pool).await)?)
+    }
+
+    pub async fn set_demand(&self, id: Uuid, demand: Amount) -> DbResult<()> {
+        on_pool!(self.0, pool => sqlx::query(
+            "UPDATE workloads SET gpus = $2, cpu_millis = $3, memory_mib = $4 WHERE id = $1"
+        )
+        .bind(id)
+        .bind(demand.gpus)
+        .bind(demand.cpu_millis)
+        .bind(demand.memory_mib)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(())
     }
 }
 

@@ -1,0 +1,72 @@
+//! What the cluster reports about a workload, written in one statement: its actual phase, the
+//! reason, the live status, when it finished, and how long it has waited to run.
+
+use super::Workloads;
+use super::{LiveStatus, StoredWorkload};
+use crate::db::audit::record_in;
+use crate::db::{DbResult, Engine, now, on_pool};
+use sqlx::types::Json;
+use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
+use tephra_core::model::phase::Phase;
+use uuid::Uuid;
+
+impl Workloads<'_> {
+    /// What the cluster reports: the actual phase, its reason in plain words and the live status,
+    /// in one write, with a `workload.phase` history entry when the phase changed. Written only if
+    /// the desired phase is still `desired` (what the status was derived for); `None` otherwise,
+    /// and the caller derives again. The first finished phase stamps `finished_at`.
+    pub async fn record_status(
+        &self,
+        id: Uuid,
+        desired: Phase,
+        previous: Phase,
+        phase: Phase,
+        reason: Option<&str>,
+        status: &LiveStatus,
+    ) -> DbResult<Option<StoredWorkload>> {
+        let at = now();
+        // A wait that ends adds its seconds; one that begins is stamped ($8: it waits now).
+        let sql = format!(
+            "UPDATE workloads SET actual_phase = $2, phase_reason = $3, status = $4,
+                    updated_at = $5,
+                    finished_at = CASE WHEN $6 THEN COALESCE(finished_at, $5) ELSE NULL END,
+                    pending_seconds = CASE WHEN pending_since IS NOT NULL AND NOT $8
+                                           THEN pending_seconds + {elapsed}
+                                           ELSE pending_seconds END,
+                    pending_since = CASE WHEN $8 THEN COALESCE(pending_since, $5) ELSE NULL END
+              WHERE id = $1 AND desired_phase = $7 AND deleted_at IS NULL",
+            elapsed = seconds_since_pending(self.0.engine()),
+        );
+        let written = on_pool!(self.0, pool => {
+            let mut tx = pool.begin().await?;
+            let done = sqlx::query(&sql)
+            .bind(id)
+            .bind(phase.as_str())
+            .bind(reason)
+            .bind(Json(status))
+            .bind(at)
+            .bind(phase.is_finished())
+            .bind(desired.as_str())
+            .bind(phase.is_waiting())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if done == 1 && previous != phase {
+                let detail = serde_json::json!({ "from": previous, "to": phase, "reason": reason });
+                record_in!(&mut *tx, None::<Uuid>, AuditAction::Workload(HistoryAction::Phase), AuditTarget::Workload, id, &detail)
+                    .await?;
+            }
+            tx.commit().await?;
+            done == 1
+        });
+        self.reread_if(written, id).await
+    }
+}
+
+/// Seconds from `pending_since` to the time bound as `$5`, as each engine spells it.
+fn seconds_since_pending(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Sqlite => "(julianday($5) - julianday(pending_since)) * 86400.0",
+        Engine::Postgres => "CAST(EXTRACT(EPOCH FROM ($5 - pending_since)) AS DOUBLE PRECISION)",
+    }
+}
