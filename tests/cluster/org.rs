@@ -127,7 +127,7 @@ async fn queues_what_fits_the_limit_alone(t: &Tephra) -> anyhow::Result<()> {
     ensure!(
         history.to_string().contains(
             "queued: project \\\"vis\\\" may use at most 4 GPUs (its limit) and its workloads ask \
-             for 4; it starts when 1 GPU frees"
+             for 4; it starts when 1 GPU is free"
         ),
         "{history}"
     );

@@ -334,7 +334,7 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
     let queued = fit(6).await;
     assert_eq!(queued.verdict, Verdict::Queued, "{queued:?}");
     assert!(
-        queued.message.contains("it starts when 1 GPU frees"),
+        queued.message.contains("it starts when 1 GPU is free"),
         "{}",
         queued.message
     );

@@ -132,16 +132,17 @@ fn over_limit(resource: Resource, asks: f64, limit: f64, unit: &Unit<'_>) -> Str
 }
 
 /// What a queued request waits for under `unit`'s limit: "project "vision" may use at most
-/// 2 GPUs (its limit) and its workloads ask for 2; it starts when 1 GPU frees".
+/// 2 GPUs (its limit) and its workloads ask for 2; it starts when 1 GPU is free".
 fn waits_for(resource: Resource, asks: f64, used: f64, limit: f64, unit: &Unit<'_>) -> String {
+    let short = resource.amount(asks + used - limit);
+    let verb = if short.ends_with("GPUs") { "are" } else { "is" };
     format!(
         "{} {:?} may use at most {} (its limit) and its workloads ask for {}; it starts when \
-         {} frees",
+         {short} {verb} free",
         unit.kind,
         unit.name,
         resource.amount(limit),
         trim(used),
-        resource.amount(asks + used - limit)
     )
 }
 

@@ -100,7 +100,7 @@ fn within_quota_over_quota_and_over_the_limit() {
         admit(&demand(4.0, 1.0, &[]), &p, &dept, &[]),
         Ok(Standing::Queued(
             "queued: project \"vision\" may use at most 4 GPUs (its limit) and its workloads \
-             ask for 1; it starts when 1 GPU frees"
+             ask for 1; it starts when 1 GPU is free"
                 .into()
         ))
     );
@@ -170,9 +170,13 @@ fn the_department_caps_its_projects_together() {
     };
     assert!(
         why.contains("department \"research\" may use at most 6 GPUs (its limit)")
-            && why.contains("it starts when 1 GPU frees"),
+            && why.contains("it starts when 1 GPU is free"),
         "{why}"
     );
+    let Ok(Standing::Queued(why)) = admit(&demand(3.0, 1.0, &[]), &p, &dept, &[]) else {
+        panic!("expected to queue behind the department's work");
+    };
+    assert!(why.ends_with("it starts when 2 GPUs are free"), "{why}");
     let refused = admit(&demand(7.0, 1.0, &[]), &p, &dept, &[]).unwrap_err();
     assert!(
         refused[0].message.contains("department \"research\""),
