@@ -12,6 +12,7 @@ mod identity;
 mod matrix;
 mod streams;
 mod tenant_lists;
+mod waiting;
 
 use anyhow::{Context, bail, ensure};
 use reqwest::StatusCode;

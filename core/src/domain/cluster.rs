@@ -66,6 +66,11 @@ pub struct ClusterProfile {
     /// driver on the node, so an arbitrary endpoint would make the node connect wherever a
     /// researcher says (an internal service, the cloud's metadata address).
     pub s3_endpoints: Vec<String>,
+    /// How many workloads a project may have waiting to start at once. Tephra accepts a request
+    /// that fits its project's limit on its own and lets it wait in the queue, and each waiting
+    /// one is a Job and PodGroup in the cluster; without a bound one member could fill the API
+    /// server and the scheduler's every cycle with held gangs.
+    pub max_waiting_per_project: u32,
 }
 
 impl ClusterProfile {
@@ -174,6 +179,7 @@ impl Default for ClusterProfile {
             service_types: Vec::new(),
             ingress_namespace: None,
             s3_endpoints: Vec::new(),
+            max_waiting_per_project: 100,
         }
     }
 }

@@ -33,6 +33,22 @@ pub enum Standing {
     Queued(String),
 }
 
+/// Whether a project with `waiting` workloads waiting to start may add one more, when it may
+/// have at most `most` (the cluster profile's `maxWaitingPerProject`).
+pub fn waiting_room(project: &str, waiting: u64, most: u32) -> Result<(), FieldError> {
+    if waiting < u64::from(most) {
+        return Ok(());
+    }
+    Err(FieldError {
+        path: "projectId".into(),
+        message: format!(
+            "project {project:?} already has {waiting} workloads waiting to start, and a project \
+             may have at most {most} waiting at once (the cluster's maxWaitingPerProject); delete \
+             or suspend some of them, or submit this one when some have started"
+        ),
+    })
+}
+
 /// Checks `demand` against the project's and department's limits and against the largest node
 /// of each pool it may use (`nodes`: pool name and the largest node's size, resource by resource;
 /// empty when the cluster is not known, which skips that check).

@@ -11,7 +11,7 @@ mod admit;
 mod demand;
 pub mod queues;
 
-pub use admit::{Standing, Unit, admit};
+pub use admit::{Standing, Unit, admit, waiting_room};
 pub use demand::{Demand, demand};
 
 use crate::model::org::{PoolResources, Share};

@@ -320,3 +320,16 @@ fn what_a_queue_holds_back_beyond_its_limit() {
         "no limit holds nothing back"
     );
 }
+
+#[test]
+fn a_project_may_have_only_so_many_waiting() {
+    assert!(waiting_room("vision", 0, 2).is_ok());
+    assert!(waiting_room("vision", 1, 2).is_ok());
+    let refused = waiting_room("vision", 2, 2).unwrap_err();
+    assert_eq!(refused.path, "projectId");
+    assert!(refused.message.contains("already has 2 workloads waiting"));
+    assert!(refused.message.contains("at most 2 waiting at once"));
+    assert!(refused.message.contains("maxWaitingPerProject"));
+    // A cluster that allows none refuses the first.
+    assert!(waiting_room("vision", 0, 0).is_err());
+}

@@ -24,6 +24,9 @@ pub struct Usage {
     /// Of the department's use, what its other projects ask beyond their own limits: queued in
     /// their Volcano queues, so it takes none of the department's room.
     pub department_held: Amount,
+    /// How many of the project's workloads wait to start (submitted or resumed, not yet
+    /// running).
+    pub project_waiting: u64,
 }
 
 /// What counts as use: workloads that may run (not deleted, finished or stopped).
@@ -48,6 +51,11 @@ const PROJECT_USAGE_SQL: &str = in_use_sql!("AND w.project_id = $1");
 const DEPARTMENT_USAGE_SQL: &str =
     in_use_sql!("AND w.project_id IN (SELECT id FROM projects WHERE department_id = $1)");
 const CLUSTER_USAGE_SQL: &str = in_use_sql!("");
+
+/// How many workloads of a project (`$1`) that may run wait to start.
+const PROJECT_WAITING_SQL: &str = "SELECT COUNT(*) FROM workloads w
+  WHERE w.deleted_at IS NULL AND w.finished_at IS NULL AND w.desired_phase = 'Running'
+    AND w.project_id = $1 AND w.pending_since IS NOT NULL";
 
 /// Each other project of a department (`$1`, not `$2`) with its resources and its use.
 const SIBLINGS_SQL: &str = "SELECT p.resources,
@@ -121,11 +129,16 @@ macro_rules! usage {
             .fetch_all(&mut **$tx)
             .await?;
         let (department_lent, department_held) = lent_and_held_by(siblings);
+        let waiting: i64 = sqlx::query_scalar(PROJECT_WAITING_SQL)
+            .bind($project)
+            .fetch_one(&mut **$tx)
+            .await?;
         Usage {
             project: amount(project),
             department: amount(department),
             department_lent,
             department_held,
+            project_waiting: u64::try_from(waiting).unwrap_or_default(),
         }
     }};
 }
@@ -260,7 +273,8 @@ impl Workloads<'_> {
                 Ok(admitted) => {
                     let done = sqlx::query(
                         "UPDATE workloads SET desired_phase = $2, updated_at = $4, gpus = $5,
-                                cpu_millis = $6, memory_mib = $7
+                                cpu_millis = $6, memory_mib = $7,
+                                pending_since = COALESCE(pending_since, $4)
                           WHERE id = $1 AND desired_phase = $3 AND deleted_at IS NULL",
                     )
                     .bind(id)
@@ -369,11 +383,16 @@ impl Workloads<'_> {
             .fetch_all(pool)
             .await)?;
         let (department_lent, department_held) = lent_and_held_by(siblings);
+        let waiting: i64 = on_pool!(self.0, pool => sqlx::query_scalar(PROJECT_WAITING_SQL)
+            .bind(project_id)
+            .fetch_one(pool)
+            .await)?;
         let usage = Usage {
             project: sum(PROJECT_USAGE_SQL, Some(Key::Project(project_id))).await?,
             department: sum(DEPARTMENT_USAGE_SQL, Some(Key::Department(department_id))).await?,
             department_lent,
             department_held,
+            project_waiting: u64::try_from(waiting).unwrap_or_default(),
         };
         Ok((usage, sum(CLUSTER_USAGE_SQL, None).await?))
     }

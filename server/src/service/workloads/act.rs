@@ -105,7 +105,13 @@ impl Workloads {
                 department.id,
                 demand.total,
                 change,
-                admission(&project, &department, &demand, nodes),
+                admission(
+                    &project,
+                    &department,
+                    &demand,
+                    nodes,
+                    Some(self.profile.max_waiting_per_project),
+                ),
             )
             .await?
             .map_err(AppError::Rejected)?;

@@ -12,34 +12,60 @@ use tephra_core::model::principal::Principal;
 use tephra_core::model::validation::FieldError;
 
 /// Judges `demand` against the project's and department's limits given their use, and against
-/// the largest `nodes` of each pool.
+/// the largest `nodes` of each pool; and, when it adds a workload waiting to start, against the
+/// most the project may have waiting (`most_waiting`, the cluster profile's
+/// `maxWaitingPerProject`).
 pub(super) fn admission<'a>(
     project: &'a Project,
     department: &'a Department,
     demand: &'a Demand,
     nodes: Vec<(String, Amount)>,
+    most_waiting: Option<u32>,
 ) -> impl FnOnce(Usage) -> Result<Standing, Vec<FieldError>> + 'a {
     move |usage| {
-        let allowance = Allowance::of(&project.resources);
-        // What the project's queue holds back beyond its limit takes none of the department's
-        // room; nor does what the other projects' queues hold back.
-        let held = quota::beyond_limit(usage.project, &allowance).plus(usage.department_held);
-        let project = Unit {
-            kind: "project",
-            name: &project.name,
-            allowance,
-            used: usage.project,
-            reclaimable: Amount::default(),
-        };
-        let department = Unit {
-            kind: "department",
-            name: &department.name,
-            allowance: Allowance::of(&department.resources),
-            used: usage.department.minus(held),
-            reclaimable: usage.department_lent,
-        };
-        quota::admit(demand, &project, &department, &nodes)
+        let room = most_waiting
+            .map(|most| quota::waiting_room(&project.name, usage.project_waiting, most))
+            .transpose()
+            .err();
+        let standing = limits(project, department, demand, &nodes, usage);
+        match (standing, room) {
+            (standing, None) => standing,
+            (Ok(_), Some(full)) => Err(vec![full]),
+            (Err(mut errors), Some(full)) => {
+                errors.push(full);
+                Err(errors)
+            }
+        }
     }
+}
+
+/// The verdict of `demand` under the project's and department's limits and the nodes' sizes.
+fn limits(
+    project: &Project,
+    department: &Department,
+    demand: &Demand,
+    nodes: &[(String, Amount)],
+    usage: Usage,
+) -> Result<Standing, Vec<FieldError>> {
+    let allowance = Allowance::of(&project.resources);
+    // What the project's queue holds back beyond its limit takes none of the department's
+    // room; nor does what the other projects' queues hold back.
+    let held = quota::beyond_limit(usage.project, &allowance).plus(usage.department_held);
+    let project = Unit {
+        kind: "project",
+        name: &project.name,
+        allowance,
+        used: usage.project,
+        reclaimable: Amount::default(),
+    };
+    let department = Unit {
+        kind: "department",
+        name: &department.name,
+        allowance: Allowance::of(&department.resources),
+        used: usage.department.minus(held),
+        reclaimable: usage.department_lent,
+    };
+    quota::admit(demand, &project, &department, nodes)
 }
 
 /// The demand of a stored request, or `None` when it no longer parses (a request stored by an

@@ -71,7 +71,8 @@ impl Workloads {
                 &checked.value,
                 demand.total,
                 change,
-                admission(project, &department, &demand, nodes),
+                // An edit changes a workload that already counts as waiting, if it waits.
+                admission(project, &department, &demand, nodes, None),
             )
             .await?
             .map_err(AppError::Rejected)?

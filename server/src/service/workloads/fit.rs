@@ -53,7 +53,13 @@ impl Workloads {
             None => false,
         };
         let nodes = self.cluster.largest_nodes();
-        let verdict = admission(project, &department, &demand, nodes)(usage);
+        let verdict = admission(
+            project,
+            &department,
+            &demand,
+            nodes,
+            Some(self.profile.max_waiting_per_project),
+        )(usage);
         let (verdict, message, details) = match verdict {
             Err(errors) => (
                 Verdict::Refused,

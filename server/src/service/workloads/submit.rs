@@ -208,7 +208,13 @@ impl Workloads {
                 &new,
                 department.id,
                 change,
-                admission(project, &department, &demand, nodes),
+                admission(
+                    project,
+                    &department,
+                    &demand,
+                    nodes,
+                    (!new.starts_paused).then_some(self.profile.max_waiting_per_project),
+                ),
             )
             .await
             .map_err(|e| match e {
