@@ -16,6 +16,7 @@ pub mod namespaces;
 pub mod ownership;
 pub mod policy;
 pub mod preemption;
+pub mod queue_order;
 pub mod quota;
 pub mod render;
 pub mod request;
