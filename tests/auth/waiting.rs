@@ -30,7 +30,12 @@ async fn send(
 }
 
 fn training(name: &str) -> Value {
-    json!({"name": name, "projectId": "alpha", "spec": {"image": "busybox"}})
+    training_in("alpha", name)
+}
+
+fn training_in(project: &str, name: &str) -> Value {
+    json!({"name": name, "projectId": project,
+           "spec": {"image": "busybox", "compute": {"gpuDevicesRequest": 1}}})
 }
 
 /// The rule's refusal: a 400 naming `maxWaitingPerProject` on `projectId`.
@@ -47,8 +52,9 @@ fn names_the_rule(status: u16, answer: &Value) -> anyhow::Result<()> {
     Ok(())
 }
 
-#[tokio::test]
-async fn a_researcher_cannot_queue_without_end() -> anyhow::Result<()> {
+/// A Tephra whose profile allows [`MOST`] waiting per project, with projects alpha and beta,
+/// its administrator ada's client and alpha's researcher rae's.
+async fn start() -> anyhow::Result<(Setup, reqwest::Client, reqwest::Client, tempfile::TempDir)> {
     let dir = tempfile::tempdir()?;
     let profile = dir.path().join("profile.json");
     std::fs::write(
@@ -57,25 +63,29 @@ async fn a_researcher_cannot_queue_without_end() -> anyhow::Result<()> {
     )?;
     let path = profile.to_str().context("temporary paths are UTF-8")?;
     let setup = Setup::start_for(&[ada(), user("rae", &[])], &["--cluster-profile", path]).await?;
-    let db = &setup.tephra.db;
-    let alpha = db
-        .projects()
-        .create(&server::db::projects::NewProject::named("alpha"))
-        .await?;
+    for name in ["alpha", "beta"] {
+        setup
+            .tephra
+            .db
+            .projects()
+            .create(&server::db::projects::NewProject::named(name))
+            .await?;
+    }
     let admin = setup.sign_in("ada").await?.http;
     let rae = setup.sign_in("rae").await?.http;
     let rule = json!({"subjectType": "user", "subjectId": "rae@example.org", "roleId": 4,
                       "scopeType": "project", "scopeId": "alpha"});
-    let (status, _) = send(
-        &setup,
-        &admin,
-        Method::POST,
-        "/api/v1/authorization/access-rules",
-        Some(rule),
-    )
-    .await?;
+    let path = "/api/v1/authorization/access-rules";
+    let (status, _) = send(&setup, &admin, Method::POST, path, Some(rule)).await?;
     ensure!(status == 201, "{status}");
+    Ok((setup, admin, rae, dir))
+}
 
+#[tokio::test]
+async fn a_researcher_cannot_queue_without_end() -> anyhow::Result<()> {
+    let (setup, _admin, rae, _dir) = start().await?;
+    let db = &setup.tephra.db;
+    let alpha = db.projects().by_name("alpha").await?;
     // No cluster runs here, so every accepted training stays waiting to start.
     let trainings = "/api/v1/workloads/trainings";
     let mut ids = Vec::new();
@@ -146,6 +156,98 @@ async fn a_researcher_cannot_queue_without_end() -> anyhow::Result<()> {
         kept.desired_phase == tephra_core::model::phase::Phase::Stopped,
         "the refused resume changed {:?}",
         kept.desired_phase
+    );
+    Ok(())
+}
+
+/// What is ahead of a researcher's waiting training is named only where the researcher may read
+/// it: beta's trainings ahead of alpha's are counted, never named or linked.
+#[tokio::test]
+async fn a_researcher_sees_only_counts_of_other_projects_ahead() -> anyhow::Result<()> {
+    let (setup, admin, rae, _dir) = start().await?;
+    for (project, deserved) in [("alpha", 1), ("beta", 100)] {
+        let body = json!({ "name": project, "resources": [
+            { "nodePool": { "name": "default" }, "gpu": { "deserved": deserved } } ] });
+        let path = format!("/api/v1/org-unit/projects/{project}");
+        let (status, answer) = send(&setup, &admin, Method::PUT, &path, Some(body)).await?;
+        ensure!(status == 200, "{status} {answer}");
+    }
+    let trainings = "/api/v1/workloads/trainings";
+    let mut hidden = Vec::new();
+    for name in ["beta-secret-1", "beta-secret-2"] {
+        let (status, created) = send(
+            &setup,
+            &admin,
+            Method::POST,
+            trainings,
+            Some(training_in("beta", name)),
+        )
+        .await?;
+        ensure!(status == 202, "{status} {created}");
+        hidden.push(
+            created["workloadId"]
+                .as_str()
+                .context("workloadId")?
+                .to_owned(),
+        );
+    }
+    let mut mine = Vec::new();
+    for name in ["a1", "a2"] {
+        let (status, created) =
+            send(&setup, &rae, Method::POST, trainings, Some(training(name))).await?;
+        ensure!(status == 202, "{status} {created}");
+        mine.push(
+            created["workloadId"]
+                .as_str()
+                .context("workloadId")?
+                .to_owned(),
+        );
+    }
+    // Once alpha holds its one deserved GPU, beta (far below its 100) goes first: both of
+    // beta's are ahead of a2.
+    let (status, a2) = send(
+        &setup,
+        &rae,
+        Method::GET,
+        &format!("{trainings}/{}", mine[1]),
+        None,
+    )
+    .await?;
+    ensure!(
+        status == 200 && a2["ahead"].as_u64() >= Some(2),
+        "{status} {a2}"
+    );
+    let page = rae
+        .get(setup.tephra.url(&format!("/trainings/{}", mine[1])))
+        .send()
+        .await?
+        .text()
+        .await?;
+    ensure!(
+        page.contains("Place in the queue"),
+        "the page shows the place"
+    );
+    ensure!(
+        page.contains("ahead of it in projects you cannot see"),
+        "beta's are counted"
+    );
+    for secret in hidden
+        .iter()
+        .map(String::as_str)
+        .chain(["beta-secret", "beta"])
+    {
+        ensure!(!page.contains(secret), "rae's page shows {secret:?}");
+    }
+    // Beta's own member (here the administrator) sees them named.
+    let page = admin
+        .get(setup.tephra.url(&format!("/trainings/{}", mine[1])))
+        .send()
+        .await?
+        .text()
+        .await?;
+    ensure!(
+        page.contains("beta-secret-1"),
+        "the administrator sees beta's by name"
     );
     Ok(())
 }

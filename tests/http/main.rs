@@ -15,6 +15,7 @@ mod limits;
 mod metrics;
 mod nul;
 mod projects;
+mod queue;
 mod quota;
 mod workloads;
 

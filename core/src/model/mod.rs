@@ -17,6 +17,7 @@ pub mod phase;
 pub mod policy;
 pub mod principal;
 pub mod project;
+pub mod queue;
 pub mod system;
 pub mod training;
 pub mod url;

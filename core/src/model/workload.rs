@@ -50,6 +50,14 @@ pub struct Workload {
     /// for the scheduler or resuming, the current wait included (Run:ai's name).
     #[serde(default)]
     pub total_pending_time_seconds: u64,
+    /// While it waits to start: its place in the order the scheduler considers waiting gangs.
+    /// Lists and the detail fill it in; the pages render it on the server, so the browser never
+    /// decodes it.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub queue_position: Option<crate::model::queue::QueuePosition>,
+    /// While it waits: how many waiting workloads are considered before it for its nodes.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub ahead: Option<u32>,
     pub status: LiveStatus,
     /// Fields the request set that have no effect, on the answer to a submit (Run:ai accepts
     /// them too; Tephra says so instead of ignoring them silently).
@@ -161,6 +169,9 @@ pub struct WorkloadRow {
     pub gpus: f64,
     /// Mean GPU utilisation when the page was loaded, percent.
     pub gpu_use: Option<f64>,
+    /// Where it stood in its project's queue when the page was loaded ("3rd in vision"), while
+    /// it waits.
+    pub queue_place: Option<String>,
 }
 
 impl WorkloadRow {
@@ -220,6 +231,9 @@ impl From<&Workload> for WorkloadRow {
             pods,
             gpus: w.gpus,
             gpu_use: w.gpu_use,
+            queue_place: w
+                .queue_position
+                .map(|position| position.place(&w.project_name)),
         }
     }
 }
@@ -248,6 +262,10 @@ pub struct WorkloadDetail {
     /// read it (page weight).
     #[serde(default, skip_deserializing)]
     pub waits: Vec<crate::model::waits::Wait>,
+    /// While it waits to start: its place and what is ahead of it. Rendered on the server, as
+    /// `waits` is.
+    #[serde(default, skip_deserializing)]
+    pub queue: Option<crate::model::queue::QueueStanding>,
     /// The Volcano Job (and any PVCs and Services) as Tephra creates them, as YAML.
     pub rendered_yaml: Result<String, String>,
     /// Its project's and department's GPUs in use against their quota and limit, when the page
@@ -319,6 +337,7 @@ mod tests {
             pods: 0,
             gpus: 0.0,
             gpu_use: None,
+            queue_place: None,
         };
         row.apply(&change);
         assert_eq!((row.running, row.pods), (2, 4));

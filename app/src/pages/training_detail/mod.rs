@@ -9,6 +9,7 @@ mod gpu_chart;
 mod header;
 mod logs;
 mod pods;
+mod queue;
 mod reason;
 mod submitted;
 mod tasks;

@@ -21,7 +21,12 @@ pub(super) fn Submitted(detail: WorkloadDetail) -> impl IntoView {
             </section>
         }
     });
+    let project = detail.workload.project_name.clone();
+    let queue = detail
+        .queue
+        .map(|standing| view! { <super::queue::QueuePlace standing project /> });
     view! {
+        {queue}
         {waited}
         <section aria-labelledby="spec-heading" class=CARD_CLASS>
             <h2 id="spec-heading" class="mb-3 text-lg font-semibold">"What was asked for"</h2>

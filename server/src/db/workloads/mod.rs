@@ -6,11 +6,13 @@ mod order;
 mod query;
 mod status;
 mod usage;
+mod waiting;
 
 pub use admission::Usage;
 pub use order::{After, Keyset, SortKey};
 pub use query::WorkloadFilter;
 pub use usage::UserUsage;
+pub use waiting::{QueueRow, WaitingRow};
 
 use super::audit::record_in;
 use super::{DbError, DbResult, now, on_pool};

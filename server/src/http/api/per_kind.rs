@@ -4,7 +4,7 @@
 
 use super::{Accepted, ApiError};
 use crate::service::Services;
-use crate::service::workloads::{Page, workload_response};
+use crate::service::workloads::Page;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::Query;
@@ -42,7 +42,7 @@ pub(super) async fn fetch(
         .workloads()
         .find(Some(kind), &principal, &id)
         .await?;
-    Ok(Json(workload_response(&listing)))
+    Ok(Json(services.workloads().response(&listing).await?))
 }
 
 pub(super) async fn act(

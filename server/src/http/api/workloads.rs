@@ -8,7 +8,7 @@ use super::listing::ListQuery;
 use super::{Acting, ApiError};
 use crate::http::AppState;
 use crate::service::Services;
-use crate::service::workloads::{Workloads, workload_response};
+use crate::service::workloads::Workloads;
 use app::error::AppError;
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
@@ -68,6 +68,13 @@ pub struct RunaiWorkload {
     pub running_pods: u32,
     /// How long it has waited to run in all, seconds, the current wait included.
     pub total_pending_time_seconds: u64,
+    /// While it waits to start: its place in its project's queue and among the waiting
+    /// workloads that compete for its node pools (Tephra's addition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_position: Option<tephra_core::model::queue::QueuePosition>,
+    /// While it waits: how many waiting workloads are considered before it for its nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ahead: Option<u32>,
     pub images: Vec<String>,
     pub category: Option<String>,
     pub priority_class_name: Option<String>,
@@ -89,6 +96,8 @@ impl From<Workload> for RunaiWorkload {
             phase_message: w.phase_message,
             running_pods: w.status.tasks.values().map(|t| t.running).sum(),
             total_pending_time_seconds: w.total_pending_time_seconds,
+            queue_position: w.queue_position,
+            ahead: w.ahead,
             images,
             category: text(&w.spec["category"]),
             priority_class_name: text(&w.spec["priorityClass"]),
@@ -304,7 +313,7 @@ pub async fn get_workload(
     Path(id): Path<String>,
 ) -> Result<Json<RunaiWorkload>, ApiError> {
     let listing = services.workloads().find(None, &principal, &id).await?;
-    Ok(Json(workload_response(&listing).into()))
+    Ok(Json(services.workloads().response(&listing).await?.into()))
 }
 
 /// Removes `key`'s last value from the query, for parameters the generic list does not know.

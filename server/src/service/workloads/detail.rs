@@ -39,8 +39,19 @@ impl Workloads {
         let history = self.history(principal, id).await?;
         let rendered_yaml = self.rendered_yaml(&listing).await;
         let standing = self.standing(&listing).await?;
+        let mut workload = workload_response(&listing);
+        let w = &listing.workload;
+        let queue = if w.desired_phase == Phase::Running && w.actual_phase.is_waiting() {
+            let readable = self.readable_project_ids(principal).await?;
+            self.queue_standing(w.id, &readable).await?
+        } else {
+            None
+        };
+        workload.queue_position = queue.as_ref().map(|q| q.position);
+        workload.ahead = workload.queue_position.map(|p| p.ahead());
         Ok(WorkloadDetail {
-            workload: workload_response(&listing),
+            workload,
+            queue,
             waits: waits_in(&history, listing.workload.actual_phase),
             history,
             rendered_yaml,

@@ -12,6 +12,7 @@ mod exposed;
 mod fit;
 mod gpu_use;
 mod logs;
+mod queue;
 mod read;
 mod submit;
 mod view;

@@ -211,8 +211,10 @@ impl Workloads {
             }
             .encode()
         });
+        let mut workloads: Vec<_> = page.iter().map(workload_response).collect();
+        self.fill_positions(&mut workloads).await?;
         Ok(Slice {
-            workloads: page.iter().map(workload_response).collect(),
+            workloads,
             next: (more && filter.after.is_none()).then_some(end),
             next_cursor,
             offset: filter.offset,

@@ -25,6 +25,8 @@ pub fn workload_response(listing: &WorkloadListing) -> Workload {
         gpus: w.gpus.unwrap_or_else(|| crate::rendered::requested_gpus(w)),
         gpu_use: None,
         total_pending_time_seconds: w.pending_time(chrono::Utc::now()).round() as u64,
+        queue_position: None,
+        ahead: None,
         status: w.status.clone(),
         warnings: Vec::new(),
     }

@@ -1,0 +1,90 @@
+//! What ordering the waiting workloads needs: each one that waits to start with its priority
+//! class and node pools (read from its request inside the database, so no request is parsed in
+//! full), and the GPUs each project's queue holds now with what it deserves.
+
+use super::Workloads;
+use crate::db::{DbResult, Engine, on_pool};
+use chrono::{DateTime, Utc};
+use sqlx::types::Json;
+use tephra_core::model::org::PoolResources;
+use uuid::Uuid;
+
+/// A workload that waits to start.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct WaitingRow {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub name: String,
+    pub creator_name: String,
+    pub created_at: DateTime<Utc>,
+    pub gpus: f64,
+    /// The request's `spec.priorityClass`, if it names one.
+    pub priority_class: Option<String>,
+    /// The request's `spec.nodePools`, as JSON text, if it lists any.
+    pub node_pools: Option<String>,
+}
+
+/// A project's queue: its name, what it deserves, and the GPUs its workloads that no longer wait
+/// hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueueRow {
+    pub project_id: Uuid,
+    pub project_name: String,
+    pub resources: Vec<PoolResources>,
+    pub allocated_gpus: f64,
+}
+
+/// The request's fields ordering reads, as each engine spells a JSON path.
+fn request_fields(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Sqlite => {
+            "json_extract(w.spec, '$.spec.priorityClass') AS priority_class,
+             CAST(json_extract(w.spec, '$.spec.nodePools') AS TEXT) AS node_pools"
+        }
+        Engine::Postgres => {
+            "w.spec->'spec'->>'priorityClass' AS priority_class,
+             w.spec->'spec'->>'nodePools' AS node_pools"
+        }
+    }
+}
+
+const QUEUES_SQL: &str = "SELECT p.id, p.name, p.resources,
+       (SELECT COALESCE(SUM(w.gpus), 0.0) FROM workloads w
+         WHERE w.project_id = p.id AND w.deleted_at IS NULL AND w.finished_at IS NULL
+           AND w.desired_phase = 'Running' AND w.pending_since IS NULL)
+  FROM projects p";
+
+type QueueTuple = (Uuid, String, Json<Vec<PoolResources>>, f64);
+
+impl Workloads<'_> {
+    /// Every workload of `cluster` that waits to start (may run and has not started).
+    pub async fn waiting(&self, cluster: &str) -> DbResult<Vec<WaitingRow>> {
+        let sql = format!(
+            "SELECT w.id, w.project_id, w.name, u.display_name AS creator_name, w.created_at,
+                    COALESCE(w.gpus, 0.0) AS gpus, {}
+               FROM workloads w JOIN users u ON u.id = w.created_by
+              WHERE w.deleted_at IS NULL AND w.finished_at IS NULL
+                AND w.desired_phase = 'Running' AND w.pending_since IS NOT NULL
+                AND w.cluster_id = $1",
+            request_fields(self.0.engine())
+        );
+        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).bind(cluster).fetch_all(pool).await)?)
+    }
+
+    /// Every project's queue with the GPUs it holds.
+    pub async fn queues(&self) -> DbResult<Vec<QueueRow>> {
+        let rows: Vec<QueueTuple> =
+            on_pool!(self.0, pool => sqlx::query_as(QUEUES_SQL).fetch_all(pool).await)?;
+        Ok(rows
+            .into_iter()
+            .map(
+                |(project_id, project_name, resources, allocated_gpus)| QueueRow {
+                    project_id,
+                    project_name,
+                    resources: resources.0,
+                    allocated_gpus,
+                },
+            )
+            .collect())
+    }
+}

@@ -1,0 +1,186 @@
+//! Where waiting workloads stand: the order the scheduler considers them in, computed from the
+//! store for every waiting workload of this cluster (`tephra_core::domain::queue_order`), laid
+//! onto a page of a list or a detail page.
+
+use super::{Workloads, workload_response};
+use crate::db::workloads::{QueueRow, WaitingRow, WorkloadListing};
+use app::error::AppError;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use tephra_core::domain::queue_order::{self, QueueShare, Waiting, priority_rank};
+use tephra_core::domain::quota::Allowance;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::queue::{AHEAD_SHOWN, AheadOf, QueuePosition, QueueStanding};
+use tephra_core::model::workload::Workload;
+use uuid::Uuid;
+
+/// Every waiting workload in the order of consideration, with each one's place.
+pub(super) struct Board {
+    rows: Vec<WaitingRow>,
+    pools: Vec<Vec<String>>,
+    order: Vec<usize>,
+    positions: Vec<QueuePosition>,
+    by_id: HashMap<Uuid, usize>,
+    project_names: HashMap<Uuid, String>,
+}
+
+impl Board {
+    fn new(rows: Vec<WaitingRow>, queues: Vec<QueueRow>, default_priority: Option<&str>) -> Board {
+        let pools: Vec<Vec<String>> = rows
+            .iter()
+            .map(|row| {
+                row.node_pools
+                    .as_deref()
+                    .and_then(|text| serde_json::from_str(text).ok())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let keys: Vec<String> = rows.iter().map(|row| row.project_id.to_string()).collect();
+        let ids: Vec<String> = rows.iter().map(|row| row.id.to_string()).collect();
+        let waiting: Vec<Waiting<'_>> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| Waiting {
+                id: &ids[i],
+                queue: &keys[i],
+                pools: &pools[i],
+                priority: priority_rank(
+                    row.priority_class
+                        .as_deref()
+                        .or(default_priority)
+                        .unwrap_or(""),
+                ),
+                created_ms: row.created_at.timestamp_millis(),
+                gpus: row.gpus,
+            })
+            .collect();
+        let queue_keys: Vec<String> = queues.iter().map(|q| q.project_id.to_string()).collect();
+        let shares: BTreeMap<&str, QueueShare> = queues
+            .iter()
+            .zip(&queue_keys)
+            .map(|(queue, key)| {
+                let share = QueueShare {
+                    allocated: queue.allocated_gpus,
+                    deserved: Allowance::of(&queue.resources).deserved.gpus,
+                };
+                (key.as_str(), share)
+            })
+            .collect();
+        let order = queue_order::order(&waiting, &shares);
+        let positions = queue_order::places(&waiting, &order)
+            .into_iter()
+            .map(|place| QueuePosition {
+                in_project: place.in_queue,
+                project_waiting: place.queue_waiting,
+                in_pools: place.in_pools,
+                pools_waiting: place.pools_waiting,
+            })
+            .collect();
+        drop(waiting);
+        Board {
+            by_id: rows
+                .iter()
+                .enumerate()
+                .map(|(i, row)| (row.id, i))
+                .collect(),
+            project_names: queues
+                .into_iter()
+                .map(|queue| (queue.project_id, queue.project_name))
+                .collect(),
+            rows,
+            pools,
+            order,
+            positions,
+        }
+    }
+
+    fn position(&self, id: Uuid) -> Option<QueuePosition> {
+        self.by_id.get(&id).map(|&i| self.positions[i])
+    }
+
+    /// Those ahead of `id` for its nodes: by name where `readable` holds their project.
+    fn standing(&self, id: Uuid, readable: impl Fn(Uuid) -> bool) -> Option<QueueStanding> {
+        let &me = self.by_id.get(&id)?;
+        let mut standing = QueueStanding {
+            position: self.positions[me],
+            ..QueueStanding::default()
+        };
+        for &i in self.order.iter().take_while(|&&i| i != me) {
+            if !queue_order::overlap(&self.pools[i], &self.pools[me]) {
+                continue;
+            }
+            let row = &self.rows[i];
+            if standing.ahead.len() < AHEAD_SHOWN && readable(row.project_id) {
+                standing.ahead.push(AheadOf {
+                    workload_id: row.id.to_string(),
+                    name: row.name.clone(),
+                    project_name: self
+                        .project_names
+                        .get(&row.project_id)
+                        .cloned()
+                        .unwrap_or_default(),
+                    created_by: row.creator_name.clone(),
+                    gpus: row.gpus,
+                    in_pools: self.positions[i].in_pools,
+                });
+            } else {
+                standing.others_ahead += 1;
+            }
+        }
+        Some(standing)
+    }
+}
+
+impl Workloads {
+    /// The order of every waiting workload of this cluster, read now.
+    pub(super) async fn board(&self) -> Result<Board, AppError> {
+        let workloads = self.db.workloads();
+        let rows = workloads.waiting(&self.cluster.id).await?;
+        let queues = if rows.is_empty() {
+            Vec::new()
+        } else {
+            workloads.queues().await?
+        };
+        Ok(Board::new(
+            rows,
+            queues,
+            self.profile.default_training_priority.as_deref(),
+        ))
+    }
+
+    /// Fills in the place of each waiting workload of `page`; reads the store only when one
+    /// waits.
+    pub(super) async fn fill_positions(&self, page: &mut [Workload]) -> Result<(), AppError> {
+        let waits = |w: &Workload| w.desired_phase == Phase::Running && w.actual_phase.is_waiting();
+        if !page.iter().any(waits) {
+            return Ok(());
+        }
+        let board = self.board().await?;
+        for w in page.iter_mut() {
+            let Ok(id) = w.workload_id.parse() else {
+                continue;
+            };
+            w.queue_position = board.position(id);
+            w.ahead = w.queue_position.map(|p| p.ahead());
+        }
+        Ok(())
+    }
+
+    /// `listing` in the API's shape, with its place if it waits.
+    pub async fn response(&self, listing: &WorkloadListing) -> Result<Workload, AppError> {
+        let mut shown = [workload_response(listing)];
+        self.fill_positions(&mut shown).await?;
+        let [shown] = shown;
+        Ok(shown)
+    }
+
+    /// Where workload `id` stands, naming those ahead only in projects whose ids `readable`
+    /// holds.
+    pub(super) async fn queue_standing(
+        &self,
+        id: Uuid,
+        readable: &HashSet<String>,
+    ) -> Result<Option<QueueStanding>, AppError> {
+        let board = self.board().await?;
+        Ok(board.standing(id, |project| readable.contains(&project.to_string())))
+    }
+}
