@@ -129,5 +129,39 @@ async fn a_waiting_training_knows_its_place_and_what_is_ahead() {
     assert_eq!(one["queuePosition"]["inProject"], 1, "{one}");
     let stopped = json(&server, &format!("/api/v1/workloads/trainings/{d2}")).await;
     assert!(stopped.get("queuePosition").is_none(), "{stopped}");
+
+    // With a limit of 2 GPUs and d1 holding 1, a request of 2 is queued behind d1, and the fit
+    // answer says so: not refused.
+    let res = server
+        .client
+        .put(format!("{}/api/v1/org-unit/projects/default", server.base))
+        .json(&json!({ "name": "default", "resources": [
+            { "nodePool": { "name": "default" }, "gpu": { "deserved": 1, "limit": 2 } }
+        ] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let request = json!({ "name": "two", "projectId": "default",
+                          "spec": { "image": "busybox", "compute": { "gpuDevicesRequest": 2 } } });
+    let fit: Value = server
+        .client
+        .post(format!("{}/api/v1/workloads/trainings/fit", server.base))
+        .json(&request)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(fit["verdict"], "queued", "{fit}");
+    assert_eq!(fit["queuedBehind"], 1, "{fit}");
+    assert!(
+        fit["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("queued behind 1 waiting workload of project \"default\": project"),
+        "{fit}"
+    );
     server.stop().await;
 }

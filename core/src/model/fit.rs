@@ -54,6 +54,11 @@ pub struct Detail {
 #[serde(rename_all = "camelCase")]
 pub struct Fit {
     pub verdict: Verdict,
+    /// When it would be queued or wait for GPUs: how many waiting workloads it would wait
+    /// behind (its project's of the same or a higher priority when queued; all those competing
+    /// for its nodes when it waits for GPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued_behind: Option<u32>,
     /// In words, with the numbers.
     pub message: String,
     /// Why it is refused, by field, as a 400 would say it.

@@ -164,8 +164,7 @@ fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
             <td class="px-4 py-2" title=message data-testid="phase">
                 {move || view! { <PhaseBadge phase=phase() /> }}
                 {w.queue_place.clone().map(|place| view! {
-                    <span class="ml-2 text-xs text-slate-600 dark:text-slate-300" data-testid="queue-place"
-                        hidden=move || !phase().is_waiting()>
+                    <span class="queue-place ml-2 text-xs text-slate-600 dark:text-slate-300" data-testid="queue-place">
                         {place}
                     </span>
                 })}

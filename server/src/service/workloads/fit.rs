@@ -28,6 +28,12 @@ fn bounds(b: Bound) -> Bounds {
     }
 }
 
+/// "3 waiting workloads of project \"vision\"", "1 waiting workload for the same nodes".
+fn waiting_in(n: u32, of: &str) -> String {
+    let noun = if n == 1 { "workload" } else { "workloads" };
+    format!("{n} waiting {noun} {of}")
+}
+
 impl Workloads {
     pub async fn fit(
         &self,
@@ -99,9 +105,29 @@ impl Workloads {
                 Vec::new(),
             ),
         };
+        let class = checked.request.url_spec().priority_class.as_ref();
+        let (in_project, for_nodes) = self
+            .behind(project.id, class.map(|c| c.as_str()), &demand.pools)
+            .await?;
+        let (behind, message) = match verdict {
+            Verdict::Queued => (
+                Some(in_project),
+                format!(
+                    "queued behind {}: {}",
+                    waiting_in(in_project, &format!("of project {:?}", project.name)),
+                    message.trim_start_matches("queued: ")
+                ),
+            ),
+            Verdict::Waiting => (
+                Some(for_nodes),
+                format!("{message}; behind {}", waiting_in(for_nodes, "for the same nodes")),
+            ),
+            _ => (None, message),
+        };
         let allowance = Allowance::of(&project.resources);
         Ok(Fit {
             verdict,
+            queued_behind: behind,
             message,
             details,
             asks: resources(demand.total),

@@ -17,6 +17,7 @@ use uuid::Uuid;
 pub(super) struct Board {
     rows: Vec<WaitingRow>,
     pools: Vec<Vec<String>>,
+    ranks: Vec<i32>,
     order: Vec<usize>,
     positions: Vec<QueuePosition>,
     by_id: HashMap<Uuid, usize>,
@@ -33,6 +34,10 @@ impl Board {
                     .and_then(|text| serde_json::from_str(text).ok())
                     .unwrap_or_default()
             })
+            .collect();
+        let ranks: Vec<i32> = rows
+            .iter()
+            .map(|row| priority_rank(row.priority_class.as_deref().or(default_priority).unwrap_or("")))
             .collect();
         let keys: Vec<String> = rows.iter().map(|row| row.project_id.to_string()).collect();
         let ids: Vec<String> = rows.iter().map(|row| row.id.to_string()).collect();
@@ -88,6 +93,7 @@ impl Board {
                 .collect(),
             rows,
             pools,
+            ranks,
             order,
             positions,
         }
@@ -130,6 +136,28 @@ impl Board {
     }
 }
 
+impl Board {
+    /// How many waiting workloads a new request of `project` at priority `rank` that may use
+    /// `pools` would wait behind: in its project (those of the same or a higher priority), and
+    /// among those competing for its nodes (other projects' all).
+    fn behind(&self, project: Uuid, pools: &[String], rank: i32) -> (u32, u32) {
+        let mut behind = (0, 0);
+        for (i, row) in self.rows.iter().enumerate() {
+            let ours = row.project_id == project;
+            if ours && self.ranks[i] < rank {
+                continue;
+            }
+            if ours {
+                behind.0 += 1;
+            }
+            if queue_order::overlap(&self.pools[i], pools) {
+                behind.1 += 1;
+            }
+        }
+        behind
+    }
+}
+
 impl Workloads {
     /// The order of every waiting workload of this cluster, read now.
     pub(super) async fn board(&self) -> Result<Board, AppError> {
@@ -163,6 +191,20 @@ impl Workloads {
             w.ahead = w.queue_position.map(|p| p.ahead());
         }
         Ok(())
+    }
+
+    /// How many waiting workloads a request of `project` with priority class `class` (the
+    /// profile's default when `None`) that may use `pools` would wait behind now: in its project,
+    /// and for its nodes.
+    pub(super) async fn behind(
+        &self,
+        project: Uuid,
+        class: Option<&str>,
+        pools: &[String],
+    ) -> Result<(u32, u32), AppError> {
+        let board = self.board().await?;
+        let default = self.profile.default_training_priority.as_deref();
+        Ok(board.behind(project, pools, priority_rank(class.or(default).unwrap_or(""))))
     }
 
     /// `listing` in the API's shape, with its place if it waits.
