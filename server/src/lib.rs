@@ -180,6 +180,16 @@ fn start_idle_rule(config: &service::ServiceConfig) {
     );
 }
 
+/// The time limits' controller.
+fn start_time_limits(config: &service::ServiceConfig) {
+    let limits = cluster::time_limit::TimeLimits::new(config.db.clone(), config.cluster.clone());
+    supervise::supervise(
+        "time limits",
+        config.cluster.shared.health.clone(),
+        move || limits.clone().run(),
+    );
+}
+
 /// Workloads stored before quotas have no recorded demand; quotas count it, so it is measured
 /// once at start.
 async fn measure_older_workloads(services: &service::Services) -> anyhow::Result<()> {
@@ -234,6 +244,7 @@ impl Application {
         };
         if cluster_configured {
             start_idle_rule(&config);
+            start_time_limits(&config);
         }
         let services = service::Services::new(config, auth);
         measure_older_workloads(&services).await?;

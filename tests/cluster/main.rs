@@ -21,6 +21,7 @@ mod runai;
 mod security;
 mod sharing;
 mod storage;
+mod time_limit;
 mod volcano;
 
 use futures::FutureExt;
@@ -104,6 +105,7 @@ fn main() {
         logs::an_endless_line_and_its_follow_keep_tephra_small,
         gpu_use::gpu_use_shows_per_pod_and_in_the_list,
         gpu_use::a_project_rule_suspends_a_training_whose_gpus_stay_idle,
+        time_limit::a_training_is_stopped_at_its_time_limit,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         generic::a_generic_jobs_failure_rule_waits_for_every_replica_it_lists,
         generic::a_generic_jobs_success_rule_and_clean_up_none_and_all,

@@ -22,4 +22,5 @@ pub mod render;
 pub mod request;
 pub mod rotating_key;
 pub mod status;
+pub mod time_limit;
 pub mod volcano;

@@ -115,6 +115,15 @@ impl Request {
         }
     }
 
+    /// How long each run may last before Tephra stops it (`maxRunTimeSeconds`), if limited.
+    pub fn max_run_time_seconds(&self) -> Option<i64> {
+        match self {
+            Request::Training(r) => r.spec().pod.max_run_time_seconds,
+            Request::Distributed(r) => r.worker().pod.max_run_time_seconds,
+            Request::Generic(r) => r.first().spec.pod.max_run_time_seconds,
+        }
+    }
+
     /// How long the Job may outlive the training's finish (`autoDeletionTimeAfterCompletionSeconds`).
     /// Tephra deletes it itself once it has recorded the outcome; see the controller.
     pub fn job_ttl_seconds(&self) -> Option<i64> {

@@ -17,6 +17,8 @@ pub enum HistoryAction {
     Delete,
     /// The project's idle GPU rule suspended it.
     IdleSuspend,
+    /// Tephra stopped it at its time limit (`maxRunTimeSeconds`).
+    TimeLimit,
     /// Admitted beyond the project's quota, so preemptible.
     OverQuota,
     /// Admitted into the queue behind its project's or department's work, under a limit.
@@ -30,13 +32,14 @@ pub enum HistoryAction {
 }
 
 impl HistoryAction {
-    pub const ALL: [HistoryAction; 11] = [
+    pub const ALL: [HistoryAction; 12] = [
         HistoryAction::Submit,
         HistoryAction::Edit,
         HistoryAction::Suspend,
         HistoryAction::Resume,
         HistoryAction::Delete,
         HistoryAction::IdleSuspend,
+        HistoryAction::TimeLimit,
         HistoryAction::OverQuota,
         HistoryAction::Queued,
         HistoryAction::Phase,
@@ -52,6 +55,7 @@ impl HistoryAction {
             HistoryAction::Resume => "resume",
             HistoryAction::Delete => "delete",
             HistoryAction::IdleSuspend => "idle-suspend",
+            HistoryAction::TimeLimit => "time-limit",
             HistoryAction::OverQuota => "over-quota",
             HistoryAction::Queued => "queued",
             HistoryAction::Phase => "phase",
@@ -124,6 +128,7 @@ impl AuditAction {
                 HistoryAction::Resume => "workload.resume",
                 HistoryAction::Delete => "workload.delete",
                 HistoryAction::IdleSuspend => "workload.idle-suspend",
+                HistoryAction::TimeLimit => "workload.time-limit",
                 HistoryAction::OverQuota => "workload.over-quota",
                 HistoryAction::Queued => "workload.queued",
                 HistoryAction::Phase => "workload.phase",

@@ -266,6 +266,10 @@ pub struct WorkloadDetail {
     /// `waits` is.
     #[serde(default, skip_deserializing)]
     pub queue: Option<crate::model::queue::QueueStanding>,
+    /// While it runs under a time limit: when it will be stopped ("stops in 1 h 12 min (its time
+    /// limit of 2 h)"), as of the page's loading. Rendered on the server, as `waits` is.
+    #[serde(default, skip_deserializing)]
+    pub time_limit: Option<String>,
     /// The Volcano Job (and any PVCs and Services) as Tephra creates them, as YAML.
     pub rendered_yaml: Result<String, String>,
     /// Its project's and department's GPUs in use against their quota and limit, when the page

@@ -25,6 +25,7 @@ pub mod objects;
 mod observe;
 mod probe;
 mod startup;
+pub mod time_limit;
 pub mod watches;
 
 pub use connect::connect;

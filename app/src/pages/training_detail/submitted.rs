@@ -25,8 +25,19 @@ pub(super) fn Submitted(detail: WorkloadDetail) -> impl IntoView {
     let queue = detail
         .queue
         .map(|standing| view! { <super::queue::QueuePlace standing project /> });
+    let limit = detail.time_limit.map(|countdown| {
+        view! {
+            <section aria-labelledby="limit-heading" class=CARD_CLASS data-testid="time-limit">
+                <h2 id="limit-heading" class="mb-3 text-lg font-semibold">"Time limit"</h2>
+                <p class="text-sm text-slate-700 dark:text-slate-300">
+                    {format!("When this page was loaded: it {countdown}. Its pods get their grace period to save a checkpoint; resume it to run again.")}
+                </p>
+            </section>
+        }
+    });
     view! {
         {queue}
+        {limit}
         {waited}
         <section aria-labelledby="spec-heading" class=CARD_CLASS>
             <h2 id="spec-heading" class="mb-3 text-lg font-semibold">"What was asked for"</h2>

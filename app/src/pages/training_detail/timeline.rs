@@ -28,11 +28,15 @@ pub(super) fn describe(entry: &HistoryEntry) -> String {
         HistoryAction::Submit => format!("Submitted by {who}"),
         HistoryAction::Suspend => format!("Suspended by {who}"),
         // Tephra itself, by the project's rule or its admission: the words say which and why.
-        HistoryAction::IdleSuspend | HistoryAction::OverQuota | HistoryAction::Queued => {
+        HistoryAction::IdleSuspend
+        | HistoryAction::TimeLimit
+        | HistoryAction::OverQuota
+        | HistoryAction::Queued => {
             let reason = entry.detail["reason"]
                 .as_str()
                 .unwrap_or(match entry.action {
                     HistoryAction::IdleSuspend => "suspended: its GPUs were idle",
+                    HistoryAction::TimeLimit => "stopped at its time limit",
                     HistoryAction::OverQuota => "admitted over its project's quota",
                     _ => "queued behind its project's work",
                 });
@@ -85,7 +89,10 @@ pub(super) fn last_suspension(history: &[HistoryEntry]) -> Option<String> {
         .find(|e| {
             matches!(
                 e.action,
-                HistoryAction::Suspend | HistoryAction::IdleSuspend | HistoryAction::Resume
+                HistoryAction::Suspend
+                    | HistoryAction::IdleSuspend
+                    | HistoryAction::TimeLimit
+                    | HistoryAction::Resume
             )
         })
         .filter(|e| e.action != HistoryAction::Resume)

@@ -74,6 +74,7 @@ mod tests {
             gpus: None,
             pending_seconds: 0.0,
             pending_since: None,
+            running_since: None,
         }
     }
 

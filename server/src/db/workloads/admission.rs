@@ -188,6 +188,7 @@ impl Workloads<'_> {
             pending_seconds: 0.0,
             // It waits from the moment it is accepted, unless it starts paused.
             pending_since: (!new.starts_paused).then_some(at),
+            running_since: None,
         };
         let verdict = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;

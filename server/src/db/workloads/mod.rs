@@ -4,6 +4,7 @@
 mod admission;
 mod order;
 mod query;
+mod running;
 mod status;
 mod usage;
 mod waiting;
@@ -11,6 +12,7 @@ mod waiting;
 pub use admission::Usage;
 pub use order::{After, Keyset, SortKey};
 pub use query::WorkloadFilter;
+pub use running::RunningRow;
 pub use usage::UserUsage;
 pub use waiting::{QueueRow, WaitingRow};
 
@@ -61,6 +63,8 @@ pub struct StoredWorkload {
     pub pending_seconds: f64,
     /// When the current wait began; `None` while it does not wait.
     pub pending_since: Option<DateTime<Utc>>,
+    /// When the current run began; `None` while it does not run.
+    pub running_since: Option<DateTime<Utc>>,
 }
 
 impl StoredWorkload {
@@ -174,6 +178,7 @@ struct Row {
     gpus: Option<f64>,
     pending_seconds: f64,
     pending_since: Option<DateTime<Utc>>,
+    running_since: Option<DateTime<Utc>>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -218,6 +223,7 @@ impl TryFrom<Row> for StoredWorkload {
             gpus: r.gpus,
             pending_seconds: r.pending_seconds,
             pending_since: r.pending_since,
+            running_since: r.running_since,
         })
     }
 }
@@ -225,7 +231,7 @@ impl TryFrom<Row> for StoredWorkload {
 const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_id, w.kind, w.spec, \
                        w.desired_phase, w.actual_phase, w.phase_reason, w.status, w.created_by, \
                        w.created_at, w.updated_at, w.deleted_at, w.finished_at, w.job_ttl_seconds, \
-                       w.gpus, w.pending_seconds, w.pending_since";
+                       w.gpus, w.pending_seconds, w.pending_since, w.running_since";
 
 pub struct Workloads<'a>(pub(super) &'a super::Database);
 

@@ -1,5 +1,6 @@
 //! What the cluster reports about a workload, written in one statement: its actual phase, the
-//! reason, the live status, when it finished, and how long it has waited to run.
+//! reason, the live status, when it finished, how long it has waited to run and when its run
+//! began.
 
 use super::Workloads;
 use super::{LiveStatus, StoredWorkload};
@@ -33,7 +34,9 @@ impl Workloads<'_> {
                     pending_seconds = CASE WHEN pending_since IS NOT NULL AND NOT $8
                                            THEN pending_seconds + {elapsed}
                                            ELSE pending_seconds END,
-                    pending_since = CASE WHEN $8 THEN COALESCE(pending_since, $5) ELSE NULL END
+                    pending_since = CASE WHEN $8 THEN COALESCE(pending_since, $5) ELSE NULL END,
+                    running_since = CASE WHEN $2 = 'Running' THEN COALESCE(running_since, $5)
+                                         ELSE NULL END
               WHERE id = $1 AND desired_phase = $7 AND deleted_at IS NULL",
             elapsed = seconds_since_pending(self.0.engine()),
         );

@@ -76,6 +76,12 @@ pub(super) fn stored_demand(kind: WorkloadKind, value: &serde_json::Value) -> Op
         .map(|request| quota::demand(&request))
 }
 
+/// The time limit of a stored request (`maxRunTimeSeconds`), if it sets one and still parses.
+pub fn stored_limit(kind: &str, value: &serde_json::Value) -> Option<i64> {
+    let kind = WorkloadKind::parse(kind)?;
+    Request::parse(value, kind).ok()?.max_run_time_seconds()
+}
+
 /// A checked request bound to this cluster, with what admission weighs it against.
 pub(super) struct Weighed {
     pub(super) checked: Checked,

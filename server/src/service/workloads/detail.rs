@@ -49,9 +49,18 @@ impl Workloads {
         };
         workload.queue_position = queue.as_ref().map(|q| q.position);
         workload.ahead = workload.queue_position.map(|p| p.ahead());
+        let time_limit = w
+            .running_since
+            .filter(|_| w.desired_phase == Phase::Running)
+            .zip(super::stored_limit(w.kind.as_str(), &w.spec))
+            .map(|(since, limit)| {
+                let ran = (chrono::Utc::now() - since).num_milliseconds() as f64 / 1000.0;
+                tephra_core::domain::time_limit::countdown(limit, ran)
+            });
         Ok(WorkloadDetail {
             workload,
             queue,
+            time_limit,
             waits: waits_in(&history, listing.workload.actual_phase),
             history,
             rendered_yaml,

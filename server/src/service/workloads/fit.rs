@@ -28,6 +28,24 @@ fn bounds(b: Bound) -> Bounds {
     }
 }
 
+/// The answer for a request that can never run, with each reason at its field.
+fn refused(
+    errors: Vec<tephra_core::model::validation::FieldError>,
+) -> (Verdict, String, Vec<Detail>) {
+    let details = errors
+        .into_iter()
+        .map(|e| Detail {
+            field: e.path,
+            message: e.message,
+        })
+        .collect();
+    (
+        Verdict::Refused,
+        "it can never run as asked".to_owned(),
+        details,
+    )
+}
+
 /// "3 waiting workloads of project \"vision\"", "1 waiting workload for the same nodes".
 fn waiting_in(n: u32, of: &str) -> String {
     let noun = if n == 1 { "workload" } else { "workloads" };
@@ -67,17 +85,7 @@ impl Workloads {
             Some(self.profile.max_waiting_per_project),
         )(usage);
         let (verdict, message, details) = match verdict {
-            Err(errors) => (
-                Verdict::Refused,
-                "it can never run as asked".to_owned(),
-                errors
-                    .into_iter()
-                    .map(|e| Detail {
-                        field: e.path,
-                        message: e.message,
-                    })
-                    .collect(),
-            ),
+            Err(errors) => refused(errors),
             Ok(Standing::Queued(why)) => (Verdict::Queued, why, Vec::new()),
             Ok(Standing::WithinQuota) if reclaims => (
                 Verdict::WithinQuota,
@@ -106,24 +114,15 @@ impl Workloads {
             ),
         };
         let class = checked.request.url_spec().priority_class.as_ref();
-        let (in_project, for_nodes) = self
-            .behind(project.id, class.map(|c| c.as_str()), &demand.pools)
+        let (behind, message) = self
+            .behind_said(
+                verdict,
+                message,
+                project,
+                class.map(|c| c.as_str()),
+                &demand.pools,
+            )
             .await?;
-        let (behind, message) = match verdict {
-            Verdict::Queued => (
-                Some(in_project),
-                format!(
-                    "queued behind {}: {}",
-                    waiting_in(in_project, &format!("of project {:?}", project.name)),
-                    message.trim_start_matches("queued: ")
-                ),
-            ),
-            Verdict::Waiting => (
-                Some(for_nodes),
-                format!("{message}; behind {}", waiting_in(for_nodes, "for the same nodes")),
-            ),
-            _ => (None, message),
-        };
         let allowance = Allowance::of(&project.resources);
         Ok(Fit {
             verdict,
@@ -140,6 +139,36 @@ impl Workloads {
 }
 
 impl Workloads {
+    /// For a request that would be queued or wait for GPUs: how many waiting workloads it would
+    /// wait behind, and `message` saying so.
+    async fn behind_said(
+        &self,
+        verdict: Verdict,
+        message: String,
+        project: &crate::db::projects::Project,
+        class: Option<&str>,
+        pools: &[String],
+    ) -> Result<(Option<u32>, String), AppError> {
+        if !matches!(verdict, Verdict::Queued | Verdict::Waiting) {
+            return Ok((None, message));
+        }
+        let (in_project, for_nodes) = self.behind(project.id, class, pools).await?;
+        Ok(if verdict == Verdict::Queued {
+            let of = format!("of project {:?}", project.name);
+            (
+                Some(in_project),
+                format!(
+                    "queued behind {}: {}",
+                    waiting_in(in_project, &of),
+                    message.trim_start_matches("queued: ")
+                ),
+            )
+        } else {
+            let said = waiting_in(for_nodes, "for the same nodes");
+            (Some(for_nodes), format!("{message}; behind {said}"))
+        })
+    }
+
     /// The GPUs of the nodes in `pools` (every pool when empty), and whether any node is known:
     /// with none seen yet, nothing can be said of what is free.
     fn gpu_capacity(&self, pools: &[String]) -> (f64, bool) {

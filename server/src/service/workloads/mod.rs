@@ -17,6 +17,7 @@ mod read;
 mod submit;
 mod view;
 
+pub use admission::stored_limit;
 pub use exposed::{ExposedTarget, may_open};
 pub use gpu_use::Span;
 pub use submit::Accepted;

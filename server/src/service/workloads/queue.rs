@@ -37,7 +37,14 @@ impl Board {
             .collect();
         let ranks: Vec<i32> = rows
             .iter()
-            .map(|row| priority_rank(row.priority_class.as_deref().or(default_priority).unwrap_or("")))
+            .map(|row| {
+                priority_rank(
+                    row.priority_class
+                        .as_deref()
+                        .or(default_priority)
+                        .unwrap_or(""),
+                )
+            })
             .collect();
         let keys: Vec<String> = rows.iter().map(|row| row.project_id.to_string()).collect();
         let ids: Vec<String> = rows.iter().map(|row| row.id.to_string()).collect();
@@ -204,7 +211,11 @@ impl Workloads {
     ) -> Result<(u32, u32), AppError> {
         let board = self.board().await?;
         let default = self.profile.default_training_priority.as_deref();
-        Ok(board.behind(project, pools, priority_rank(class.or(default).unwrap_or(""))))
+        Ok(board.behind(
+            project,
+            pools,
+            priority_rank(class.or(default).unwrap_or("")),
+        ))
     }
 
     /// `listing` in the API's shape, with its place if it waits.

@@ -11,7 +11,7 @@ mod security;
 mod storage;
 
 pub use compute::{Compute, Gpu};
-pub use pod::{NodeRequirement, NodeTerm, PodSettings, RelatedLink};
+pub use pod::{MAX_RUN_TIME_SECONDS, NodeRequirement, NodeTerm, PodSettings, RelatedLink};
 pub use security::{Security, UidGid};
 pub use storage::{
     Claim, ConfigMapVolume, DataVolume, EmptyDir, Git, HostPath, NewClaim, Nfs, Pvc, S3,

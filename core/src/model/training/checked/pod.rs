@@ -14,7 +14,12 @@ pub struct PodSettings {
     pub related_urls: Vec<RelatedLink>,
     pub restart_policy: Option<RestartPolicy>,
     pub termination_grace_period_seconds: Option<i64>,
+    /// Within [`MAX_RUN_TIME_SECONDS`].
+    pub max_run_time_seconds: Option<i64>,
 }
+
+/// The shortest and longest time limit a training may set: a minute to a year.
+pub const MAX_RUN_TIME_SECONDS: std::ops::RangeInclusive<i64> = 60..=31_536_000;
 
 /// Requirements that all hold on a matching node.
 #[derive(Debug, Clone, PartialEq)]

@@ -94,6 +94,9 @@ request_part! {
         pub related_urls: Option<Vec<RelatedUrl>>,
         pub restart_policy: Option<RestartPolicy>,
         pub termination_grace_period_seconds: Option<i64>,
+        /// Tephra's addition: stop the training once it has run this long (each run: a resumed
+        /// training starts a new one). Its pods get their grace period to checkpoint.
+        pub max_run_time_seconds: Option<i64>,
     }
 }
 

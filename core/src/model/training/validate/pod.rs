@@ -2,7 +2,9 @@
 //! affinity, preemptibility, related links, restart policy and the grace period.
 
 use super::spec::listed;
-use crate::model::training::checked::{NodeRequirement, NodeTerm, PodSettings, RelatedLink};
+use crate::model::training::checked::{
+    MAX_RUN_TIME_SECONDS, NodeRequirement, NodeTerm, PodSettings, RelatedLink,
+};
 use crate::model::training::request::{
     ImagePullSecret, MatchExpression, MatchOperator, NodeAffinityRequired, RelatedUrl,
     RestartPolicy, TrainingSpec,
@@ -78,6 +80,18 @@ pub(super) fn settings(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Opt
         s.termination_grace_period_seconds,
         |seconds| v::at_least(seconds, 0).map(|()| seconds),
     );
+    let limit = errors.take_some(at("maxRunTimeSeconds"), s.max_run_time_seconds, |seconds| {
+        if MAX_RUN_TIME_SECONDS.contains(&seconds) {
+            Ok(seconds)
+        } else {
+            Err(format!(
+                "must be from {} to {} seconds (a minute to a year), or left out for no \
+                     limit (got {seconds})",
+                MAX_RUN_TIME_SECONDS.start(),
+                MAX_RUN_TIME_SECONDS.end()
+            ))
+        }
+    });
     Some(PodSettings {
         category: category?,
         node_affinity: node_affinity?,
@@ -85,6 +99,7 @@ pub(super) fn settings(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Opt
         related_urls: related_urls?.into_iter().flatten().collect(),
         restart_policy: s.restart_policy,
         termination_grace_period_seconds: grace?,
+        max_run_time_seconds: limit?,
     })
 }
 
@@ -254,6 +269,7 @@ mod tests {
             "preemptibility": "non-preemptible",
             "restartPolicy": "OnFailure",
             "terminationGracePeriodSeconds": 60,
+            "maxRunTimeSeconds": 7200,
             "relatedUrls": [
                 { "url": "https://wandb.ai/team/run", "type": "wandb", "name": "run" },
                 { "url": "https://old.example", "type": "x", "exclude": true },
@@ -269,6 +285,7 @@ mod tests {
         assert_eq!(pod.preemptibility, Some(Preemptibility::NonPreemptible));
         assert_eq!(pod.restart_policy, Some(RestartPolicy::OnFailure));
         assert_eq!(pod.termination_grace_period_seconds, Some(60));
+        assert_eq!(pod.max_run_time_seconds, Some(7200));
         assert_eq!(pod.related_urls.len(), 1);
         assert_eq!(pod.node_affinity[0].0[1].operator, MatchOperator::Gt);
     }
@@ -284,6 +301,16 @@ mod tests {
             json!({ "terminationGracePeriodSeconds": -1 }),
             "spec.terminationGracePeriodSeconds",
             "at least 0",
+        );
+        refuses(
+            json!({ "maxRunTimeSeconds": 59 }),
+            "spec.maxRunTimeSeconds",
+            "must be from 60 to 31536000 seconds (a minute to a year)",
+        );
+        refuses(
+            json!({ "maxRunTimeSeconds": 31_536_001 }),
+            "spec.maxRunTimeSeconds",
+            "(got 31536001)",
         );
         refuses(
             json!({ "relatedUrls": [{ "url": "wandb.ai", "type": "wandb" }] }),
