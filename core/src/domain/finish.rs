@@ -192,6 +192,7 @@ mod tests {
                     created_at: None,
                     gpus: 0,
                     containers: Vec::new(),
+                    kubelet: Default::default(),
                 };
                 (name, pod)
             })

@@ -5,6 +5,7 @@
 /// Who may do what lives in the model, since a principal carries its grants to the pages.
 pub use crate::model::authz;
 pub mod cluster;
+pub mod diagnosis;
 pub mod exposed;
 pub mod finish;
 pub mod gpu_use;

@@ -23,7 +23,7 @@ impl TaskCounts {
 }
 
 /// One pod of the workload.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PodInfo {
@@ -43,6 +43,10 @@ pub struct PodInfo {
     /// Its containers, whose logs can be read: its own in order, then its init containers.
     #[serde(default)]
     pub containers: Vec<String>,
+    /// What the kubelet reports of its containers, for a diagnosis: observed only, never
+    /// stored or sent (the live status leaves it out).
+    #[serde(skip)]
+    pub kubelet: crate::model::diagnosis::PodState,
 }
 
 /// The gang's PodGroup, which Volcano's scheduler admits and places as a whole.
@@ -101,6 +105,10 @@ pub struct LiveStatus {
     /// The last time Volcano preempted the workload, and how often it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<Preemption>,
+    /// The change that would fix why it failed, when Tephra knows one ("Edit and resubmit").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub fix: Option<crate::model::diagnosis::Fix>,
 }
 
 /// Volcano's scheduler evicted the workload's pods to give GPUs back to a queue within its
@@ -134,6 +142,7 @@ impl LiveStatus {
             drift: self.drift.clone(),
             reconcile_error: self.reconcile_error.clone(),
             preemption: self.preemption.clone(),
+            fix: self.fix.clone(),
         }
     }
 }

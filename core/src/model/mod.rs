@@ -4,6 +4,7 @@ pub mod access;
 pub mod action;
 pub mod authz;
 pub mod cluster;
+pub mod diagnosis;
 pub mod edit;
 pub mod fit;
 pub mod gpu_use;

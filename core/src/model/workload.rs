@@ -360,6 +360,7 @@ mod tests {
             created_at: None,
             gpus: 0,
             containers: vec!["train".into()],
+            kubelet: Default::default(),
         };
         let status = LiveStatus {
             job_phase: Some("Pending".into()),

@@ -2,7 +2,7 @@
 //! into the observation `domain::status` derives from. Only the fields Tephra shows or decides on.
 
 use super::objects::PodGroup;
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
 use kube::ResourceExt;
 use tephra_core::domain::finish::{
     Outcome, VERDICT_ANNOTATION, VERDICT_REASON_ANNOTATION, Verdict,
@@ -12,6 +12,7 @@ use tephra_core::domain::live_edit::{GENERATION_ANNOTATION, Shape};
 use tephra_core::domain::quota::GPU_RESOURCE;
 use tephra_core::domain::status::{JobObservation, PodGroupObservation};
 use tephra_core::domain::volcano::Job;
+use tephra_core::model::diagnosis::{ContainerState, PodState, Termination};
 use tephra_core::model::workload::PodInfo;
 
 pub fn job(job: &Job, name: String) -> JobObservation {
@@ -100,7 +101,93 @@ pub fn pod(pod: &Pod, name: String) -> PodInfo {
             })
             .map(|c| c.name.clone())
             .collect(),
+        kubelet: kubelet(pod),
     }
+}
+
+/// What the kubelet reports of the pod's containers, for a diagnosis.
+fn kubelet(pod: &Pod) -> PodState {
+    let status = pod.status.as_ref();
+    let spec = pod.spec.as_ref();
+    let limits: Vec<(&str, Option<u64>)> = spec
+        .iter()
+        .flat_map(|s| {
+            s.containers
+                .iter()
+                .chain(s.init_containers.iter().flatten())
+        })
+        .map(|c| (c.name.as_str(), memory_limit_mib(c)))
+        .collect();
+    let containers = status
+        .iter()
+        .flat_map(|s| {
+            s.container_statuses
+                .iter()
+                .flatten()
+                .chain(s.init_container_statuses.iter().flatten())
+        })
+        .map(|c| container_state(c, &limits))
+        .collect();
+    PodState {
+        reason: status.and_then(|s| s.reason.clone()),
+        message: status.and_then(|s| s.message.clone()),
+        pull_secrets: spec
+            .and_then(|s| s.image_pull_secrets.as_ref())
+            .into_iter()
+            .flatten()
+            .map(|r| r.name.clone())
+            .collect(),
+        containers,
+    }
+}
+
+fn container_state(c: &ContainerStatus, limits: &[(&str, Option<u64>)]) -> ContainerState {
+    let state = |s: Option<&k8s_openapi::api::core::v1::ContainerState>| {
+        s.and_then(|s| s.terminated.as_ref()).map(|t| Termination {
+            reason: t.reason.clone().unwrap_or_default(),
+            exit_code: t.exit_code,
+            message: t.message.clone(),
+        })
+    };
+    ContainerState {
+        name: c.name.clone(),
+        image: c.image.clone(),
+        waiting: c
+            .state
+            .as_ref()
+            .and_then(|s| s.waiting.as_ref())
+            .and_then(|w| Some((w.reason.clone()?, w.message.clone().unwrap_or_default()))),
+        terminated: state(c.state.as_ref()).or_else(|| state(c.last_state.as_ref())),
+        restarts: c.restart_count,
+        memory_limit_mib: limits
+            .iter()
+            .find(|(name, _)| *name == c.name)
+            .and_then(|(_, mib)| *mib),
+    }
+}
+
+/// A container's memory limit in MiB (`4Gi`, `4096Mi`, `4G`, bytes).
+fn memory_limit_mib(c: &Container) -> Option<u64> {
+    let text = &c.resources.as_ref()?.limits.as_ref()?.get("memory")?.0;
+    let (number, unit) = text.split_at(
+        text.find(|ch: char| ch.is_ascii_alphabetic())
+            .unwrap_or(text.len()),
+    );
+    let value: f64 = number.parse().ok()?;
+    let bytes = value
+        * match unit {
+            "" => 1.0,
+            "Ki" => 1024.0,
+            "Mi" => 1_048_576.0,
+            "Gi" => 1_073_741_824.0,
+            "Ti" => 1_099_511_627_776.0,
+            "k" => 1e3,
+            "M" => 1e6,
+            "G" => 1e9,
+            "T" => 1e12,
+            _ => return None,
+        };
+    Some((bytes / 1_048_576.0).round() as u64)
 }
 
 /// The GPUs a pod's containers ask for: their limits, as the device plugin counts them.

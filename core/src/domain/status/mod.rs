@@ -329,11 +329,20 @@ pub fn live_status(observed: &Observed) -> LiveStatus {
             unschedulable: pg.unschedulable.as_deref().map(plain_unschedulable),
         }),
         tasks: task_counts(&observed.pods),
-        pods: observed.pods.values().cloned().collect(),
+        // What the kubelet reports is read by the diagnosis, not stored or shown.
+        pods: observed
+            .pods
+            .values()
+            .map(|pod| PodInfo {
+                kubelet: Default::default(),
+                ..pod.clone()
+            })
+            .collect(),
         events: Vec::new(),
         drift: drift(observed),
         reconcile_error: None,
         preemption: None,
+        fix: None,
     }
 }
 

@@ -47,6 +47,7 @@ fn a_gang_with_a_failed_member_and_nothing_to_place_still_runs() {
                 created_at: None,
                 gpus: 0,
                 containers: Vec::new(),
+                kubelet: Default::default(),
             },
         )
     };
@@ -92,6 +93,7 @@ fn pod(name: &str, node: Option<&str>, phase: &str) -> (String, PodInfo) {
             created_at: None,
             gpus: 0,
             containers: Vec::new(),
+            kubelet: Default::default(),
         },
     )
 }

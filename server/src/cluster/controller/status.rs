@@ -5,6 +5,7 @@ use super::Controller;
 use crate::cluster::{event_of, publish};
 use crate::db::DbError;
 use crate::db::workloads::StoredWorkload;
+use tephra_core::domain::diagnosis;
 use tephra_core::domain::preemption;
 use tephra_core::domain::status::{derive, is_final, live_status};
 use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
@@ -91,12 +92,21 @@ impl Controller {
         let newly_preempted = status.preemption.as_ref().map(|p| &p.episode)
             != row.status.preemption.as_ref().map(|p| &p.episode);
         status.reconcile_error = self.reconcile_error(&row);
+        // A preemption explains itself (its reason says so first).
+        let diagnosis = entry
+            .observed
+            .preempted
+            .is_none()
+            .then(|| diagnosis::in_phase(derived.phase, &entry.observed.pods, &status.events))
+            .flatten();
+        status.fix = diagnosis.as_ref().and_then(|d| d.fix.clone());
         let reason = match (derived.phase, &status.reconcile_error) {
             // The controller's trouble explains why nothing happens yet.
             (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(e)) => {
                 Some(e.message.clone())
             }
-            _ => derived.reason,
+            // What the pods say is more precise than the Job's own message.
+            _ => diagnosis.map(|d| d.summary).or(derived.reason),
         };
         if row.actual_phase == derived.phase && row.phase_reason == reason && row.status == status {
             return Ok(Attempt::Unchanged(row));
