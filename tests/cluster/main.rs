@@ -6,6 +6,7 @@
 mod api;
 mod compat;
 mod dashboard;
+mod diagnosis;
 mod drills;
 mod edits;
 mod generic;
@@ -106,6 +107,7 @@ fn main() {
         gpu_use::gpu_use_shows_per_pod_and_in_the_list,
         gpu_use::a_project_rule_suspends_a_training_whose_gpus_stay_idle,
         time_limit::a_training_is_stopped_at_its_time_limit,
+        diagnosis::a_failed_training_says_why_in_one_line,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         generic::a_generic_jobs_failure_rule_waits_for_every_replica_it_lists,
         generic::a_generic_jobs_success_rule_and_clean_up_none_and_all,

@@ -1,0 +1,95 @@
+//! Why a training failed, on the testbed: a container that exits with an error code, and one
+//! that keeps failing under OnFailure (the kubelet restarts it in place). The reason names the
+//! pod, the container, the code and what it usually means.
+
+use crate::api::{TRAININGS, Tephra, id_of, training};
+use anyhow::ensure;
+use k8s_openapi::api::core::v1::Pod;
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tephra_tests::testbed::Testbed;
+
+/// Tells the testbed to fail every pod of workload `id` with exit `code` after `after`
+/// (Tephra reserves these annotation keys in requests, so the test puts them on the pods).
+async fn fail_pods(t: &Tephra, id: &str, code: &str, after: &str) -> anyhow::Result<()> {
+    let patch = json!({ "metadata": { "annotations": {
+        "testbed.tephra.dev/outcome": "Failed",
+        "testbed.tephra.dev/exit-code": code,
+        "testbed.tephra.dev/run-duration": after,
+    } } });
+    for pod in t.pods_of(id).await? {
+        let (Some(name), Some(namespace)) = (pod.metadata.name, pod.metadata.namespace) else {
+            continue;
+        };
+        // A pod going away may refuse the patch; the next poll patches its successor.
+        let _ = Api::<Pod>::namespaced(t.kube.clone(), &namespace)
+            .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await;
+    }
+    Ok(())
+}
+
+/// Fails the training's pods (each retry's too) until its answer satisfies `accept`; returns it.
+async fn failing_until(
+    t: &Tephra,
+    id: &str,
+    code: &str,
+    what: &str,
+    accept: impl Fn(&Value) -> bool,
+) -> anyhow::Result<Value> {
+    tephra_tests::wait_for(what, Duration::from_secs(90), || async {
+        fail_pods(t, id, code, "1s").await.ok()?;
+        let (_, body) = t.get(&format!("{TRAININGS}/{id}")).await.ok()?;
+        accept(&body).then_some(body)
+    })
+    .await
+}
+
+fn reason(body: &Value) -> &str {
+    body["phaseMessage"].as_str().unwrap_or_default()
+}
+
+pub async fn a_failed_training_says_why_in_one_line(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    let t = Tephra::start(&tb, &ns).await?;
+    let result = async {
+        let mut body = training("no-command", 0);
+        body["spec"]["backoffLimit"] = json!(1);
+        let id = id_of(&t.submit(TRAININGS, &body).await?)?;
+        t.wait_phase(TRAININGS, &id, "Running").await?;
+        let said = failing_until(&t, &id, "127", "the exit code's meaning", |b| {
+            reason(b).contains("exited with code 127 (the command was not found in the image)")
+        })
+        .await?;
+        ensure!(
+            reason(&said).starts_with("container ")
+                && reason(&said).contains(" of pod no-command-"),
+            "names the container and the pod: {said}"
+        );
+        // Once the Job has failed for good, the reason still says why.
+        let failed = failing_until(&t, &id, "127", "the training to fail", |b| {
+            b["actualPhase"] == "Failed"
+        })
+        .await?;
+        ensure!(reason(&failed).contains("exited with code 127"), "{failed}");
+
+        let mut looping = training("looping", 0);
+        looping["spec"]["restartPolicy"] = json!("OnFailure");
+        let id = id_of(&t.submit(TRAININGS, &looping).await?)?;
+        t.wait_phase(TRAININGS, &id, "Running").await?;
+        failing_until(&t, &id, "1", "the crash loop", |b| {
+            reason(b).contains(" keeps failing: restarted ")
+                && reason(b).contains("it last exited with code 1 (a general error")
+        })
+        .await?;
+        Ok(())
+    }
+    .await;
+    t.cleanup().await;
+    result
+}
