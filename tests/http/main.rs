@@ -9,6 +9,7 @@ use tokio::sync::oneshot;
 
 mod clusters;
 mod cross_site;
+mod fix;
 mod headers;
 mod keys;
 mod limits;

@@ -9,6 +9,7 @@
 mod compute;
 mod distributed;
 mod fit;
+mod fix;
 mod general;
 mod generic;
 mod lifecycle;
@@ -70,6 +71,7 @@ async fn start(
     posted: Option<String>,
     error: Option<String>,
     project: Option<String>,
+    fix: Option<String>,
 ) -> Result<(Start, Vec<ProjectSummary>), AppError> {
     let projects = list_projects().await?;
     let default_project = project
@@ -81,7 +83,16 @@ async fn start(
         })
         .or_else(|| projects.first().map(|p| p.name.clone()))
         .unwrap_or_default();
-    let (start, projects) = start_from(from, posted, error, default_project, projects).await?;
+    let (mut start, projects) = start_from(from, posted, error, default_project, projects).await?;
+    // A fix applies to a clone of the failed training only.
+    if let Some(fix) = fix.filter(|_| start.cloned_from.is_some()) {
+        match fix.parse() {
+            Ok(fix) => start.errors = fix::apply(&mut start.draft, &fix),
+            Err(why) => {
+                start.problem = Some(format!("the fix in the address is unreadable: {why}"))
+            }
+        }
+    }
     // A project the user cannot see has no policy to show; submitting names the problem.
     let project = start.draft.project();
     let policy = form_policy(project).await.unwrap_or_default();
@@ -147,10 +158,11 @@ pub fn NewTrainingPage() -> impl IntoView {
                     p.get("draft"),
                     p.get("error"),
                     p.get("project"),
+                    p.get("fix"),
                 )
             })
         },
-        |(from, posted, error, project)| start(from, posted, error, project),
+        |(from, posted, error, project, fix)| start(from, posted, error, project, fix),
     );
     view! {
         <Title text="New training" />

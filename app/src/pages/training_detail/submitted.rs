@@ -1,7 +1,8 @@
 //! What was asked for and what Tephra created: the request as JSON and the Volcano Job as YAML.
 
-use crate::components::style::CARD_CLASS;
+use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS};
 use leptos::prelude::*;
+use tephra_core::model::diagnosis::Fix;
 use tephra_core::model::waits::Wait;
 use tephra_core::model::workload::WorkloadDetail;
 
@@ -35,7 +36,32 @@ pub(super) fn Submitted(detail: WorkloadDetail) -> impl IntoView {
             </section>
         }
     });
+    let fix = detail.workload.status.fix.as_ref().map(|fix| {
+        let href = format!(
+            "/trainings/new{}",
+            tephra_core::model::url::query(&[
+                ("from", Some(&detail.workload.workload_id)),
+                ("fix", Some(&fix.to_string())),
+            ])
+        );
+        let what = match fix {
+            Fix::Memory { container, mib } => {
+                format!("Give container {container} {mib} MiB of memory and submit it again.")
+            }
+            Fix::Image { image } => {
+                format!("Correct the image {image:?} (or its pull secret) and submit it again.")
+            }
+        };
+        view! {
+            <section aria-labelledby="fix-heading" class=CARD_CLASS data-testid="fix">
+                <h2 id="fix-heading" class="mb-3 text-lg font-semibold">"How to fix it"</h2>
+                <p class="text-sm text-slate-700 dark:text-slate-300">{what}</p>
+                <a href=href class=format!("mt-3 inline-block {PRIMARY_BUTTON_CLASS}")>"Edit and resubmit"</a>
+            </section>
+        }
+    });
     view! {
+        {fix}
         {queue}
         {limit}
         {waited}

@@ -1,0 +1,84 @@
+//! "Edit and resubmit": a training that failed for lack of memory offers the fix on its page,
+//! and the form opens with the higher limit, said at its field. The failure is written to the
+//! store as the controller writes it (the testbed cannot make a container OOMKilled).
+
+use super::Running;
+use serde_json::{Value, json};
+use tephra_core::model::diagnosis::Fix;
+use tephra_core::model::phase::Phase;
+use tephra_core::model::workload::LiveStatus;
+
+#[tokio::test]
+async fn a_training_killed_for_memory_opens_the_form_with_more() {
+    let server = Running::start().await;
+    let body = json!({ "name": "hungry", "projectId": "default",
+                       "spec": { "image": "busybox", "compute": { "cpuMemoryLimit": "4Gi" } } });
+    let res = server
+        .client
+        .post(format!("{}/api/v1/workloads/trainings", server.base))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let created: Value = res.json().await.unwrap();
+    let id = created["workloadId"].as_str().unwrap().to_owned();
+    let fix = Fix::Memory {
+        container: "hungry".into(),
+        mib: 6144,
+    };
+    let reason = "container hungry of pod hungry-train-0 ran out of memory and was killed \
+                  (OOMKilled) at its limit of 4096 MiB; give it more, e.g. 6144 MiB \
+                  (compute.cpuMemoryLimit)";
+    server
+        .db
+        .workloads()
+        .record_status(
+            id.parse().unwrap(),
+            Phase::Running,
+            Phase::Creating,
+            Phase::Failed,
+            Some(reason),
+            &LiveStatus {
+                fix: Some(fix.clone()),
+                ..LiveStatus::default()
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let answer: Value = server
+        .get(&format!("/api/v1/workloads/trainings/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["status"]["fix"], "memory hungry 6144", "{answer}");
+    assert_eq!(answer["phaseMessage"], reason);
+
+    let page = server
+        .get(&format!("/trainings/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let href = format!("/trainings/new?from={id}&amp;fix=memory%20hungry%206144");
+    assert!(
+        page.contains("Edit and resubmit"),
+        "the page offers the fix"
+    );
+    assert!(page.contains(&href), "linking the form with it: {href}");
+
+    let form = server
+        .get(&format!(
+            "/trainings/new?from={id}&fix=memory%20hungry%206144"
+        ))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(form.contains("6144Mi"), "the limit is raised");
+    assert!(form.contains("raised to 6144Mi: container hungry ran out of memory"));
+    assert!(form.contains("hungry-copy"), "as a copy of the failed one");
+    server.stop().await;
+}
