@@ -15,6 +15,10 @@ use tephra_tests::bench::{env_usize, percentiles, small_training};
 use tephra_tests::in_process::InProcess;
 use tephra_tests::postgres::TempPostgres;
 
+#[path = "lists_fill.rs"]
+mod fill;
+use fill::{fill, wait};
+
 const TARGET_P99: Duration = Duration::from_millis(20);
 
 fn ms(d: Duration) -> String {
@@ -103,7 +107,44 @@ async fn measure(
             bytes as f64 / 1024.0
         );
     }
+    positions(engine, &http, &server, &big, samples).await?;
     server.stop().await
+}
+
+/// How many of the big project's trainings wait to start while positions are measured.
+const WAITING: usize = 10_000;
+
+/// The cost of queue positions: [`WAITING`] of the big project's trainings made to wait, then a
+/// page of waiting ones (each row gets its place, computed over every waiting workload) beside a
+/// page of running ones of the same size (no places to compute).
+async fn positions(
+    engine: &str,
+    http: &reqwest::Client,
+    server: &InProcess,
+    big: &str,
+    samples: usize,
+) -> anyhow::Result<()> {
+    wait(&server.db, WAITING).await?;
+    println!("\n{engine}, with {WAITING} trainings waiting to start:\n");
+    println!("| query | p50 / p99 | answer |");
+    println!("|---|---|---|");
+    for (label, phase) in [
+        ("trainings: phase=Running (no positions)", "Running"),
+        (
+            "trainings: phase=Pending (each row's queuePosition)",
+            "Pending",
+        ),
+    ] {
+        let path = format!("/api/v1/workloads/trainings?projectId={{p}}&limit=50&phase={phase}");
+        let (p50, p99, bytes) = time(http, server, big, &path, samples).await?;
+        println!(
+            "| `{label}` | {} / {} | {:.1} KiB |",
+            ms(p50),
+            ms(p99),
+            bytes as f64 / 1024.0
+        );
+    }
+    Ok(())
 }
 
 /// What each row measures: a label and the path for a project of `n` trainings (`{p}` is the
@@ -287,111 +328,4 @@ async fn project(
     let id = made["workloadId"].as_str().context("a workloadId")?;
     fill(&server.db, uuid::Uuid::parse_str(id)?, n.saturating_sub(1)).await?;
     Ok(name.to_owned())
-}
-
-/// Copies the template's row `n` times: names `<template>-<i>`, created a second apart before it,
-/// a tenth Failed, one in a hundred Running, the rest Completed.
-async fn fill(db: &server::db::Database, template: uuid::Uuid, n: usize) -> anyhow::Result<()> {
-    use server::db::Database;
-    let n = i64::try_from(n)?;
-    match db {
-        Database::Sqlite(pool) => {
-            let columns = column_list(
-                sqlx::query_scalar("SELECT name FROM pragma_table_info('workloads') ORDER BY cid")
-                    .fetch_all(pool)
-                    .await?,
-                &SQLITE_COPY,
-            );
-            let sql = format!(
-                "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < $2)
-                 INSERT INTO workloads ({}) SELECT {} FROM workloads t, s WHERE t.id = $1",
-                columns.0, columns.1
-            );
-            sqlx::query(&sql)
-                .bind(template)
-                .bind(n)
-                .execute(pool)
-                .await?;
-        }
-        Database::Postgres(pool) => {
-            let columns = column_list(
-                sqlx::query_scalar(
-                    "SELECT column_name::text FROM information_schema.columns
-                      WHERE table_name = 'workloads' ORDER BY ordinal_position",
-                )
-                .fetch_all(pool)
-                .await?,
-                &POSTGRES_COPY,
-            );
-            let sql = format!(
-                "INSERT INTO workloads ({}) SELECT {} FROM workloads t, generate_series(1, $2) AS s(i)
-                  WHERE t.id = $1",
-                columns.0, columns.1
-            );
-            sqlx::query(&sql)
-                .bind(template)
-                .bind(n)
-                .execute(pool)
-                .await?;
-            // What autovacuum does within a minute of a bulk change: statistics for the planner
-            // and the visibility map for index-only scans. Without them the first minute of
-            // queries plans for an empty table.
-            sqlx::query("VACUUM ANALYZE workloads")
-                .execute(pool)
-                .await?;
-        }
-    }
-    Ok(())
-}
-
-const PHASE: &str =
-    "CASE WHEN i % 100 = 0 THEN 'Running' WHEN i % 10 = 0 THEN 'Failed' ELSE 'Completed' END";
-
-const SQLITE_COPY: [(&str, &str); 7] = [
-    ("id", "randomblob(16)"),
-    ("name", "t.name || '-' || i"),
-    ("requested_name", "t.name || '-' || i"),
-    ("actual_phase", PHASE),
-    (
-        "created_at",
-        "strftime('%Y-%m-%dT%H:%M:%f+00:00', '2025-01-01', '+' || i || ' seconds')",
-    ),
-    (
-        "updated_at",
-        "strftime('%Y-%m-%dT%H:%M:%f+00:00', '2025-06-01', '+' || (i * 7919 % 100003) || ' seconds')",
-    ),
-    (
-        "finished_at",
-        "CASE WHEN i % 100 = 0 THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%f+00:00', '2025-01-02', '+' || i || ' seconds') END",
-    ),
-];
-
-const POSTGRES_COPY: [(&str, &str); 7] = [
-    ("id", "gen_random_uuid()"),
-    ("name", "t.name || '-' || i"),
-    ("requested_name", "t.name || '-' || i"),
-    ("actual_phase", PHASE),
-    (
-        "created_at",
-        "TIMESTAMPTZ '2025-01-01 00:00:00+00' + i * INTERVAL '1 second'",
-    ),
-    (
-        "updated_at",
-        "TIMESTAMPTZ '2025-06-01 00:00:00+00' + (i * 7919 % 100003) * INTERVAL '1 second'",
-    ),
-    (
-        "finished_at",
-        "CASE WHEN i % 100 = 0 THEN NULL ELSE TIMESTAMPTZ '2025-01-02 00:00:00+00' + i * INTERVAL '1 second' END",
-    ),
-];
-
-/// The column list and the matching select list: `copy`'s expression where it names the column,
-/// the template's value otherwise.
-fn column_list(names: Vec<String>, copy: &[(&str, &str)]) -> (String, String) {
-    let values = names.iter().map(|name| {
-        copy.iter()
-            .find(|(column, _)| column == name)
-            .map_or_else(|| format!("t.{name}"), |(_, value)| (*value).to_owned())
-    });
-    (names.join(", "), values.collect::<Vec<_>>().join(", "))
 }

@@ -15,6 +15,7 @@ mod isolation;
 mod logs;
 mod namespaces;
 mod org;
+mod positions;
 mod quota;
 mod reliability;
 mod replicas;
@@ -114,6 +115,7 @@ fn main() {
         generic::a_generic_jobs_restart_limit_counts_the_types_restarts,
         generic::a_generic_jobs_pause_and_debug_run_modes,
         quota::an_in_quota_training_reclaims_what_an_over_quota_one_borrowed,
+        positions::the_first_in_the_queue_is_the_first_volcano_starts,
         reliability::a_finished_training_stays_finished_when_its_job_is_collected,
         reliability::a_delete_right_after_submit_never_leaves_a_job_behind,
         reliability::a_resume_racing_a_delete_never_undoes_it,

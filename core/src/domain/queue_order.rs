@@ -4,7 +4,9 @@
 //! Tephra models the plugins its scheduler configuration enables (testbed/README.md, and
 //! docs/MAPPING.md "Queue position"):
 //! - `capacity` orders the queues: the one with the lowest share (allocated over deserved)
-//!   goes first, and after each gang it places the share is taken again, so queues take turns.
+//!   goes first, and after each gang it places the share is taken again, so queues take turns;
+//!   a best-effort queue (no quota) has share 0, and goes after queues with a quota at equal
+//!   shares.
 //! - `priority` orders the gangs of one queue by their PriorityClass, highest first.
 //! - `gang` puts gangs that are not yet ready first; every waiting gang is not ready.
 //! - `drf` orders gangs by their dominant share; a waiting gang holds nothing, so all tie.
@@ -40,14 +42,17 @@ pub struct QueueShare {
 }
 
 impl QueueShare {
-    /// Volcano's share: allocated over deserved; a queue that deserves nothing has share 0 while
-    /// it holds nothing and 1 once it holds anything.
+    /// Volcano's share: allocated over deserved, over the resources the queue deserves; a
+    /// queue that deserves nothing (best effort) has none to measure, so its share stays 0.
     fn share(self) -> f64 {
         match self.deserved {
             Some(deserved) if deserved > 0.0 => self.allocated / deserved,
-            _ if self.allocated > 0.0 => 1.0,
             _ => 0.0,
         }
+    }
+
+    fn deserves(self) -> bool {
+        self.deserved.is_some_and(|d| d > 0.0)
     }
 }
 
@@ -111,7 +116,8 @@ fn within_queue(a: &Waiting<'_>, b: &Waiting<'_>) -> Ordering {
         .then(a.id.cmp(b.id))
 }
 
-/// A queue's turn: the lowest share pops first (a max-heap, so reversed), ties by name.
+/// A queue's turn: the lowest share pops first (a max-heap, so reversed); at equal shares a
+/// queue with a quota goes before a best-effort one (as `capacity` does), then by name.
 #[derive(Debug)]
 struct Turn<'a> {
     queue: &'a str,
@@ -124,6 +130,7 @@ impl Ord for Turn<'_> {
             .share
             .share()
             .total_cmp(&self.share.share())
+            .then_with(|| self.share.deserves().cmp(&other.share.deserves()))
             .then_with(|| other.queue.cmp(self.queue))
     }
 }

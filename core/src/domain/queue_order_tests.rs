@@ -84,25 +84,28 @@ fn queues_take_turns_by_share() {
 }
 
 #[test]
-fn a_queue_without_quota_waits_behind_those_with_one_once_it_holds_anything() {
+fn a_best_effort_queue_keeps_share_zero_and_yields_at_a_tie() {
     let any: Vec<String> = Vec::new();
     let waiting = [
-        gang("free", "none", &any, 1, 1),
-        gang("owed", "quota", &any, 1, 2),
+        gang("free-1", "none", &any, 1, 1),
+        gang("free-2", "none", &any, 1, 2),
+        gang("owed", "quota", &any, 1, 3),
     ];
-    let holding = QueueShare {
-        allocated: 1.0,
+    let best_effort = QueueShare {
+        allocated: 5.0,
         deserved: None,
     };
     let owed = QueueShare {
-        allocated: 1.0,
+        allocated: 0.0,
         deserved: Some(2.0),
     };
     let order = order(
         &waiting,
-        &BTreeMap::from([("none", holding), ("quota", owed)]),
+        &BTreeMap::from([("none", best_effort), ("quota", owed)]),
     );
-    assert_eq!(ids(&waiting, &order), ["owed", "free"]);
+    // Both at share 0: the queue with a quota first; then it holds 1 of 2 (0.5) and the
+    // best-effort queue, still at 0 whatever it holds, takes every turn.
+    assert_eq!(ids(&waiting, &order), ["owed", "free-1", "free-2"]);
 }
 
 #[test]
