@@ -16,13 +16,15 @@ use tephra_tests::browser::Browser;
 use tephra_tests::tephra;
 
 /// The most each page may fetch until it is interactive, gzip, in KiB: measured on 2026-11-28
-/// (see `page_weight.tsv`) plus 2 KiB, so only growth fails.
+/// (see `page_weight.tsv`) plus 2 KiB, so only growth fails. A training's page was raised on
+/// 2026-11-29 from 454 to 459 (measured 457.7): its live status now carries the fix of a
+/// failure, its timeline the time-limit stop, and its workload the queue position.
 const BUDGETS: &[(&str, usize)] = &[
     ("/", 260),
     ("/trainings", 220),
     ("/trainings/new", 424),
     ("/trainings/new?from=<id>", 424),
-    ("/trainings/<id>", 454),
+    ("/trainings/<id>", 459),
     ("/projects", 220),
     ("/projects/default", 220),
     ("/applications", 337),
