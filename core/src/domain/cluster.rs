@@ -179,7 +179,7 @@ impl Default for ClusterProfile {
             service_types: Vec::new(),
             ingress_namespace: None,
             s3_endpoints: Vec::new(),
-            max_waiting_per_project: 100,
+            max_waiting_per_project: 1000,
         }
     }
 }
