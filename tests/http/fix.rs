@@ -3,6 +3,7 @@
 //! store as the controller writes it (the testbed cannot make a container OOMKilled).
 
 use super::Running;
+use reqwest::Method;
 use serde_json::{Value, json};
 use tephra_core::model::diagnosis::Fix;
 use tephra_core::model::phase::Phase;
@@ -14,12 +15,8 @@ async fn a_training_killed_for_memory_opens_the_form_with_more() {
     let body = json!({ "name": "hungry", "projectId": "default",
                        "spec": { "image": "busybox", "compute": { "cpuMemoryLimit": "4Gi" } } });
     let res = server
-        .client
-        .post(format!("{}/api/v1/workloads/trainings", server.base))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+        .send(Method::POST, "/api/v1/workloads/trainings", &body)
+        .await;
     assert_eq!(res.status(), 202);
     let created: Value = res.json().await.unwrap();
     let id = created["workloadId"].as_str().unwrap().to_owned();

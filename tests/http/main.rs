@@ -74,6 +74,21 @@ impl Running {
         }
     }
 
+    /// Sends `body` as JSON to `path` with `method`.
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: &serde_json::Value,
+    ) -> reqwest::Response {
+        self.client
+            .request(method, format!("{}{path}", self.base))
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
     async fn get(&self, path: &str) -> reqwest::Response {
         self.client
             .get(format!("{}{path}", self.base))

@@ -3,6 +3,7 @@
 //! scheduler's: priority within a project, the project furthest below its quota across them.
 
 use super::Running;
+use reqwest::Method;
 use serde_json::{Value, json};
 
 async fn submit(server: &Running, project: &str, name: &str, priority: &str) -> String {
@@ -10,30 +11,24 @@ async fn submit(server: &Running, project: &str, name: &str, priority: &str) -> 
                        "spec": { "image": "busybox", "priorityClass": priority,
                                  "compute": { "gpuDevicesRequest": 1 } } });
     let res = server
-        .client
-        .post(format!("{}/api/v1/workloads/trainings", server.base))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+        .send(Method::POST, "/api/v1/workloads/trainings", &body)
+        .await;
     assert_eq!(res.status(), 202, "{}", res.text().await.unwrap());
     let created: Value = res.json().await.unwrap();
     created["workloadId"].as_str().unwrap().to_owned()
 }
 
 async fn quota(server: &Running, project: &str, deserved: u32) {
+    let body = json!({ "name": project, "resources": [
+        { "nodePool": { "name": "default" }, "gpu": { "deserved": deserved } }
+    ] });
     let res = server
-        .client
-        .put(format!(
-            "{}/api/v1/org-unit/projects/{project}",
-            server.base
-        ))
-        .json(&json!({ "name": project, "resources": [
-            { "nodePool": { "name": "default" }, "gpu": { "deserved": deserved } }
-        ] }))
-        .send()
-        .await
-        .unwrap();
+        .send(
+            Method::PUT,
+            &format!("/api/v1/org-unit/projects/{project}"),
+            &body,
+        )
+        .await;
     assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
 }
 
@@ -115,15 +110,8 @@ async fn a_waiting_training_knows_its_place_and_what_is_ahead() {
     }
 
     // Once one starts (here: it is suspended), those behind move up.
-    let res = server
-        .client
-        .post(format!(
-            "{}/api/v1/workloads/trainings/{d2}/suspend",
-            server.base
-        ))
-        .send()
-        .await
-        .unwrap();
+    let suspend = format!("/api/v1/workloads/trainings/{d2}/suspend");
+    let res = server.send(Method::POST, &suspend, &json!({})).await;
     assert_eq!(res.status(), 202);
     let one = json(&server, &format!("/api/v1/workloads/trainings/{d1}")).await;
     assert_eq!(one["queuePosition"]["inProject"], 1, "{one}");
@@ -132,25 +120,18 @@ async fn a_waiting_training_knows_its_place_and_what_is_ahead() {
 
     // With a limit of 2 GPUs and d1 holding 1, a request of 2 is queued behind d1, and the fit
     // answer says so: not refused.
+    let limited = json!({ "name": "default", "resources": [
+        { "nodePool": { "name": "default" }, "gpu": { "deserved": 1, "limit": 2 } }
+    ] });
     let res = server
-        .client
-        .put(format!("{}/api/v1/org-unit/projects/default", server.base))
-        .json(&json!({ "name": "default", "resources": [
-            { "nodePool": { "name": "default" }, "gpu": { "deserved": 1, "limit": 2 } }
-        ] }))
-        .send()
-        .await
-        .unwrap();
+        .send(Method::PUT, "/api/v1/org-unit/projects/default", &limited)
+        .await;
     assert_eq!(res.status(), 200);
     let request = json!({ "name": "two", "projectId": "default",
                           "spec": { "image": "busybox", "compute": { "gpuDevicesRequest": 2 } } });
     let fit: Value = server
-        .client
-        .post(format!("{}/api/v1/workloads/trainings/fit", server.base))
-        .json(&request)
-        .send()
+        .send(Method::POST, "/api/v1/workloads/trainings/fit", &request)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
