@@ -1,6 +1,6 @@
 //! What ordering the waiting workloads needs: each one that waits to start with its priority
 //! class and node pools (read from its request inside the database, so no request is parsed in
-//! full), and the GPUs each project's queue holds now with what it deserves.
+//! full), and the GPUs the queues of their projects hold now with what they deserve.
 
 use super::Workloads;
 use crate::db::{DbResult, Engine, on_pool};
@@ -48,13 +48,16 @@ fn request_fields(engine: Engine) -> &'static str {
     }
 }
 
-const QUEUES_SQL: &str = "SELECT p.id, p.name, p.resources,
-       (SELECT COALESCE(SUM(w.gpus), 0.0) FROM workloads w
-         WHERE w.project_id = p.id AND w.deleted_at IS NULL AND w.finished_at IS NULL
-           AND w.desired_phase = 'Running' AND w.pending_since IS NULL)
-  FROM projects p";
+/// The projects among `$1..` (a list of ids written out), with their resources.
+fn projects_sql(projects: usize) -> String {
+    let ids: Vec<String> = (1..=projects).map(|i| format!("${i}")).collect();
+    format!(
+        "SELECT p.id, p.name, p.resources FROM projects p WHERE p.id IN ({})",
+        ids.join(", ")
+    )
+}
 
-type QueueTuple = (Uuid, String, Json<Vec<PoolResources>>, f64);
+type ProjectTuple = (Uuid, String, Json<Vec<PoolResources>>);
 
 impl Workloads<'_> {
     /// Every workload of `cluster` that waits to start (may run and has not started).
@@ -71,20 +74,47 @@ impl Workloads<'_> {
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).bind(cluster).fetch_all(pool).await)?)
     }
 
-    /// Every project's queue with the GPUs it holds.
-    pub async fn queues(&self) -> DbResult<Vec<QueueRow>> {
-        let rows: Vec<QueueTuple> =
-            on_pool!(self.0, pool => sqlx::query_as(QUEUES_SQL).fetch_all(pool).await)?;
+    /// The queues of `projects` (those with waiting workloads), each with the GPUs its
+    /// workloads that no longer wait hold: what they all ask for (`usage_by_project`, read from
+    /// the index of what may run) less what its waiting ones ask for.
+    pub async fn queues(
+        &self,
+        projects: &[Uuid],
+        waiting: &[WaitingRow],
+    ) -> DbResult<Vec<QueueRow>> {
+        if projects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = projects_sql(projects.len());
+        let rows: Vec<ProjectTuple> = on_pool!(self.0, pool => {
+            let mut query = sqlx::query_as(&sql);
+            for id in projects {
+                query = query.bind(*id);
+            }
+            query.fetch_all(pool).await
+        })?;
+        let in_use: std::collections::HashMap<Uuid, f64> = self
+            .usage_by_project()
+            .await?
+            .into_iter()
+            .map(|(id, amount)| (id, amount.gpus))
+            .collect();
+        let mut waits: std::collections::HashMap<Uuid, f64> = std::collections::HashMap::new();
+        for w in waiting {
+            *waits.entry(w.project_id).or_default() += w.gpus;
+        }
         Ok(rows
             .into_iter()
-            .map(
-                |(project_id, project_name, resources, allocated_gpus)| QueueRow {
+            .map(|(project_id, project_name, resources)| {
+                let waits = waits.get(&project_id).copied().unwrap_or_default();
+                let all = in_use.get(&project_id).copied().unwrap_or_default();
+                QueueRow {
                     project_id,
                     project_name,
                     resources: resources.0,
-                    allocated_gpus,
-                },
-            )
+                    allocated_gpus: (all - waits).max(0.0),
+                }
+            })
             .collect())
     }
 }

@@ -170,11 +170,10 @@ impl Workloads {
     pub(super) async fn board(&self) -> Result<Board, AppError> {
         let workloads = self.db.workloads();
         let rows = workloads.waiting(&self.cluster.id).await?;
-        let queues = if rows.is_empty() {
-            Vec::new()
-        } else {
-            workloads.queues().await?
-        };
+        let mut projects: Vec<Uuid> = rows.iter().map(|row| row.project_id).collect();
+        projects.sort_unstable();
+        projects.dedup();
+        let queues = workloads.queues(&projects, &rows).await?;
         Ok(Board::new(
             rows,
             queues,
