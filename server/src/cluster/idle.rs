@@ -42,16 +42,9 @@ impl IdleRule {
     /// Applies the rule every [`IDLE_CHECK_EVERY`] while this replica leads, for as long as the
     /// process runs (supervised).
     pub async fn run(self) {
-        let mut tick = tokio::time::interval(IDLE_CHECK_EVERY);
-        loop {
-            tick.tick().await;
-            if !*self.cluster.leading.borrow() {
-                continue;
-            }
-            if let Err(e) = self.apply().await {
-                tracing::warn!(error = %e, "the idle GPU rule could not be applied; trying again");
-            }
-        }
+        self.cluster
+            .every_while_leading(IDLE_CHECK_EVERY, "the idle GPU rule", || self.apply())
+            .await
     }
 
     /// One pass over the projects with the rule; returns how many workloads it suspended.

@@ -220,6 +220,27 @@ impl ClusterHandle {
         self.trigger.is_some()
     }
 
+    /// Runs `pass` every `period` while this replica leads, for as long as the process runs
+    /// (the rules beside the controller: idle GPUs, time limits). A pass that fails is logged
+    /// as `what`'s and tried again at the next tick.
+    pub async fn every_while_leading<T, E: std::fmt::Display, F: Future<Output = Result<T, E>>>(
+        &self,
+        period: std::time::Duration,
+        what: &str,
+        pass: impl Fn() -> F,
+    ) {
+        let mut tick = tokio::time::interval(period);
+        loop {
+            tick.tick().await;
+            if !*self.leading.borrow() {
+                continue;
+            }
+            if let Err(e) = pass().await {
+                tracing::warn!(error = %e, "{what} could not be applied; trying again");
+            }
+        }
+    }
+
     /// Asks the controller to apply the departments' and projects' queues now (it also does on
     /// every pass).
     pub fn org_changed(&self) {

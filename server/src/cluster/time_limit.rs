@@ -34,16 +34,9 @@ impl TimeLimits {
     /// Applies the limits every [`CHECK_EVERY`] while this replica leads, for as long as the
     /// process runs (supervised).
     pub async fn run(self) {
-        let mut tick = tokio::time::interval(CHECK_EVERY);
-        loop {
-            tick.tick().await;
-            if !*self.cluster.leading.borrow() {
-                continue;
-            }
-            if let Err(e) = self.apply().await {
-                tracing::warn!(error = %e, "time limits could not be applied; trying again");
-            }
-        }
+        self.cluster
+            .every_while_leading(CHECK_EVERY, "time limits", || self.apply())
+            .await
     }
 
     /// One pass over the running workloads; returns how many it stopped.
