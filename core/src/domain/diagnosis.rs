@@ -6,8 +6,9 @@
 //!
 //! The first match wins, in the order below (most specific first); pods are read in name order.
 
+use crate::domain::status::Observed;
 use crate::model::diagnosis::{ContainerState, Fix, PodState};
-use crate::model::live::{EventInfo, PodInfo};
+use crate::model::live::EventInfo;
 use crate::model::phase::Phase;
 use std::collections::BTreeMap;
 
@@ -26,26 +27,27 @@ const PULL_FAILURES: [&str; 4] = [
     "ErrImageNeverPull",
 ];
 
-/// What a workload in `phase` shows of its pods' trouble, if anything: a training that completed,
-/// stops, was stopped or is being deleted explains itself.
-pub fn in_phase(
-    phase: Phase,
-    pods: &BTreeMap<String, PodInfo>,
-    events: &[EventInfo],
-) -> Option<Diagnosis> {
-    let applies = matches!(
-        phase,
-        Phase::Pending
-            | Phase::Initializing
-            | Phase::Running
-            | Phase::Resuming
-            | Phase::Unknown
-            | Phase::Failed
-    );
+/// What a workload in `phase` shows of its pods' trouble, if anything. A training that completed,
+/// stops, was stopped or is being deleted explains itself; so does a preemption (its reason says
+/// so first) and a generic job's finish (Tephra's own verdict on its rules).
+pub fn in_phase(phase: Phase, observed: &Observed, events: &[EventInfo]) -> Option<Diagnosis> {
+    let explained =
+        observed.preempted.is_some() || observed.job.as_ref().is_some_and(|j| j.verdict.is_some());
+    let applies = !explained
+        && matches!(
+            phase,
+            Phase::Pending
+                | Phase::Initializing
+                | Phase::Running
+                | Phase::Resuming
+                | Phase::Unknown
+                | Phase::Failed
+        );
     if !applies {
         return None;
     }
-    let states: BTreeMap<String, PodState> = pods
+    let states: BTreeMap<String, PodState> = observed
+        .pods
         .iter()
         .map(|(name, pod)| (name.clone(), pod.kubelet.clone()))
         .collect();

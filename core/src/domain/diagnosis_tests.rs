@@ -190,3 +190,30 @@ fn the_most_specific_finding_wins_and_healthy_pods_say_nothing() {
     assert_eq!(diagnose(&one(with(vec![running])), &[]), None);
     assert_eq!(diagnose(&BTreeMap::new(), &[]), None);
 }
+
+#[test]
+fn tephras_own_verdict_and_a_preemption_explain_themselves() {
+    use crate::domain::finish::{Outcome, Verdict};
+    use crate::domain::status::{JobObservation, Observed};
+    let mut c = container("worker");
+    c.terminated = ended("Error", 1);
+    let pod = crate::model::live::PodInfo {
+        name: "rules-worker-0".into(),
+        kubelet: with(vec![c]),
+        ..Default::default()
+    };
+    let mut observed = Observed {
+        pods: BTreeMap::from([(pod.name.clone(), pod)]),
+        ..Observed::default()
+    };
+    assert!(in_phase(Phase::Failed, &observed, &[]).is_some());
+    assert_eq!(in_phase(Phase::Completed, &observed, &[]), None);
+    observed.job = Some(JobObservation {
+        verdict: Some(Verdict {
+            outcome: Outcome::Failed,
+            reason: "failure rule 1 holds: worker 0, worker 1 failed".into(),
+        }),
+        ..JobObservation::default()
+    });
+    assert_eq!(in_phase(Phase::Failed, &observed, &[]), None);
+}

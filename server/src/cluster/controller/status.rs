@@ -92,13 +92,7 @@ impl Controller {
         let newly_preempted = status.preemption.as_ref().map(|p| &p.episode)
             != row.status.preemption.as_ref().map(|p| &p.episode);
         status.reconcile_error = self.reconcile_error(&row);
-        // A preemption explains itself (its reason says so first).
-        let diagnosis = entry
-            .observed
-            .preempted
-            .is_none()
-            .then(|| diagnosis::in_phase(derived.phase, &entry.observed.pods, &status.events))
-            .flatten();
+        let diagnosis = diagnosis::in_phase(derived.phase, &entry.observed, &status.events);
         status.fix = diagnosis.as_ref().and_then(|d| d.fix.clone());
         let reason = match (derived.phase, &status.reconcile_error) {
             // The controller's trouble explains why nothing happens yet.
