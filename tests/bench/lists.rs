@@ -15,6 +15,8 @@ use tephra_tests::bench::{env_usize, percentiles, small_training};
 use tephra_tests::in_process::InProcess;
 use tephra_tests::postgres::TempPostgres;
 
+#[path = "lists_eta.rs"]
+mod eta;
 #[path = "lists_fill.rs"]
 mod fill;
 use fill::{fill, wait};
@@ -144,7 +146,20 @@ async fn positions(
             bytes as f64 / 1024.0
         );
     }
-    Ok(())
+    let first = format!("/api/v1/workloads/trainings?projectId={big}&limit=1&phase=Pending");
+    let page: Value = http.get(server.url(&first)).send().await?.json().await?;
+    let id = page["workloads"][0]["workloadId"]
+        .as_str()
+        .context("a waiting training")?;
+    let path = format!("/api/v1/workloads/trainings/{id}");
+    let (p50, p99, bytes) = time(http, server, big, &path, samples).await?;
+    println!(
+        "| `trainings/{{id}}`: one waiting training with its place | {} / {} | {:.1} KiB |",
+        ms(p50),
+        ms(p99),
+        bytes as f64 / 1024.0
+    );
+    eta::estimate_parts(&server.db, samples).await
 }
 
 /// What each row measures: a label and the path for a project of `n` trainings (`{p}` is the

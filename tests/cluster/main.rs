@@ -9,6 +9,7 @@ mod dashboard;
 mod diagnosis;
 mod drills;
 mod edits;
+mod eta;
 mod generic;
 mod gpu_use;
 mod isolation;
@@ -116,6 +117,7 @@ fn main() {
         generic::a_generic_jobs_pause_and_debug_run_modes,
         quota::an_in_quota_training_reclaims_what_an_over_quota_one_borrowed,
         positions::the_first_in_the_queue_is_the_first_volcano_starts,
+        eta::a_waiting_training_starts_within_its_estimate,
         reliability::a_finished_training_stays_finished_when_its_job_is_collected,
         reliability::a_delete_right_after_submit_never_leaves_a_job_behind,
         reliability::a_resume_racing_a_delete_never_undoes_it,

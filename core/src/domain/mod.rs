@@ -6,6 +6,7 @@
 pub use crate::model::authz;
 pub mod cluster;
 pub mod diagnosis;
+pub mod eta;
 pub mod exposed;
 pub mod finish;
 pub mod gpu_use;

@@ -6,6 +6,7 @@ pub mod authz;
 pub mod cluster;
 pub mod diagnosis;
 pub mod edit;
+pub mod eta;
 pub mod fit;
 pub mod gpu_use;
 pub mod history;

@@ -67,6 +67,8 @@ pub struct QueueStanding {
     pub ahead: Vec<AheadOf>,
     /// Ahead of it but in projects the viewer may not read, or beyond the first shown.
     pub others_ahead: u32,
+    /// When it can start, or what would make it sooner; `None` until the nodes are known.
+    pub eta: Option<crate::model::eta::StartEstimate>,
 }
 
 /// The most workloads ahead a detail page names.

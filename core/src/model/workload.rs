@@ -58,6 +58,10 @@ pub struct Workload {
     /// While it waits: how many waiting workloads are considered before it for its nodes.
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub ahead: Option<u32>,
+    /// While it waits: when it can start (`crate::domain::eta`). Only reads of one workload fill
+    /// it in.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub start_estimate: Option<crate::model::eta::StartEstimate>,
     pub status: LiveStatus,
     /// Fields the request set that have no effect, on the answer to a submit (Run:ai accepts
     /// them too; Tephra says so instead of ignoring them silently).

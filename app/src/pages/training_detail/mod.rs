@@ -22,7 +22,7 @@ use self::{
     logs::Logs,
     pods::Pods,
     reason::{Reason, Trouble},
-    submitted::Submitted,
+    submitted::{Asked, Submitted},
     tasks::Tasks,
     timeline::Timeline,
 };
@@ -46,11 +46,18 @@ pub fn TrainingDetailPage() -> impl IntoView {
     view! {
         // The training's name replaces this title once it has loaded.
         <Title text="Training" />
-        {loaded(detail, |d| view! {
-            <Title text=d.workload.name.clone() />
-            <LiveDetail workload=d.workload.clone() history=d.history.clone() standing=d.standing.clone()>
-                <Submitted detail=d />
-            </LiveDetail>
+        {loaded(detail, |d| {
+            let request = d.workload.request();
+            let rendered_yaml = d.rendered_yaml.clone();
+            view! {
+                <Title text=d.workload.name.clone() />
+                <div class="flex flex-col gap-6">
+                    <LiveDetail workload=d.workload.clone() history=d.history.clone() standing=d.standing.clone()>
+                        <Submitted detail=d />
+                    </LiveDetail>
+                    <Asked request rendered_yaml />
+                </div>
+            }
         })}
     }
 }
@@ -124,6 +131,7 @@ fn LiveDetail(
             </Show>
             <Reason workload standing history />
             <Trouble workload />
+            {children()}
             <div class="grid gap-6 lg:grid-cols-3">
                 <section aria-labelledby="timeline-heading" class=format!("{CARD_CLASS} lg:col-span-1")>
                     <h2 id="timeline-heading" class="mb-3 text-lg font-semibold">"Timeline"</h2>
@@ -150,7 +158,6 @@ fn LiveDetail(
                 <h2 id="events-heading" class="mb-3 text-lg font-semibold">"Recent events"</h2>
                 <Events workload />
             </section>
-            {children()}
         </div>
     }
 }

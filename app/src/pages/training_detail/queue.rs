@@ -3,6 +3,7 @@
 
 use crate::components::style::{CARD_CLASS, LINK_CLASS};
 use leptos::prelude::*;
+use tephra_core::model::eta::{EtaBound, StartEstimate};
 use tephra_core::model::queue::{AheadOf, QueueStanding};
 
 /// GPUs in words: "1 GPU", "2 GPUs", "0.5 GPUs".
@@ -50,7 +51,9 @@ pub(super) fn QueuePlace(standing: QueueStanding, project: String) -> impl IntoV
             </ul>
         }
     });
+    let eta = standing.eta.map(|eta| view! { <Estimate eta /> });
     view! {
+        {eta}
         <section aria-labelledby="queue-heading" class=CARD_CLASS data-testid="queue-place">
             <h2 id="queue-heading" class="mb-3 text-lg font-semibold">"Place in the queue"</h2>
             <p class="text-sm text-slate-700 dark:text-slate-300">{summary}</p>
@@ -58,6 +61,44 @@ pub(super) fn QueuePlace(standing: QueueStanding, project: String) -> impl IntoV
             {others.map(|text| view! { <p class="mt-2 text-sm text-slate-700 dark:text-slate-300">{text}</p> })}
             <p class="mt-2 text-xs text-slate-600 dark:text-slate-400">
                 "The scheduler considers higher priorities first, then the project furthest below its quota, then the oldest; a gang that does not fit the free GPUs is passed over, so one behind may start first."
+            </p>
+        </section>
+    }
+}
+
+fn items(lines: Vec<String>, testid: &'static str) -> impl IntoView {
+    view! {
+        <ul class="mt-1 list-disc pl-5 text-sm" data-testid=testid>
+            {lines.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+        </ul>
+    }
+}
+
+/// When it can start, with what the estimate rests on and what would make it sooner.
+#[component]
+fn Estimate(eta: StartEstimate) -> impl IntoView {
+    let grounds = (!eta.rests_on.is_empty() && eta.bound != EtaBound::Never).then(|| {
+        view! {
+            <p class="mt-2 text-sm">"It rests on:"</p>
+            {items(eta.rests_on, "eta-grounds")}
+        }
+    });
+    let sooner = (!eta.sooner.is_empty()).then(|| {
+        view! {
+            <p class="mt-2 text-sm">"What would make it start sooner:"</p>
+            {items(eta.sooner, "eta-sooner")}
+        }
+    });
+    view! {
+        <section aria-labelledby="eta-heading" class=CARD_CLASS data-testid="eta" data-bound=format!("{:?}", eta.bound).to_lowercase()>
+            <h2 id="eta-heading" class="mb-3 text-lg font-semibold">"When it can start"</h2>
+            <p class="text-sm font-medium" data-testid="eta-summary">
+                {format!("When this page was loaded: it {}.", eta.summary)}
+            </p>
+            {grounds}
+            {sooner}
+            <p class="mt-2 text-xs text-slate-600 dark:text-slate-400">
+                "Estimated from Tephra's own workloads: their GPUs, their time limits and the gangs ahead. It holds if nothing new arrives ahead of it and the nodes stay."
             </p>
         </section>
     }

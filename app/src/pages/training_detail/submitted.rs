@@ -1,4 +1,6 @@
-//! What was asked for and what Tephra created: the request as JSON and the Volcano Job as YAML.
+//! What the page says once as it loads, beside what moves: how to fix a failure, where a waiting
+//! training stands and when it can start, its time limit and waits; and below the live parts,
+//! what was asked for and what Tephra created (the request as JSON, the Volcano Job as YAML).
 
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS};
 use leptos::prelude::*;
@@ -6,9 +8,9 @@ use tephra_core::model::diagnosis::Fix;
 use tephra_core::model::waits::Wait;
 use tephra_core::model::workload::WorkloadDetail;
 
-/// What was asked for and what Tephra created, and how long it waited to run: fixed once
-/// submitted (the waits as of the page's loading), so rendered on the server and never shipped to
-/// the browser as data.
+/// How to fix it, its place and start, its time limit and how long it waited to run, as of the
+/// page's loading: rendered on the server (inside the live island, after the reason) and never
+/// shipped to the browser as data.
 #[component]
 pub(super) fn Submitted(detail: WorkloadDetail) -> impl IntoView {
     let waited = (!detail.waits.is_empty()).then(|| {
@@ -65,15 +67,26 @@ pub(super) fn Submitted(detail: WorkloadDetail) -> impl IntoView {
         {queue}
         {limit}
         {waited}
+    }
+}
+
+/// What was asked for and what Tephra created: fixed once submitted, rendered on the server
+/// below the live parts of the page.
+#[component]
+pub(super) fn Asked(
+    request: serde_json::Value,
+    rendered_yaml: Result<String, String>,
+) -> impl IntoView {
+    view! {
         <section aria-labelledby="spec-heading" class=CARD_CLASS>
             <h2 id="spec-heading" class="mb-3 text-lg font-semibold">"What was asked for"</h2>
             <pre class="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="spec" tabindex="0" aria-label="The request as submitted (JSON)">
-                {serde_json::to_string_pretty(&detail.workload.request()).unwrap_or_default()}
+                {serde_json::to_string_pretty(&request).unwrap_or_default()}
             </pre>
         </section>
         <section aria-labelledby="yaml-heading" class=CARD_CLASS>
             <h2 id="yaml-heading" class="mb-3 text-lg font-semibold">"Volcano Job (YAML)"</h2>
-            {match detail.rendered_yaml {
+            {match rendered_yaml {
                 Ok(yaml) => view! {
                     <pre class="max-h-[32rem] overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="rendered-yaml" tabindex="0" aria-label="The Volcano Job and its objects (YAML)">
                         {yaml}

@@ -2,6 +2,7 @@
 //! and the desired phase) and what the cluster last reported (the actual phase and its reason).
 
 mod admission;
+mod holding;
 mod order;
 mod query;
 mod running;
@@ -10,6 +11,7 @@ mod usage;
 mod waiting;
 
 pub use admission::Usage;
+pub use holding::HoldingRow;
 pub use order::{After, Keyset, SortKey};
 pub use query::WorkloadFilter;
 pub use running::RunningRow;

@@ -22,6 +22,8 @@ pub struct WaitingRow {
     pub priority_class: Option<String>,
     /// The request's `spec.nodePools`, as JSON text, if it lists any.
     pub node_pools: Option<String>,
+    /// The request's `spec.maxRunTimeSeconds`, if it sets one.
+    pub max_run_seconds: Option<i64>,
 }
 
 /// A project's queue: its name, what it deserves, and the GPUs its workloads that no longer wait
@@ -34,16 +36,18 @@ pub struct QueueRow {
     pub allocated_gpus: f64,
 }
 
-/// The request's fields ordering reads, as each engine spells a JSON path.
-fn request_fields(engine: Engine) -> &'static str {
+/// The request's fields ordering and estimates read, as each engine spells a JSON path.
+pub(super) fn request_fields(engine: Engine) -> &'static str {
     match engine {
         Engine::Sqlite => {
             "json_extract(w.spec, '$.spec.priorityClass') AS priority_class,
-             CAST(json_extract(w.spec, '$.spec.nodePools') AS TEXT) AS node_pools"
+             CAST(json_extract(w.spec, '$.spec.nodePools') AS TEXT) AS node_pools,
+             CAST(json_extract(w.spec, '$.spec.maxRunTimeSeconds') AS INTEGER) AS max_run_seconds"
         }
         Engine::Postgres => {
             "w.spec->'spec'->>'priorityClass' AS priority_class,
-             w.spec->'spec'->>'nodePools' AS node_pools"
+             w.spec->'spec'->>'nodePools' AS node_pools,
+             CAST(w.spec->'spec'->>'maxRunTimeSeconds' AS BIGINT) AS max_run_seconds"
         }
     }
 }

@@ -75,6 +75,10 @@ pub struct RunaiWorkload {
     /// While it waits: how many waiting workloads are considered before it for its nodes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ahead: Option<u32>,
+    /// While it waits, on a read of one workload: when it can start, or what would make it start
+    /// sooner (Tephra's addition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_estimate: Option<tephra_core::model::eta::StartEstimate>,
     pub images: Vec<String>,
     pub category: Option<String>,
     pub priority_class_name: Option<String>,
@@ -98,6 +102,7 @@ impl From<Workload> for RunaiWorkload {
             total_pending_time_seconds: w.total_pending_time_seconds,
             queue_position: w.queue_position,
             ahead: w.ahead,
+            start_estimate: w.start_estimate,
             images,
             category: text(&w.spec["category"]),
             priority_class_name: text(&w.spec["priorityClass"]),

@@ -43,12 +43,13 @@ impl Workloads {
         let w = &listing.workload;
         let queue = if w.desired_phase == Phase::Running && w.actual_phase.is_waiting() {
             let readable = self.readable_project_ids(principal).await?;
-            self.queue_standing(w.id, &readable).await?
+            self.queue_standing(w, &readable).await?
         } else {
             None
         };
         workload.queue_position = queue.as_ref().map(|q| q.position);
         workload.ahead = workload.queue_position.map(|p| p.ahead());
+        workload.start_estimate = queue.as_ref().and_then(|q| q.eta.clone());
         let time_limit = w
             .running_since
             .filter(|_| w.desired_phase == Phase::Running)

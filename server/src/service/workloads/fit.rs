@@ -171,7 +171,7 @@ impl Workloads {
 
     /// The GPUs of the nodes in `pools` (every pool when empty), and whether any node is known:
     /// with none seen yet, nothing can be said of what is free.
-    fn gpu_capacity(&self, pools: &[String]) -> (f64, bool) {
+    pub(super) fn gpu_capacity(&self, pools: &[String]) -> (f64, bool) {
         let nodes = self
             .cluster
             .shared
@@ -190,7 +190,7 @@ impl Workloads {
     /// GPUs the other projects' live workloads ask beyond those projects' quotas: what Volcano's
     /// reclaim hands back to a project within its own quota (queues are reclaimable; a project
     /// without a quota lends all it uses). Summed over pools.
-    async fn borrowed_by_others(&self, project: uuid::Uuid) -> Result<f64, AppError> {
+    pub(super) async fn borrowed_by_others(&self, project: uuid::Uuid) -> Result<f64, AppError> {
         let used = self.db.workloads().usage_by_project().await?;
         let projects = self.db.projects().list().await?;
         Ok(used

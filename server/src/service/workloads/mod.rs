@@ -8,6 +8,7 @@ mod admission;
 mod cursor;
 mod detail;
 mod edit;
+mod eta;
 mod exposed;
 mod fit;
 mod gpu_use;

@@ -3,7 +3,7 @@
 //! onto a page of a list or a detail page.
 
 use super::{Workloads, workload_response};
-use crate::db::workloads::{QueueRow, WaitingRow, WorkloadListing};
+use crate::db::workloads::{QueueRow, StoredWorkload, WaitingRow, WorkloadListing};
 use app::error::AppError;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use tephra_core::domain::queue_order::{self, QueueShare, Waiting, priority_rank};
@@ -106,8 +106,22 @@ impl Board {
         }
     }
 
-    fn position(&self, id: Uuid) -> Option<QueuePosition> {
+    pub(super) fn position(&self, id: Uuid) -> Option<QueuePosition> {
         self.by_id.get(&id).map(|&i| self.positions[i])
+    }
+
+    /// The waiting workloads considered before `id` that may use one of its node pools, the
+    /// nearest last; none when `id` does not wait.
+    pub(super) fn ahead_of(&self, id: Uuid) -> impl Iterator<Item = &WaitingRow> {
+        let me = self.by_id.get(&id).copied();
+        let order = if me.is_some() { &self.order[..] } else { &[] };
+        order
+            .iter()
+            .take_while(move |&&i| Some(i) != me)
+            .filter(move |&&i| {
+                me.is_some_and(|me| queue_order::overlap(&self.pools[i], &self.pools[me]))
+            })
+            .map(|&i| &self.rows[i])
     }
 
     /// Those ahead of `id` for its nodes: by name where `readable` holds their project.
@@ -117,11 +131,7 @@ impl Board {
             position: self.positions[me],
             ..QueueStanding::default()
         };
-        for &i in self.order.iter().take_while(|&&i| i != me) {
-            if !queue_order::overlap(&self.pools[i], &self.pools[me]) {
-                continue;
-            }
-            let row = &self.rows[i];
+        for row in self.ahead_of(id) {
             if standing.ahead.len() < AHEAD_SHOWN && readable(row.project_id) {
                 standing.ahead.push(AheadOf {
                     workload_id: row.id.to_string(),
@@ -133,7 +143,7 @@ impl Board {
                         .unwrap_or_default(),
                     created_by: row.creator_name.clone(),
                     gpus: row.gpus,
-                    in_pools: self.positions[i].in_pools,
+                    in_pools: self.positions[self.by_id[&row.id]].in_pools,
                 });
             } else {
                 standing.others_ahead += 1;
@@ -217,22 +227,33 @@ impl Workloads {
         ))
     }
 
-    /// `listing` in the API's shape, with its place if it waits.
+    /// `listing` in the API's shape, with its place and its start estimate if it waits.
     pub async fn response(&self, listing: &WorkloadListing) -> Result<Workload, AppError> {
-        let mut shown = [workload_response(listing)];
-        self.fill_positions(&mut shown).await?;
-        let [shown] = shown;
+        let mut shown = workload_response(listing);
+        let w = &listing.workload;
+        if w.desired_phase == Phase::Running && w.actual_phase.is_waiting() {
+            let board = self.board().await?;
+            shown.queue_position = board.position(w.id);
+            shown.ahead = shown.queue_position.map(|p| p.ahead());
+            shown.start_estimate = self.start_estimate(w, &board).await?;
+        }
         Ok(shown)
     }
 
-    /// Where workload `id` stands, naming those ahead only in projects whose ids `readable`
-    /// holds.
+    /// Where waiting workload `w` stands and when it can start, naming those ahead only in
+    /// projects whose ids `readable` holds.
     pub(super) async fn queue_standing(
         &self,
-        id: Uuid,
+        w: &StoredWorkload,
         readable: &HashSet<String>,
     ) -> Result<Option<QueueStanding>, AppError> {
         let board = self.board().await?;
-        Ok(board.standing(id, |project| readable.contains(&project.to_string())))
+        let Some(mut standing) =
+            board.standing(w.id, |project| readable.contains(&project.to_string()))
+        else {
+            return Ok(None);
+        };
+        standing.eta = self.start_estimate(w, &board).await?;
+        Ok(Some(standing))
     }
 }

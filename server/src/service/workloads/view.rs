@@ -27,6 +27,7 @@ pub fn workload_response(listing: &WorkloadListing) -> Workload {
         total_pending_time_seconds: w.pending_time(chrono::Utc::now()).round() as u64,
         queue_position: None,
         ahead: None,
+        start_estimate: None,
         status: w.status.clone(),
         warnings: Vec::new(),
     }
