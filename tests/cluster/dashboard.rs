@@ -338,7 +338,8 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         "Needs 25 GPU(s)",
         // Where its project and department stand, next to the scheduler's words.
         "Project \"default\": ",
-        "GPU(s) in use; quota none, limit none",
+        // What waits is not in use: the page counts it apart.
+        "more asked by workloads waiting to start; quota none, limit none",
         "Department \"default\": ",
     ] {
         ensure!(

@@ -119,7 +119,10 @@ async fn reclaim_story(t: &Tephra) -> anyhow::Result<()> {
     ensure!(page.contains("data-testid=\"preemption\""), "{page}");
     ensure!(
         page.contains("borrower")
-            && page.contains("32 GPU(s) in use; quota 8, limit 32 (over quota"),
+            && page.contains(
+                "24 GPU(s) in use, 8 more asked by workloads waiting to start; quota 8, limit 32 \
+                 (over quota"
+            ),
         "the page names the quota and the use: {page}"
     );
     // The lender's training ends: the GPUs are free again and the preempted one runs again.

@@ -316,3 +316,51 @@ pub(crate) async fn pending_time_adds_up_every_wait(db: &Database, _: &str) {
         done.pending_seconds
     );
 }
+
+/// What a start estimate and a training's page read: the workloads that hold GPUs, with the time
+/// limit and node pools read from their requests inside the database, and the GPUs of those that
+/// wait to start. A workload moves from one to the other as it starts.
+pub(crate) async fn holders_and_waiting_gpus_follow_the_start(db: &Database, _: &str) {
+    let project = db
+        .projects()
+        .create(&NewProject::named("holds"))
+        .await
+        .unwrap();
+    let creator = user(db, "holder").await;
+    let mut new = training(project.id, creator, "limited");
+    new.spec = serde_json::json!({ "name": "limited", "projectId": "holds",
+                       "spec": { "image": "x", "maxRunTimeSeconds": 600, "nodePools": ["a"] } });
+    new.demand.gpus = 2.0;
+    let id = db
+        .workloads()
+        .insert(&new, submitted(creator))
+        .await
+        .unwrap()
+        .id;
+    let waits = |db: &Database| {
+        let db = db.clone();
+        async move {
+            db.workloads()
+                .waiting_gpus(project.department_id, project.id)
+                .await
+                .unwrap()
+        }
+    };
+    let (in_project, in_department) = waits(db).await;
+    assert_eq!(in_project, 2.0);
+    assert!(in_department >= 2.0, "{in_department}");
+    let holders = db.workloads().holding("default").await.unwrap();
+    assert!(holders.iter().all(|h| h.id != id), "it waits: {holders:?}");
+    set_phase(db, id, Phase::Creating, Phase::Running).await;
+    let holders = db.workloads().holding("default").await.unwrap();
+    let held = holders
+        .iter()
+        .find(|h| h.id == id)
+        .expect("it holds its GPUs");
+    assert_eq!(held.gpus, 2.0);
+    assert_eq!(held.max_run_seconds, Some(600));
+    assert!(held.running_since.is_some());
+    let pools: Vec<String> = serde_json::from_str(held.node_pools.as_deref().unwrap()).unwrap();
+    assert_eq!(pools, ["a"]);
+    assert_eq!(waits(db).await.0, 0.0, "it no longer waits");
+}

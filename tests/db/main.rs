@@ -15,7 +15,8 @@ use access::{
 use app::error::AppError;
 use lists::{
     a_name_search_follows_every_write, counts_follow_every_write,
-    keyset_pages_walk_every_order_as_offsets_do, pending_time_adds_up_every_wait,
+    holders_and_waiting_gpus_follow_the_start, keyset_pages_walk_every_order_as_offsets_do,
+    pending_time_adds_up_every_wait,
 };
 use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
 use quota::{
@@ -103,6 +104,7 @@ on_both_engines!(
     counts_follow_every_write,
     a_name_search_follows_every_write,
     pending_time_adds_up_every_wait,
+    holders_and_waiting_gpus_follow_the_start,
     bad_references_store_nothing,
     the_audit_trail_keeps_order,
     racing_transitions_have_exactly_one_winner,

@@ -86,8 +86,9 @@ async fn a_training_over_quota_is_told_so_before_and_after_submit() {
     let standing = detail.standing.expect("a stored project has a standing");
     assert_eq!(
         standing.project.describe("Project"),
-        "Project \"default\": 2 GPU(s) in use; quota 1, limit 4 (over quota: what is beyond it \
-         runs on idle GPUs and may be preempted)"
+        "Project \"default\": 0 GPU(s) in use, 2 more asked by workloads waiting to start; \
+         quota 1, limit 4",
+        "without a cluster nothing starts, and what waits is not counted as in use"
     );
     assert_eq!(standing.department.name, "default");
     server.stop().await;

@@ -78,6 +78,20 @@ impl Workloads<'_> {
         Ok(on_pool!(self.0, pool => sqlx::query_as(&sql).bind(cluster).fetch_all(pool).await)?)
     }
 
+    /// The GPUs the workloads waiting to start ask: of `project`, and of all of `department`'s
+    /// projects.
+    pub async fn waiting_gpus(&self, department: i64, project: Uuid) -> DbResult<(f64, f64)> {
+        let sql = "SELECT COALESCE(SUM(CASE WHEN w.project_id = $2 THEN w.gpus ELSE 0.0 END), 0.0),
+                          COALESCE(SUM(w.gpus), 0.0)
+                     FROM workloads w JOIN projects p ON p.id = w.project_id
+                    WHERE w.deleted_at IS NULL AND w.finished_at IS NULL
+                      AND w.desired_phase = 'Running' AND w.pending_since IS NOT NULL
+                      AND p.department_id = $1";
+        Ok(on_pool!(self.0, pool => {
+            sqlx::query_as(sql).bind(department).bind(project).fetch_one(pool).await
+        })?)
+    }
+
     /// The queues of `projects` (those with waiting workloads), each with the GPUs its
     /// workloads that no longer wait hold: what they all ask for (`usage_by_project`, read from
     /// the index of what may run) less what its waiting ones ask for.

@@ -324,21 +324,35 @@ impl Workloads {
         };
         let department = self.db.departments().get(project.department_id).await?;
         let (usage, _) = self.db.workloads().usage(department.id, project.id).await?;
-        let unit =
-            |name: &str, in_use: f64, resources: &[tephra_core::model::org::PoolResources]| {
-                let allowance = Allowance::of(resources);
-                UnitGpus {
-                    name: name.to_owned(),
-                    in_use,
-                    quota: allowance.deserved.gpus,
-                    limit: allowance.limit.gpus,
-                }
-            };
+        let (project_waits, department_waits) = self
+            .db
+            .workloads()
+            .waiting_gpus(department.id, project.id)
+            .await?;
+        let unit = |name: &str,
+                    asked: f64,
+                    waiting: f64,
+                    resources: &[tephra_core::model::org::PoolResources]| {
+            let allowance = Allowance::of(resources);
+            UnitGpus {
+                name: name.to_owned(),
+                in_use: (asked - waiting).max(0.0),
+                waiting,
+                quota: allowance.deserved.gpus,
+                limit: allowance.limit.gpus,
+            }
+        };
         Ok(Some(Standing {
-            project: unit(&project.name, usage.project.gpus, &project.resources.0),
+            project: unit(
+                &project.name,
+                usage.project.gpus,
+                project_waits,
+                &project.resources.0,
+            ),
             department: unit(
                 &department.name,
                 usage.department.gpus,
+                department_waits,
                 &department.resources.0,
             ),
         }))
