@@ -190,6 +190,20 @@ fn start_time_limits(config: &service::ServiceConfig) {
     );
 }
 
+/// The kept log lines' retention.
+fn start_kept_logs_retention(config: &service::ServiceConfig) {
+    let retention = cluster::keeper::Retention::new(
+        config.db.clone(),
+        config.cluster.clone(),
+        config.profile.kept_logs_days,
+    );
+    supervise::supervise(
+        "kept logs' retention",
+        config.cluster.shared.health.clone(),
+        move || retention.clone().run(),
+    );
+}
+
 /// Workloads stored before quotas have no recorded demand; quotas count it, so it is measured
 /// once at start.
 async fn measure_older_workloads(services: &service::Services) -> anyhow::Result<()> {
@@ -245,6 +259,7 @@ impl Application {
         if cluster_configured {
             start_idle_rule(&config);
             start_time_limits(&config);
+            start_kept_logs_retention(&config);
         }
         let services = service::Services::new(config, auth);
         measure_older_workloads(&services).await?;

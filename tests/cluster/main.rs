@@ -13,6 +13,7 @@ mod eta;
 mod generic;
 mod gpu_use;
 mod isolation;
+mod kept_logs;
 mod logs;
 mod namespaces;
 mod org;
@@ -110,6 +111,7 @@ fn main() {
         gpu_use::a_project_rule_suspends_a_training_whose_gpus_stay_idle,
         time_limit::a_training_is_stopped_at_its_time_limit,
         diagnosis::a_failed_training_says_why_in_one_line,
+        kept_logs::a_failed_trainings_last_lines_and_hints_outlive_its_pods,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         generic::a_generic_jobs_failure_rule_waits_for_every_replica_it_lists,
         generic::a_generic_jobs_success_rule_and_clean_up_none_and_all,

@@ -1,6 +1,7 @@
 //! Repository stories, each run against SQLite and against a real PostgreSQL cluster.
 
 mod access;
+mod kept;
 mod lists;
 mod policy;
 mod quota;
@@ -13,6 +14,7 @@ use access::{
     lists_limited_to_some_projects_show_only_theirs,
 };
 use app::error::AppError;
+use kept::kept_logs_are_replaced_read_and_forgotten;
 use lists::{
     a_name_search_follows_every_write, counts_follow_every_write,
     holders_and_waiting_gpus_follow_the_start, keyset_pages_walk_every_order_as_offsets_do,
@@ -105,6 +107,7 @@ on_both_engines!(
     a_name_search_follows_every_write,
     pending_time_adds_up_every_wait,
     holders_and_waiting_gpus_follow_the_start,
+    kept_logs_are_replaced_read_and_forgotten,
     bad_references_store_nothing,
     the_audit_trail_keeps_order,
     racing_transitions_have_exactly_one_winner,

@@ -71,6 +71,11 @@ pub struct ClusterProfile {
     /// one is a Job and PodGroup in the cluster; without a bound one member could fill the API
     /// server and the scheduler's every cycle with held gangs.
     pub max_waiting_per_project: u32,
+    /// How many of the last lines of each container's log Tephra keeps when a training fails
+    /// (at most 1,000; 0 keeps none), so its page explains the failure after its pods are gone.
+    pub kept_log_lines: u32,
+    /// How many days the kept lines stay (those of a deleted workload go sooner).
+    pub kept_logs_days: u32,
 }
 
 impl ClusterProfile {
@@ -180,6 +185,8 @@ impl Default for ClusterProfile {
             ingress_namespace: None,
             s3_endpoints: Vec::new(),
             max_waiting_per_project: 1000,
+            kept_log_lines: 100,
+            kept_logs_days: 30,
         }
     }
 }

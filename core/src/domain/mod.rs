@@ -13,6 +13,7 @@ pub mod gpu_use;
 pub mod keyring;
 pub mod labels;
 pub mod live_edit;
+pub mod log_hints;
 pub mod logs;
 pub mod namespaces;
 pub mod ownership;

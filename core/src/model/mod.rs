@@ -10,6 +10,7 @@ pub mod eta;
 pub mod fit;
 pub mod gpu_use;
 pub mod history;
+pub mod kept;
 pub mod kind;
 pub mod live;
 pub mod org;

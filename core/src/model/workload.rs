@@ -274,6 +274,10 @@ pub struct WorkloadDetail {
     /// limit of 2 h)"), as of the page's loading. Rendered on the server, as `waits` is.
     #[serde(default, skip_deserializing)]
     pub time_limit: Option<String>,
+    /// The last lines of its logs Tephra kept when it failed, with their hints: rendered on the
+    /// server, as `waits` is.
+    #[serde(default, skip_deserializing)]
+    pub kept_logs: Vec<crate::model::kept::KeptLog>,
     /// The Volcano Job (and any PVCs and Services) as Tephra creates them, as YAML.
     pub rendered_yaml: Result<String, String>,
     /// Its project's and department's GPUs in use against their quota and limit, when the page

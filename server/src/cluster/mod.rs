@@ -15,6 +15,7 @@ pub mod error;
 pub mod idle;
 pub mod index;
 mod installation;
+pub mod keeper;
 pub mod lease;
 mod live_edit;
 pub mod logs;

@@ -7,6 +7,7 @@ mod edit;
 mod events;
 mod gpu_chart;
 mod header;
+mod kept;
 mod logs;
 mod pods;
 mod queue;

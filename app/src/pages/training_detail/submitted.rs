@@ -62,8 +62,10 @@ pub(super) fn Submitted(detail: WorkloadDetail) -> impl IntoView {
             </section>
         }
     });
+    let kept = view! { <super::kept::KeptLogs logs=detail.kept_logs /> };
     view! {
         {fix}
+        {kept}
         {queue}
         {limit}
         {waited}

@@ -94,6 +94,7 @@ impl Controller {
         status.reconcile_error = self.reconcile_error(&row);
         let diagnosis = diagnosis::in_phase(derived.phase, &entry.observed, &status.events);
         status.fix = diagnosis.as_ref().and_then(|d| d.fix.clone());
+        let diagnosed = diagnosis.is_some();
         let reason = match (derived.phase, &status.reconcile_error) {
             // The controller's trouble explains why nothing happens yet.
             (Phase::Creating | Phase::Resuming | Phase::Stopping | Phase::Deleting, Some(e)) => {
@@ -131,8 +132,33 @@ impl Controller {
         if newly_preempted {
             self.record_preemption(id, &status).await?;
         }
+        // A new diagnosis, or the failure itself: read the logs while the pods are there.
+        let failed_now = derived.phase == Phase::Failed && row.actual_phase != Phase::Failed;
+        if failed_now || (diagnosed && row.phase_reason != updated.phase_reason) {
+            self.keep_logs(&updated, entry.observed.pods.values().cloned().collect());
+        }
         publish(&self.events, &event_of(&updated, false));
         Ok(Attempt::Wrote(updated))
+    }
+
+    /// Keeps the last lines of the pods' logs, beside the controller so a slow read holds no
+    /// reconcile (`crate::cluster::keeper`).
+    fn keep_logs(&self, row: &StoredWorkload, pods: Vec<tephra_core::model::live::PodInfo>) {
+        let lines = self.profile.kept_log_lines;
+        if lines == 0 || pods.is_empty() {
+            return;
+        }
+        let (db, client, id, project) =
+            (self.db.clone(), self.client.clone(), row.id, row.project_id);
+        tokio::spawn(async move {
+            match db.projects().get(project).await {
+                Ok(project) => {
+                    crate::cluster::keeper::keep(&db, &client, id, &project.namespace, &pods, lines)
+                        .await
+                }
+                Err(e) => tracing::warn!(workload = %id, error = %e, "cannot keep its log lines"),
+            }
+        });
     }
 
     /// The history keeps every preemption: the training never silently restarts.

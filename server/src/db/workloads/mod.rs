@@ -3,6 +3,7 @@
 
 mod admission;
 mod holding;
+mod kept;
 mod order;
 mod query;
 mod running;

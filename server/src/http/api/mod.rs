@@ -13,6 +13,7 @@ pub use super::error;
 pub mod events;
 pub mod generic;
 pub mod gpu_metrics;
+pub mod kept_logs;
 pub mod listing;
 pub mod logs;
 pub mod openapi;
@@ -42,6 +43,7 @@ pub fn router() -> Router<AppState> {
         .merge(workloads::router())
         .merge(events::router())
         .merge(logs::router())
+        .merge(kept_logs::router())
         .merge(gpu_metrics::router())
         .merge(projects::router())
         .merge(org_units::router())

@@ -3,7 +3,7 @@
 
 use super::{
     Accepted, ErrorBody, ErrorDetail, applications, audit, authorization, clusters, events,
-    generic, gpu_metrics, logs, org_units, policies, projects, trainings, workloads,
+    generic, gpu_metrics, kept_logs, logs, org_units, policies, projects, trainings, workloads,
 };
 use crate::http::AppState;
 use axum::Json;
@@ -44,6 +44,7 @@ use utoipa::OpenApi;
         workloads::get_workload,
         events::stream_events,
         logs::pod_logs,
+        kept_logs::kept_logs,
         gpu_metrics::workload_metrics,
         org_units::list_departments,
         org_units::create_department,

@@ -58,10 +58,12 @@ impl Workloads {
                 let ran = (chrono::Utc::now() - since).num_milliseconds() as f64 / 1000.0;
                 tephra_core::domain::time_limit::countdown(limit, ran)
             });
+        let kept_logs = self.db.workloads().kept_logs(w.id).await?;
         Ok(WorkloadDetail {
             workload,
             queue,
             time_limit,
+            kept_logs,
             waits: waits_in(&history, listing.workload.actual_phase),
             history,
             rendered_yaml,

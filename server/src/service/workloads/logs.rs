@@ -50,6 +50,19 @@ impl Workloads {
     }
 }
 
+impl Workloads {
+    /// The last lines of the workload's logs Tephra kept when it failed, for a principal who
+    /// may read its logs.
+    pub async fn kept_logs(
+        &self,
+        principal: &Principal,
+        workload_id: &str,
+    ) -> Result<Vec<tephra_core::model::kept::KeptLog>, AppError> {
+        let listing = self.watched(principal, workload_id).await?;
+        Ok(self.db.workloads().kept_logs(listing.workload.id).await?)
+    }
+}
+
 /// What the API server said, for the reader: it refuses logs that do not exist yet (a container
 /// still starting) or any more (no previous run) with 400.
 fn unreadable(error: kube::Error) -> AppError {
