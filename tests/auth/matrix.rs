@@ -62,6 +62,11 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
             "GET /api/v1/workloads/{id}/pods/{pod}/logs",
             [503, 503, 503, 503, 404, 503, 401],
         ),
+        // What was kept of its logs is read as its logs are, from the store: no cluster needed.
+        (
+            "GET /api/v1/workloads/{id}/kept-logs",
+            [200, 200, 200, 200, 404, 200, 401],
+        ),
         // The same, without a Prometheus to ask.
         (
             "GET /api/v1/workloads/{id}/metrics",

@@ -89,6 +89,7 @@ pub async fn estimate_parts(db: &server::db::Database, samples: usize) -> anyhow
         pods: 1,
         per_pod: 1.0,
         largest_node: Some(8.0),
+        node_room: None,
     };
     let (p50, p99, said) = timed(samples, || async {
         Ok(eta::estimate(&asked, std::slice::from_ref(&level), &[]))

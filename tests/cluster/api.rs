@@ -89,6 +89,13 @@ impl Tephra {
         format!("{}{path}", self.server.base_url())
     }
 
+    /// A page's HTML, as the dashboard serves it (200 only).
+    pub(crate) async fn page(&self, path: &str) -> anyhow::Result<String> {
+        let response = self.http.get(self.url(path)).send().await?;
+        anyhow::ensure!(response.status() == 200, "{path}: {}", response.status());
+        Ok(response.text().await?)
+    }
+
     pub(crate) fn namespace(&self) -> String {
         format!("{}default", self.prefix)
     }

@@ -89,13 +89,7 @@ pub async fn a_waiting_training_starts_within_its_estimate(
                 .contains("1 gang ahead of it asking 8 GPUs"),
             "{second}"
         );
-        let page = t
-            .http
-            .get(t.url(&format!("/trainings/{w2}")))
-            .send()
-            .await?
-            .text()
-            .await?;
+        let page = t.page(&format!("/trainings/{w2}")).await?;
         ensure!(
             page.contains("When it can start") && page.contains("it starts in "),
             "the page says when it can start"

@@ -89,13 +89,7 @@ pub async fn a_failed_trainings_last_lines_and_hints_outlive_its_pods(
         );
         // The Job and its pods go, as a TTL collects them; what was kept stays.
         delete_pods_and_jobs(&t).await?;
-        let page = t
-            .http
-            .get(t.url(&format!("/trainings/{id}")))
-            .send()
-            .await?
-            .text()
-            .await?;
+        let page = t.page(&format!("/trainings/{id}")).await?;
         ensure!(
             page.contains("Last log lines, kept") && page.contains("fallen off the bus"),
             "the page shows the kept lines once the pods are gone"

@@ -3,7 +3,7 @@
 //! says so, waits with its project's quota and use on its page, and runs again when GPUs free up.
 
 use crate::api::{TRAININGS, Tephra, WAIT, id_of, training};
-use anyhow::{Context, ensure};
+use anyhow::ensure;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, DeleteParams};
 use serde_json::{Value, json};
@@ -74,7 +74,7 @@ async fn reclaim_story(t: &Tephra) -> anyhow::Result<()> {
         "the history says it was admitted over quota: {history}"
     );
     // The organisation page's cluster view: every node full of the borrower's pods.
-    let organisation = page_text(t, "/organisation").await?;
+    let organisation = t.page("/organisation").await?;
     for expected in ["data-testid=\"cluster-nodes\"", "gpu-node-0", "32 / 32"] {
         ensure!(
             organisation.contains(expected),
@@ -115,7 +115,7 @@ async fn reclaim_story(t: &Tephra) -> anyhow::Result<()> {
         "counted once: {waiting}"
     );
     // Its page puts the project's quota and use next to the scheduler's reason.
-    let page = page_text(t, &format!("/trainings/{preempted}")).await?;
+    let page = t.page(&format!("/trainings/{preempted}")).await?;
     ensure!(page.contains("data-testid=\"preemption\""), "{page}");
     ensure!(
         page.contains("borrower")
@@ -163,11 +163,4 @@ async fn find_preempted(t: &Tephra, ids: &[String]) -> anyhow::Result<String> {
         (hit.len() == 1).then(|| hit.remove(0))
     })
     .await
-}
-
-/// A page as the server renders it.
-async fn page_text(t: &Tephra, path: &str) -> anyhow::Result<String> {
-    let response = reqwest::get(t.url(path)).await.context("the page")?;
-    ensure!(response.status() == 200, "{}", response.status());
-    Ok(response.text().await?)
 }

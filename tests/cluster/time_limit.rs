@@ -21,13 +21,7 @@ pub async fn a_training_is_stopped_at_its_time_limit(
         body["spec"]["maxRunTimeSeconds"] = json!(60);
         let id = id_of(&t.submit(TRAININGS, &body).await?)?;
         t.wait_phase(TRAININGS, &id, "Running").await?;
-        let page = t
-            .http
-            .get(t.url(&format!("/trainings/{id}")))
-            .send()
-            .await?
-            .text()
-            .await?;
+        let page = t.page(&format!("/trainings/{id}")).await?;
         ensure!(
             page.contains("it stops in ") && page.contains("(its time limit of 1 min)"),
             "the page counts down"

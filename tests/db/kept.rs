@@ -1,12 +1,11 @@
 //! The kept last lines of a failing training's logs on both engines: replaced whole when read
 //! again, read back as kept, and dropped after the retention or once the workload is deleted.
 
-use super::{acted, submitted, training, user};
+use super::{delete_workload, submitted, training, user};
 use chrono::{Duration, Utc};
 use server::db::Database;
 use server::db::projects::NewProject;
 use tephra_core::model::kept::{HintKind, KeptLog, LogHint};
-use tephra_core::model::phase::Phase;
 
 fn tail(pod: &str, lines: &[&str]) -> KeptLog {
     KeptLog {
@@ -66,16 +65,7 @@ pub(crate) async fn kept_logs_are_replaced_read_and_forgotten(db: &Database, _: 
         .keep_logs(doomed, &[tail("d-0", &["four"])], Utc::now())
         .await
         .unwrap();
-    workloads
-        .transition(
-            doomed,
-            Phase::Running,
-            Phase::Deleting,
-            acted("workload.delete"),
-        )
-        .await
-        .unwrap();
-    workloads.mark_deleted(doomed).await.unwrap();
+    delete_workload(db, doomed).await;
     let gone = workloads
         .forget_kept_logs(Utc::now() - Duration::days(30))
         .await

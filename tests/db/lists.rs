@@ -1,7 +1,7 @@
 //! Keyset pages: following each page's last row (`After`) walks a list in every order and
 //! direction exactly as offsets do, with the filters still applied.
 
-use super::{acted, submitted, training, user};
+use super::{acted, delete_workload, submitted, training, user};
 use server::db::Database;
 use server::db::projects::NewProject;
 use server::db::workloads::{After, SortKey, WorkloadFilter};
@@ -231,16 +231,7 @@ pub(crate) async fn a_name_search_follows_every_write(db: &Database, _: &str) {
         assert!(found(nothing).await.is_empty(), "{nothing:?}");
     }
     // Deleted: gone from the search; the name submitted again is found once.
-    db.workloads()
-        .transition(
-            stored[0],
-            Phase::Running,
-            Phase::Deleting,
-            acted("workload.delete"),
-        )
-        .await
-        .unwrap();
-    db.workloads().mark_deleted(stored[0]).await.unwrap();
+    delete_workload(db, stored[0]).await;
     assert_eq!(found("resnet").await, ["resnet-101"]);
     submit(db, project.id, creator, "resnet-50").await;
     assert_eq!(found("resnet").await, ["resnet-101", "resnet-50"]);
@@ -251,16 +242,7 @@ pub(crate) async fn a_name_search_follows_every_write(db: &Database, _: &str) {
         .await
         .unwrap();
     let doomed = submit(db, gone.id, creator, "resnet-gone").await;
-    db.workloads()
-        .transition(
-            doomed,
-            Phase::Running,
-            Phase::Deleting,
-            acted("workload.delete"),
-        )
-        .await
-        .unwrap();
-    db.workloads().mark_deleted(doomed).await.unwrap();
+    delete_workload(db, doomed).await;
     db.projects().delete(gone.id).await.unwrap().unwrap();
     submit(db, project.id, creator, "plain").await;
     assert_eq!(found("resnet").await, ["resnet-101", "resnet-50"]);

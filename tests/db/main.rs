@@ -322,6 +322,21 @@ fn acted(action: &'static str) -> Change {
     }
 }
 
+/// Deletes workload `id` as a delete does: asked for (Deleting), then marked deleted once its
+/// objects are gone.
+pub(crate) async fn delete_workload(db: &Database, id: Uuid) {
+    db.workloads()
+        .transition(
+            id,
+            Phase::Running,
+            Phase::Deleting,
+            acted("workload.delete"),
+        )
+        .await
+        .unwrap();
+    db.workloads().mark_deleted(id).await.unwrap();
+}
+
 async fn reopening_keeps_data_and_the_default_project(db: &Database, url: &str) {
     let first = db.projects().ensure_default().await.unwrap();
     assert_eq!(first.name, DEFAULT_PROJECT);

@@ -93,7 +93,7 @@ fn Estimate(eta: StartEstimate) -> impl IntoView {
         <section aria-labelledby="eta-heading" class=CARD_CLASS data-testid="eta" data-bound=format!("{:?}", eta.bound).to_lowercase()>
             <h2 id="eta-heading" class="mb-3 text-lg font-semibold">"When it can start"</h2>
             <p class="text-sm font-medium" data-testid="eta-summary">
-                {format!("When this page was loaded: it {}.", eta.summary)}
+                {format!("When this page was loaded: {}.", eta.summary)}
             </p>
             {grounds}
             {sooner}

@@ -64,6 +64,16 @@ pub struct Asked {
     pub per_pod: f64,
     /// The most GPUs one node of its pools has, if the nodes are known.
     pub largest_node: Option<f64>,
+    /// How many of its pods the schedulable nodes of its pools could hold at once: when empty,
+    /// and with the GPUs free on each now (`None` when its pods ask no GPUs).
+    pub node_room: Option<NodeRoom>,
+}
+
+/// How many pods of its size fit on the nodes of its pools, one node at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeRoom {
+    pub empty: u32,
+    pub now: u32,
 }
 
 /// A node pool it does not list, with its free GPUs.
@@ -200,6 +210,15 @@ pub fn estimate(asked: &Asked, levels: &[Level], elsewhere: &[Elsewhere]) -> Sta
             largest
         ));
     }
+    if let Some(room) = asked.node_room.filter(|room| room.empty < asked.pods) {
+        return never_estimate(format!(
+            "its {} pods of {} each need a node's room apiece, and the nodes of its pools hold \
+             at most {} such pods at once",
+            asked.pods,
+            gpus_word(asked.per_pod),
+            room.empty
+        ));
+    }
     if let Some(why) = levels.iter().find_map(|level| never(asked, level)) {
         return never_estimate(why);
     }
@@ -214,7 +233,18 @@ pub fn estimate(asked: &Asked, levels: &[Level], elsewhere: &[Elsewhere]) -> Sta
         rests_on.extend(grounds(level, &waited, last));
     }
     let sooner = sooner(asked, levels, elsewhere);
+    let spread = asked.node_room.filter(|room| room.now < asked.pods);
     let (bound, summary) = match (earliest, latest) {
+        (Some(_), Some(last)) if last <= EPSILON && spread.is_some() => (
+            EtaBound::Unbounded,
+            format!(
+                "its start cannot be bounded: enough GPUs are free in all, but spread over the \
+                 nodes, so only {} of its {} pods fit now; it starts when running pods free \
+                 whole nodes",
+                spread.map_or(0, |room| room.now),
+                asked.pods
+            ),
+        ),
         (Some(_), Some(last)) if last <= EPSILON => (
             EtaBound::Now,
             "there is room for it now: the scheduler places it within a cycle or two".to_owned(),

@@ -24,6 +24,7 @@ fn one_pod(gpus: f64) -> Asked {
         pods: 1,
         per_pod: gpus,
         largest_node: Some(8.0),
+        node_room: None,
     }
 }
 
@@ -119,6 +120,7 @@ fn without_time_limits_it_says_so_and_what_fits_now() {
         pods: 4,
         per_pod: 2.0,
         largest_node: Some(8.0),
+        node_room: None,
     };
     let eta = estimate(
         &asked,
@@ -207,6 +209,44 @@ fn what_can_never_start_says_why() {
     assert_eq!(eta.bound, EtaBound::Never);
     assert!(
         eta.summary.contains("node pools (retired) have 0"),
+        "{}",
+        eta.summary
+    );
+}
+
+#[test]
+fn a_gang_wider_than_the_nodes_never_starts_and_one_spread_out_waits() {
+    // Five pods of 5 GPUs on four nodes of 8: each node holds one.
+    let asked = Asked {
+        gpus: 25.0,
+        pods: 5,
+        per_pod: 5.0,
+        largest_node: Some(8.0),
+        node_room: Some(NodeRoom { empty: 4, now: 4 }),
+    };
+    let eta = estimate(&asked, &[pools(32.0, Vec::new(), Vec::new())], &[]);
+    assert_eq!(eta.bound, EtaBound::Never);
+    assert!(
+        eta.summary.ends_with("hold at most 4 such pods at once"),
+        "{}",
+        eta.summary
+    );
+    // Four pods of 4 fit the 16 free GPUs in all, but three are spread one to a node.
+    let asked = Asked {
+        gpus: 16.0,
+        pods: 4,
+        per_pod: 4.0,
+        largest_node: Some(8.0),
+        node_room: Some(NodeRoom { empty: 8, now: 3 }),
+    };
+    let eta = estimate(
+        &asked,
+        &[pools(32.0, vec![holder("x", 16.0, None)], Vec::new())],
+        &[],
+    );
+    assert_eq!(eta.bound, EtaBound::Unbounded);
+    assert!(
+        eta.summary.contains("only 3 of its 4 pods fit now"),
         "{}",
         eta.summary
     );

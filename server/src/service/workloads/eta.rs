@@ -13,7 +13,7 @@ use super::queue::Board;
 use crate::db::workloads::{HoldingRow, StoredWorkload};
 use app::error::AppError;
 use chrono::{DateTime, Utc};
-use tephra_core::domain::eta::{self, Ahead, Asked, Elsewhere, Holder, Level, LevelKind};
+use tephra_core::domain::eta::{self, Ahead, Asked, Elsewhere, Holder, Level, LevelKind, NodeRoom};
 use tephra_core::domain::queue_order;
 use tephra_core::domain::quota::Allowance;
 use tephra_core::model::eta::StartEstimate;
@@ -119,6 +119,7 @@ impl Workloads {
             pods: pods(demand.total.gpus, demand.largest_pod.gpus),
             per_pod: demand.largest_pod.gpus,
             largest_node: self.largest_node(&demand.pools),
+            node_room: self.node_room(&demand.pools, demand.largest_pod.gpus),
         };
         let elsewhere = self.elsewhere(&demand.pools);
         Ok(Some(stamped(
@@ -135,6 +136,28 @@ impl Workloads {
             .filter(|(pool, _)| pools.is_empty() || pools.contains(pool))
             .map(|(_, size)| size.gpus)
             .reduce(f64::max)
+    }
+
+    /// How many pods asking `per_pod` GPUs the schedulable nodes of `pools` (every pool when
+    /// empty) hold at once, empty and with what Tephra's bound pods leave free on each now.
+    fn node_room(&self, pools: &[String], per_pod: f64) -> Option<NodeRoom> {
+        if per_pod <= 0.0 {
+            return None;
+        }
+        let shared = &self.cluster.shared;
+        let used = shared.index().gpus_by_node(None);
+        let nodes = shared.nodes.read().unwrap_or_else(|e| e.into_inner());
+        let mut room = NodeRoom { empty: 0, now: 0 };
+        let fits = |gpus: f64| (gpus / per_pod + 1e-9).floor().max(0.0) as u32;
+        for (name, size) in nodes.nodes() {
+            if !size.schedulable || !(pools.is_empty() || pools.contains(&size.pool)) {
+                continue;
+            }
+            let gpus = size.allocatable.gpus;
+            room.empty += fits(gpus);
+            room.now += fits(gpus - used.get(name).copied().unwrap_or(0.0));
+        }
+        Some(room)
     }
 
     /// The pools other than `pools` with the GPUs free on their schedulable nodes, as Tephra's
