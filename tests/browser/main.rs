@@ -150,7 +150,8 @@ fn every_route(id: &str, name: &'static str) -> Vec<(String, &'static str, &'sta
         ),
         (
             format!("/trainings/{id}"),
-            "[data-testid=training-detail]",
+            // What was asked for, below the live parts of the page.
+            "[data-testid=spec]",
             "busybox",
         ),
         (

@@ -44,6 +44,12 @@ pub(super) fn pending(job: &JobObservation, observed: &Observed) -> Derived {
         );
     }
     let reason = match &pg.unschedulable {
+        Some(message) if held_by_queue(message) => format!(
+            "waiting for queue {} to admit the gang: it is at its GPU limit (its project's or \
+             department's), so the scheduler does not try the nodes yet; it {}",
+            pg.queue,
+            needs(gang, &pg.min_resources)
+        ),
         Some(message) => format!(
             "the scheduler cannot place the gang of {gang} pod(s) at once: {}; it {}",
             plain_unschedulable(message),
@@ -55,6 +61,17 @@ pub(super) fn pending(job: &JobObservation, observed: &Observed) -> Derived {
         ),
     };
     Derived::new(Phase::Pending, Some(reason))
+}
+
+/// Whether the gang message of an admitted (Inqueue) gang says its queue held it back: Volcano's
+/// `allocate` skips a task its queue's capability cannot take before trying any node, so the
+/// message has the gang's counts and no node's reason ("Origin reason is …: 0/4 nodes are
+/// unavailable: …"), as the testbed shows for a project at its limit.
+fn held_by_queue(message: &str) -> bool {
+    message.contains("tasks in gang unschedulable")
+        && !message.contains("Origin reason")
+        && !message.contains("nodes are unavailable")
+        && !message.contains("node(s)")
 }
 
 /// "needs 5 pods at once with 40 nvidia.com/gpu, 20 cpu".

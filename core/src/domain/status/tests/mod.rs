@@ -172,11 +172,40 @@ fn a_gang_the_queue_has_not_admitted_says_what_it_needs() {
 }
 
 #[test]
+fn a_gang_its_queue_holds_back_says_so_not_that_the_nodes_are_full() {
+    // Volcano 1.x on the testbed, a project at its limit of 2 GPUs with a third training: the
+    // gang is Inqueue and its message names no node.
+    let mut pg = pod_group("Inqueue");
+    pg.unschedulable = Some(
+        "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; \
+             Pending: 1 Unschedulable"
+            .into(),
+    );
+    let d = derive(
+        Phase::Running,
+        Phase::Pending,
+        &observed(
+            Some(job("Pending")),
+            Some(pg),
+            vec![pod("p-0", None, "Pending")],
+        ),
+    );
+    let reason = d.reason.unwrap();
+    assert!(
+        reason.starts_with(
+            "waiting for queue tephra-default to admit the gang: it is at its GPU limit"
+        ),
+        "{reason}"
+    );
+}
+
+#[test]
 fn an_unschedulable_gang_gives_the_schedulers_reason_in_plain_words() {
     let mut pg = pod_group("Inqueue");
     pg.unschedulable = Some(
         "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; \
-             Pending: 2 Unschedulable"
+             Pending: 2 Unschedulable, 2 Schedulable. Origin reason is p-1: 0/4 nodes are \
+             unavailable: 4 Insufficient nvidia.com/gpu."
             .into(),
     );
     let d = derive(
