@@ -146,11 +146,7 @@ async fn positions(
             bytes as f64 / 1024.0
         );
     }
-    let first = format!("/api/v1/workloads/trainings?projectId={big}&limit=1&phase=Pending");
-    let page: Value = http.get(server.url(&first)).send().await?.json().await?;
-    let id = page["workloads"][0]["workloadId"]
-        .as_str()
-        .context("a waiting training")?;
+    let id = eta::a_waiting_training(&server.db).await?;
     let path = format!("/api/v1/workloads/trainings/{id}");
     let (p50, p99, bytes) = time(http, server, big, &path, samples).await?;
     println!(

@@ -32,6 +32,17 @@ async fn one_gpu_each(db: &server::db::Database) -> anyhow::Result<String> {
     Ok(cluster)
 }
 
+/// The id of one training that waits to start.
+pub async fn a_waiting_training(db: &server::db::Database) -> anyhow::Result<uuid::Uuid> {
+    use server::db::Database;
+    let sql = "SELECT id FROM workloads WHERE pending_since IS NOT NULL AND finished_at IS NULL
+                LIMIT 1";
+    Ok(match db {
+        Database::Sqlite(pool) => sqlx::query_scalar(sql).fetch_one(pool).await?,
+        Database::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await?,
+    })
+}
+
 /// p50 and p99 of `samples` runs of `run`.
 async fn timed<F, Fut, T>(samples: usize, mut run: F) -> anyhow::Result<(Duration, Duration, T)>
 where

@@ -23,7 +23,8 @@ pub struct HoldingRow {
 }
 
 impl Workloads<'_> {
-    /// Every workload of `cluster` that may run, has started and asks for GPUs.
+    /// Every workload of `cluster` that may run, has started and asks for GPUs; the conditions
+    /// are those of the partial index `workloads_holding`, word for word, so both engines read it.
     pub async fn holding(&self, cluster: &str) -> DbResult<Vec<HoldingRow>> {
         let sql = format!(
             "SELECT w.id, w.project_id, w.name, w.gpus, w.running_since, {}
