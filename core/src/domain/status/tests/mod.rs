@@ -171,26 +171,29 @@ fn a_gang_the_queue_has_not_admitted_says_what_it_needs() {
     assert!(reason.contains("queue tephra-default"), "{reason}");
 }
 
-#[test]
-fn a_gang_its_queue_holds_back_says_so_not_that_the_nodes_are_full() {
-    // Volcano 1.x on the testbed, a project at its limit of 2 GPUs with a third training: the
-    // gang is Inqueue and its message names no node.
+/// The reason of an admitted (Inqueue) gang of two pending pods whose PodGroup carries the
+/// scheduler's `message`.
+fn inqueue_reason(message: &str) -> String {
     let mut pg = pod_group("Inqueue");
-    pg.unschedulable = Some(
-        "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; \
-             Pending: 1 Unschedulable"
-            .into(),
-    );
+    pg.unschedulable = Some(message.into());
+    let pods = vec![pod("p-0", None, "Pending"), pod("p-1", None, "Pending")];
     let d = derive(
         Phase::Running,
         Phase::Pending,
-        &observed(
-            Some(job("Pending")),
-            Some(pg),
-            vec![pod("p-0", None, "Pending")],
-        ),
+        &observed(Some(job("Pending")), Some(pg), pods),
     );
-    let reason = d.reason.unwrap();
+    assert_eq!(d.phase, Phase::Pending);
+    d.reason.unwrap()
+}
+
+#[test]
+fn a_gang_its_queue_holds_back_says_so_not_that_the_nodes_are_full() {
+    // Volcano on the testbed, a project at its limit of 2 GPUs with a third training: the gang
+    // is Inqueue and its message names no node.
+    let reason = inqueue_reason(
+        "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; \
+         Pending: 2 Unschedulable",
+    );
     assert!(
         reason.starts_with(
             "waiting for queue tephra-default to admit the gang: it is at its GPU limit"
@@ -201,24 +204,11 @@ fn a_gang_its_queue_holds_back_says_so_not_that_the_nodes_are_full() {
 
 #[test]
 fn an_unschedulable_gang_gives_the_schedulers_reason_in_plain_words() {
-    let mut pg = pod_group("Inqueue");
-    pg.unschedulable = Some(
+    let reason = inqueue_reason(
         "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; \
-             Pending: 2 Unschedulable, 2 Schedulable. Origin reason is p-1: 0/4 nodes are \
-             unavailable: 4 Insufficient nvidia.com/gpu."
-            .into(),
+         Pending: 2 Unschedulable, 2 Schedulable. Origin reason is p-1: 0/4 nodes are \
+         unavailable: 4 Insufficient nvidia.com/gpu.",
     );
-    let d = derive(
-        Phase::Running,
-        Phase::Pending,
-        &observed(
-            Some(job("Pending")),
-            Some(pg),
-            vec![pod("p-0", None, "Pending"), pod("p-1", None, "Pending")],
-        ),
-    );
-    assert_eq!(d.phase, Phase::Pending);
-    let reason = d.reason.unwrap();
     assert!(
         reason.starts_with(
             "the scheduler cannot place the gang of 2 pod(s) at once: 2 of 2 pods cannot be placed"
