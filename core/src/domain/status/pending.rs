@@ -45,8 +45,9 @@ pub(super) fn pending(job: &JobObservation, observed: &Observed) -> Derived {
     }
     let reason = match &pg.unschedulable {
         Some(message) if held_by_queue(message) => format!(
-            "waiting for queue {} to admit the gang: it is at its GPU limit (its project's or \
-             department's), so the scheduler does not try the nodes yet; it {}",
+            "waiting for queue {} to admit the gang: what it may use is taken (its project's or \
+             department's limit, or the cluster's GPUs in all), so the scheduler does not try \
+             the nodes yet; it {}",
             pg.queue,
             needs(gang, &pg.min_resources)
         ),
@@ -64,9 +65,10 @@ pub(super) fn pending(job: &JobObservation, observed: &Observed) -> Derived {
 }
 
 /// Whether the gang message of an admitted (Inqueue) gang says its queue held it back: Volcano's
-/// `allocate` skips a task its queue's capability cannot take before trying any node, so the
-/// message has the gang's counts and no node's reason ("Origin reason is …: 0/4 nodes are
-/// unavailable: …"), as the testbed shows for a project at its limit.
+/// `allocate` skips a task its queue cannot take (the `capacity` plugin's real capability: the
+/// queue's capability, bounded by the cluster's total) before trying any node, so the message has
+/// the gang's counts and no node's reason ("Origin reason is …: 0/4 nodes are unavailable: …"),
+/// as the testbed shows for a project at its limit and for a cluster full in all.
 fn held_by_queue(message: &str) -> bool {
     message.contains("tasks in gang unschedulable")
         && !message.contains("Origin reason")

@@ -188,15 +188,15 @@ fn inqueue_reason(message: &str) -> String {
 
 #[test]
 fn a_gang_its_queue_holds_back_says_so_not_that_the_nodes_are_full() {
-    // Volcano on the testbed, a project at its limit of 2 GPUs with a third training: the gang
-    // is Inqueue and its message names no node.
+    // Volcano on the testbed, a project at its limit of 2 GPUs with a third training (and a
+    // cluster whose 32 GPUs are all taken): the gang is Inqueue and its message names no node.
     let reason = inqueue_reason(
         "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; \
          Pending: 2 Unschedulable",
     );
     assert!(
         reason.starts_with(
-            "waiting for queue tephra-default to admit the gang: it is at its GPU limit"
+            "waiting for queue tephra-default to admit the gang: what it may use is taken"
         ),
         "{reason}"
     );
