@@ -29,9 +29,16 @@ fn ends_in(row: &HoldingRow, now: DateTime<Utc>) -> Option<f64> {
     Some(limit as f64 - (now - since).num_milliseconds() as f64 / 1000.0)
 }
 
-fn holder(row: &HoldingRow, now: DateTime<Utc>) -> Holder {
+/// A holder as the estimate of a workload of `project` may name it: whoever reads that estimate
+/// may read `project`, not necessarily the others, so another project's workload is not named
+/// (as the queue's "ahead" names only readable projects').
+fn holder(row: &HoldingRow, now: DateTime<Utc>, project: uuid::Uuid) -> Holder {
     Holder {
-        name: row.name.clone(),
+        name: if row.project_id == project {
+            row.name.clone()
+        } else {
+            "a workload of another project".to_owned()
+        },
         gpus: row.gpus,
         ends_in: ends_in(row, now),
     }
@@ -92,7 +99,7 @@ impl Workloads {
             holders: holding
                 .iter()
                 .filter(|h| queue_order::overlap(&pools_of(h.node_pools.as_deref()), &demand.pools))
-                .map(|h| holder(h, now))
+                .map(|h| holder(h, now, w.project_id))
                 .collect(),
             ahead: ahead.iter().map(runs).collect(),
             reclaimable,
@@ -104,7 +111,7 @@ impl Workloads {
                 holders: holding
                     .iter()
                     .filter(|h| h.project_id == w.project_id)
-                    .map(|h| holder(h, now))
+                    .map(|h| holder(h, now, w.project_id))
                     .collect(),
                 ahead: ahead
                     .iter()
