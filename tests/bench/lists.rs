@@ -115,6 +115,8 @@ async fn measure(
 
 /// How many of the big project's trainings wait to start while positions are measured.
 const WAITING: usize = 10_000;
+/// How many reads of waiting trainings are timed one at a time, each computing the order.
+const COLD_SAMPLES: usize = 20;
 
 /// The cost of queue positions: [`WAITING`] of the big project's trainings made to wait, then a
 /// page of waiting ones (each row gets its place, computed over every waiting workload) beside a
@@ -146,6 +148,20 @@ async fn positions(
             bytes as f64 / 1024.0
         );
     }
+    // The order is shared for a second: a page read alone (one a second) computes it afresh.
+    let path = "/api/v1/workloads/trainings?projectId={p}&limit=50&phase=Pending";
+    let mut took = Vec::new();
+    for _ in 0..samples.clamp(1, COLD_SAMPLES) {
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        took.push(time(http, server, big, path, 1).await?.0);
+    }
+    let (p50, p99) = percentiles(&mut took);
+    println!(
+        "| `trainings: phase=Pending`, read alone ({} reads 1.1 s apart: the order computed afresh) | {} / {} | |",
+        took.len(),
+        ms(p50),
+        ms(p99)
+    );
     let id = eta::a_waiting_training(&server.db).await?;
     let path = format!("/api/v1/workloads/trainings/{id}");
     let (p50, p99, bytes) = time(http, server, big, &path, samples).await?;

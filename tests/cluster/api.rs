@@ -168,7 +168,10 @@ impl Tephra {
             }
             let last = json!({ "status": status, "actualPhase": body["actualPhase"], "phaseMessage": body["phaseMessage"], "jobPhase": body["status"]["jobPhase"] });
             if tokio::time::Instant::now() > deadline {
-                bail!("timed out after {WAIT:?} waiting for {what}; last: {last}");
+                bail!(
+                    "timed out after {WAIT:?} waiting for {what}; last: {last}\n{}",
+                    self.server.warnings()
+                );
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
@@ -188,11 +191,12 @@ impl Tephra {
 
     /// Waits until GET answers 404: the workload and everything it made are gone.
     pub(crate) async fn wait_gone(&self, kind: &str, id: &str) -> anyhow::Result<()> {
-        tephra_tests::wait_for("the workload to be deleted", WAIT, || async {
+        let gone = tephra_tests::wait_for("the workload to be deleted", WAIT, || async {
             let (status, _) = self.get(&format!("{kind}/{id}")).await.ok()?;
             (status == 404).then_some(())
-        })
-        .await
+        });
+        gone.await
+            .map_err(|e| anyhow::anyhow!("{e:#}\n{}", self.server.warnings()))
     }
 
     pub(crate) fn jobs(&self) -> Api<DynamicObject> {

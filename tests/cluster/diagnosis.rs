@@ -1,6 +1,7 @@
-//! Why a training failed, on the testbed: a container that exits with an error code, and one
-//! that keeps failing under OnFailure (the kubelet restarts it in place). The reason names the
-//! pod, the container, the code and what it usually means.
+//! Why a training failed, on the testbed: a container that exits with an error code, one that
+//! keeps failing under OnFailure (the kubelet restarts it in place), and one the kernel killed at
+//! its memory limit (OOMKilled). The reason names the pod, the container, the code and what it
+//! usually means; for memory, the fix opens the form with a higher limit.
 
 use crate::api::{TRAININGS, Tephra, id_of, training};
 use anyhow::ensure;
@@ -12,12 +13,27 @@ use std::sync::Arc;
 use std::time::Duration;
 use tephra_tests::testbed::Testbed;
 
-/// Tells the testbed to fail every pod of workload `id` with exit `code` after `after`
-/// (Tephra reserves these annotation keys in requests, so the test puts them on the pods).
-async fn fail_pods(t: &Tephra, id: &str, code: &str, after: &str) -> anyhow::Result<()> {
+/// How the testbed ends a container: its exit code and the reason the kubelet reports.
+#[derive(Clone, Copy)]
+struct Exit<'a> {
+    code: &'a str,
+    reason: &'a str,
+}
+
+const fn error(code: &str) -> Exit<'_> {
+    Exit {
+        code,
+        reason: "Error",
+    }
+}
+
+/// Tells the testbed to end every pod of workload `id` with `exit` after `after` (Tephra
+/// reserves these annotation keys in requests, so the test puts them on the pods).
+async fn fail_pods(t: &Tephra, id: &str, exit: Exit<'_>, after: &str) -> anyhow::Result<()> {
     let patch = json!({ "metadata": { "annotations": {
         "testbed.tephra.dev/outcome": "Failed",
-        "testbed.tephra.dev/exit-code": code,
+        "testbed.tephra.dev/exit-code": exit.code,
+        "testbed.tephra.dev/reason": exit.reason,
         "testbed.tephra.dev/run-duration": after,
     } } });
     for pod in t.pods_of(id).await? {
@@ -36,12 +52,12 @@ async fn fail_pods(t: &Tephra, id: &str, code: &str, after: &str) -> anyhow::Res
 async fn failing_until(
     t: &Tephra,
     id: &str,
-    code: &str,
+    exit: Exit<'_>,
     what: &str,
     accept: impl Fn(&Value) -> bool,
 ) -> anyhow::Result<Value> {
     tephra_tests::wait_for(what, Duration::from_secs(90), || async {
-        fail_pods(t, id, code, "1s").await.ok()?;
+        fail_pods(t, id, exit, "1s").await.ok()?;
         let (_, body) = t.get(&format!("{TRAININGS}/{id}")).await.ok()?;
         accept(&body).then_some(body)
     })
@@ -62,7 +78,7 @@ pub async fn a_failed_training_says_why_in_one_line(
         body["spec"]["backoffLimit"] = json!(1);
         let id = id_of(&t.submit(TRAININGS, &body).await?)?;
         t.wait_phase(TRAININGS, &id, "Running").await?;
-        let said = failing_until(&t, &id, "127", "the exit code's meaning", |b| {
+        let said = failing_until(&t, &id, error("127"), "the exit code's meaning", |b| {
             reason(b).contains("exited with code 127 (the command was not found in the image)")
         })
         .await?;
@@ -72,7 +88,7 @@ pub async fn a_failed_training_says_why_in_one_line(
             "names the container and the pod: {said}"
         );
         // Once the Job has failed for good, the reason still says why.
-        let failed = failing_until(&t, &id, "127", "the training to fail", |b| {
+        let failed = failing_until(&t, &id, error("127"), "the training to fail", |b| {
             b["actualPhase"] == "Failed"
         })
         .await?;
@@ -82,11 +98,70 @@ pub async fn a_failed_training_says_why_in_one_line(
         looping["spec"]["restartPolicy"] = json!("OnFailure");
         let id = id_of(&t.submit(TRAININGS, &looping).await?)?;
         t.wait_phase(TRAININGS, &id, "Running").await?;
-        failing_until(&t, &id, "1", "the crash loop", |b| {
+        failing_until(&t, &id, error("1"), "the crash loop", |b| {
             reason(b).contains(" keeps failing: restarted ")
                 && reason(b).contains("it last exited with code 1 (a general error")
         })
         .await?;
+        Ok(())
+    }
+    .await;
+    t.cleanup().await;
+    result
+}
+
+/// A container the kernel killed at its 4 GiB limit: the reason says so with a limit half as
+/// large again, and the page's "Edit and resubmit" opens the form with it.
+pub async fn a_training_killed_for_memory_opens_the_form_with_more(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    let t = Tephra::start(&tb, &ns).await?;
+    let result = async {
+        let mut body = training("hungry", 0);
+        body["spec"]["compute"]["cpuMemoryLimit"] = json!("4Gi");
+        let id = id_of(&t.submit(TRAININGS, &body).await?)?;
+        t.wait_phase(TRAININGS, &id, "Running").await?;
+        let killed = Exit {
+            code: "137",
+            reason: "OOMKilled",
+        };
+        let said = failing_until(&t, &id, killed, "the memory diagnosis", |b| {
+            reason(b)
+                .contains("ran out of memory and was killed (OOMKilled) at its limit of 4096 MiB")
+        })
+        .await?;
+        ensure!(
+            reason(&said).contains("give it more, e.g. 6144 MiB (compute.cpuMemoryLimit)"),
+            "{said}"
+        );
+        let fix = said["status"]["fix"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        ensure!(
+            fix.starts_with("memory ") && fix.ends_with(" 6144"),
+            "the fix: {said}"
+        );
+        let page = t.page(&format!("/trainings/{id}")).await?;
+        let href = format!(
+            "/trainings/new?from={id}&amp;fix={}",
+            fix.replace(' ', "%20")
+        );
+        ensure!(
+            page.contains("Edit and resubmit") && page.contains(&href),
+            "the page offers the fix: {href}"
+        );
+        let form = t
+            .page(&format!(
+                "/trainings/new?from={id}&fix={}",
+                fix.replace(' ', "%20")
+            ))
+            .await?;
+        ensure!(
+            form.contains("6144Mi") && form.contains("raised to 6144Mi"),
+            "the form opens with the higher limit"
+        );
         Ok(())
     }
     .await;

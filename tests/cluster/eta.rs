@@ -3,6 +3,9 @@
 //! starts when h1 reaches its limit, and w2, behind w1, when h2 does (if w1 took nothing it could
 //! have started at h1's). Each starts within its estimate's range, give or take the seconds a
 //! stop and a start take.
+//!
+//! And an estimate reads only its own project: another project's trainings in the way are said,
+//! never named.
 
 use crate::api::{TRAININGS, Tephra, id_of, training};
 use anyhow::{Context, ensure};
@@ -102,6 +105,49 @@ pub async fn a_waiting_training_starts_within_its_estimate(
                 "started after {took:?}; its estimate said by {latest:?}: {eta}"
             );
         }
+        Ok(())
+    }
+    .await;
+    t.cleanup().await;
+    result
+}
+
+/// Project `hidden` fills the cluster with four trainings of 8 GPUs, no time limit, within its
+/// quota (nothing to reclaim). A training of `default` waits: its estimate is unbounded and says
+/// what holds the GPUs without naming a training of `hidden`, in the API and on the page.
+pub async fn an_estimate_names_no_training_of_another_project(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    let t = Tephra::start(&tb, &ns).await?;
+    let result = async {
+        let resources = json!([{ "nodePool": { "name": "default" },
+                                 "gpu": { "deserved": 32, "limit": 32 } }]);
+        let body = json!({ "name": "hidden", "resources": resources });
+        let (status, project) = t.post("/api/v1/org-unit/projects", &body).await?;
+        ensure!(status == 201, "project: {status} {project}");
+        for i in 0..4 {
+            let mut body = node_sized(&format!("secret-run-{i}"), None);
+            body["projectId"] = json!("hidden");
+            let id = id_of(&t.submit(TRAININGS, &body).await?)?;
+            t.wait_phase(TRAININGS, &id, "Running").await?;
+        }
+        let waiting = id_of(&t.submit(TRAININGS, &node_sized("mine", None)).await?)?;
+        t.wait_phase(TRAININGS, &waiting, "Pending").await?;
+        let eta = estimate(&t, &waiting).await?;
+        ensure!(eta["bound"] == "unbounded", "{eta}");
+        let said = eta.to_string();
+        ensure!(
+            said.contains("a workload of another project"),
+            "the estimate says what is in the way: {eta}"
+        );
+        ensure!(!said.contains("secret-run"), "it names hidden's: {eta}");
+        let page = t.page(&format!("/trainings/{waiting}")).await?;
+        ensure!(
+            page.contains("When it can start"),
+            "the page has the estimate"
+        );
+        ensure!(!page.contains("secret-run"), "the page names hidden's");
         Ok(())
     }
     .await;

@@ -1,6 +1,7 @@
 //! "Edit and resubmit": a training that failed for lack of memory offers the fix on its page,
-//! and the form opens with the higher limit, said at its field. The failure is written to the
-//! store as the controller writes it (the testbed cannot make a container OOMKilled).
+//! and the form opens with the higher limit, said above it as news rather than as an error. The
+//! failure is written to the store as the controller writes it; tests/cluster/diagnosis.rs makes
+//! the kill happen on the testbed.
 
 use super::Running;
 use reqwest::Method;
@@ -75,7 +76,21 @@ async fn a_training_killed_for_memory_opens_the_form_with_more() {
         .await
         .unwrap();
     assert!(form.contains("6144Mi"), "the limit is raised");
-    assert!(form.contains("raised to 6144Mi: container hungry ran out of memory"));
+    let said = "memory limit raised to 6144Mi: container hungry ran out of memory";
+    let banner = form
+        .split("data-testid=\"fix-applied\"")
+        .nth(1)
+        .expect("the form says what the fix changed");
+    assert!(banner.contains(said), "{banner}");
+    assert!(
+        banner.contains("href=\"#f-spec-compute-cpuMemoryLimit\""),
+        "linked to its field"
+    );
+    assert_eq!(
+        form.matches(said).count(),
+        1,
+        "said once, above the form, and not as an error at the field"
+    );
     assert!(form.contains("hungry-copy"), "as a copy of the failed one");
     server.stop().await;
 }

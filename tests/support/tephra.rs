@@ -3,12 +3,16 @@
 use crate::process::Guarded;
 use crate::workspace;
 use anyhow::{Context, bail};
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
+
+/// How many of the server's last warnings and errors a test keeps to explain its failure.
+const KEPT_WARNINGS: usize = 40;
 
 /// A running release server with its own data directory.
 pub struct TephraServer {
@@ -16,6 +20,7 @@ pub struct TephraServer {
     /// From spawning the process to the "ready" log line.
     pub started_in: Duration,
     pub process: Guarded,
+    warnings: Arc<Mutex<VecDeque<String>>>,
     _data: Option<tempfile::TempDir>,
 }
 
@@ -23,6 +28,34 @@ impl TephraServer {
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
     }
+
+    /// The server's last warnings and errors, one log line each: what a test that timed out
+    /// waiting for the server says about why.
+    pub fn warnings(&self) -> String {
+        let kept = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.is_empty() {
+            "the server logged no warning or error".to_owned()
+        } else {
+            let lines: Vec<&str> = kept.iter().map(String::as_str).collect();
+            format!(
+                "the server's last warnings and errors:\n{}",
+                lines.join("\n")
+            )
+        }
+    }
+}
+
+/// Whether a JSON log line is a warning or an error.
+fn is_warning(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line)
+        .ok()
+        .and_then(|event| {
+            event
+                .get("level")?
+                .as_str()
+                .map(|l| l == "WARN" || l == "ERROR")
+        })
+        .unwrap_or(false)
 }
 
 /// The release server: `TEPHRA_BIN` when set, else the static (musl) build's
@@ -158,10 +191,19 @@ impl Launch {
         // Read the log on a thread: it keeps draining after startup, so the server never blocks
         // on a full pipe.
         let (tx, rx) = mpsc::channel::<String>();
+        let warnings = Arc::new(Mutex::new(VecDeque::new()));
+        let kept = Arc::clone(&warnings);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if std::env::var_os("TEPHRA_TEST_SERVER_LOG").is_some() {
                     eprintln!("[tephra] {line}");
+                }
+                if is_warning(&line) {
+                    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+                    if kept.len() == KEPT_WARNINGS {
+                        kept.pop_front();
+                    }
+                    kept.push_back(line.clone());
                 }
                 let _ = tx.send(line);
             }
@@ -176,6 +218,7 @@ impl Launch {
                             addr,
                             started_in: started.elapsed(),
                             process,
+                            warnings,
                             _data: data,
                         });
                     }

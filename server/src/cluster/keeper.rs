@@ -3,19 +3,24 @@
 //! and its pods are collected; and drops what was kept after the cluster profile's
 //! `keptLogsDays`, and what deleted workloads kept.
 //!
-//! The controller asks for a read when a training fails or a diagnosis says why it is failing;
-//! the read runs beside the controller, bounded: at most [`MOST_PODS`] pods, the profile's
-//! `keptLogLines` lines (at most [`MOST_LINES`]) of each container, each cut to [`LINE_CHARS`]
-//! characters, each read given [`READ_FOR`].
+//! The controller asks for a read when a training fails or a diagnosis says why it is failing
+//! ([`Keeper::ask`]); a supervised task beside the controller does the reads, [`AT_ONCE`] at a
+//! time, so a slow API server holds no reconcile and a hundred failures at once make no hundred
+//! readers. Each read is bounded: at most [`MOST_PODS`] pods, the profile's `keptLogLines` lines
+//! (at most [`MOST_LINES`]) of each container, each cut to [`LINE_CHARS`] characters, each read
+//! given [`READ_FOR`].
 
 use super::logs;
 use crate::db::Database;
+use crate::supervise::{self, Health};
 use futures::StreamExt;
+use std::sync::Arc;
 use std::time::Duration;
 use tephra_core::domain::log_hints::hints;
 use tephra_core::domain::logs::{LogRequest, Tail};
 use tephra_core::model::kept::KeptLog;
 use tephra_core::model::live::PodInfo;
+use tokio::sync::mpsc;
 use uuid::Uuid;
 
 /// The most pods whose logs one failure keeps.
@@ -118,6 +123,69 @@ pub async fn keep(
     {
         tracing::warn!(workload = %id, error = %e, "cannot keep the failing training's log lines");
     }
+}
+
+/// How many reads run at once.
+pub const AT_ONCE: usize = 4;
+/// How many asks may wait for a reader; past that, a failure's lines are not kept (and said).
+const WAITING: usize = 256;
+
+/// One ask: keep the tails of workload `id`'s `pods`.
+#[derive(Debug)]
+pub struct Ask {
+    pub id: Uuid,
+    pub project: Uuid,
+    pub pods: Vec<PodInfo>,
+    pub lines: u32,
+}
+
+/// Where the controller sends its asks.
+#[derive(Clone)]
+pub struct Keeper(mpsc::Sender<Ask>);
+
+impl Keeper {
+    /// Starts the supervised reader of the asks.
+    pub fn start(db: Database, client: kube::Client, health: &Health) -> Keeper {
+        let (tx, rx) = mpsc::channel(WAITING);
+        let asks = Arc::new(tokio::sync::Mutex::new(rx));
+        supervise::supervise("log keeper", health.clone(), move || {
+            let (db, client, asks) = (db.clone(), client.clone(), Arc::clone(&asks));
+            async move { serve(&db, &client, &asks).await }
+        });
+        Keeper(tx)
+    }
+
+    /// Asks for `ask`'s tails to be kept, without waiting.
+    pub fn ask(&self, ask: Ask) {
+        if let Err(e) = self.0.try_send(ask) {
+            let ask = match e {
+                mpsc::error::TrySendError::Full(ask) | mpsc::error::TrySendError::Closed(ask) => {
+                    ask
+                }
+            };
+            tracing::warn!(workload = %ask.id, "too many failing trainings at once; their log lines are not kept");
+        }
+    }
+}
+
+async fn serve(
+    db: &Database,
+    client: &kube::Client,
+    asks: &tokio::sync::Mutex<mpsc::Receiver<Ask>>,
+) {
+    let mut asks = asks.lock().await;
+    futures::stream::poll_fn(|cx| asks.poll_recv(cx))
+        .for_each_concurrent(AT_ONCE, |ask| async move {
+            match db.projects().get(ask.project).await {
+                Ok(project) => {
+                    keep(db, client, ask.id, &project.namespace, &ask.pods, ask.lines).await
+                }
+                Err(e) => {
+                    tracing::warn!(workload = %ask.id, error = %e, "cannot keep its log lines")
+                }
+            }
+        })
+        .await
 }
 
 /// How often what was kept is checked against the retention.

@@ -4,7 +4,7 @@
 use super::controller::{self, Controller};
 use super::index::Index;
 use super::watches::Watches;
-use super::{ClusterHandle, EVENT_BUFFER, Shared, lease, namespace, nodes, notify, probe};
+use super::{ClusterHandle, EVENT_BUFFER, Shared, keeper, lease, namespace, nodes, notify, probe};
 use crate::db::Database;
 use crate::supervise;
 use kube::runtime::scheduler::ScheduleRequest;
@@ -94,6 +94,7 @@ pub fn start(id: &str, db: Database, client: kube::Client, settings: Settings) -
         org_synced: std::sync::Mutex::new(None),
         org_sync: tokio::sync::Mutex::new(()),
         requests: requests_tx,
+        keeper: keeper::Keeper::start(db.clone(), client.clone(), &shared.health),
     });
     probe::start(client.clone(), &shared, resync);
     let stop = CancellationToken::new();

@@ -72,7 +72,7 @@ async fn start(
     error: Option<String>,
     project: Option<String>,
     fix: Option<String>,
-) -> Result<(Start, Vec<ProjectSummary>), AppError> {
+) -> Result<(Start, Vec<ProjectSummary>, Vec<fix::Applied>), AppError> {
     let projects = list_projects().await?;
     let default_project = project
         .or_else(|| {
@@ -84,10 +84,11 @@ async fn start(
         .or_else(|| projects.first().map(|p| p.name.clone()))
         .unwrap_or_default();
     let (mut start, projects) = start_from(from, posted, error, default_project, projects).await?;
+    let mut applied = Vec::new();
     // A fix applies to a clone of the failed training only.
     if let Some(fix) = fix.filter(|_| start.cloned_from.is_some()) {
         match fix.parse() {
-            Ok(fix) => start.errors = fix::apply(&mut start.draft, &fix),
+            Ok(fix) => applied = fix::apply(&mut start.draft, &fix),
             Err(why) => {
                 start.problem = Some(format!("the fix in the address is unreadable: {why}"))
             }
@@ -103,7 +104,7 @@ async fn start(
             .draft
             .fill_defaults(start.policy.policy().layers(false));
     }
-    Ok((start, projects))
+    Ok((start, projects, applied))
 }
 
 async fn start_from(
@@ -170,14 +171,17 @@ pub fn NewTrainingPage() -> impl IntoView {
         <p class="mb-6 text-sm text-slate-600 dark:text-slate-300">
             "Fields marked * are required. Each field is checked as you type, with the same rules the API applies."
         </p>
-        {loaded(start, |(start, projects)| {
+        {loaded(start, |(start, projects, applied)| {
             // The island gets only what the project field shows: a summary's decoder would
             // weigh on the form's script.
             let projects: Vec<(String, String)> = projects
                 .into_iter()
                 .map(|p| (p.name.clone(), format!("{} (queue {})", p.name, p.queue)))
                 .collect();
-            view! { <TrainingForm start projects /> }
+            view! {
+                <fix::FixApplied applied />
+                <TrainingForm start projects />
+            }
         })}
     }
 }

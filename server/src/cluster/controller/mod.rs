@@ -123,6 +123,8 @@ pub struct Controller {
     /// Held while the organisation is applied, so it is applied once at a time.
     pub(super) org_sync: tokio::sync::Mutex<()>,
     pub(super) requests: Requests,
+    /// Reads and keeps a failing training's last log lines.
+    pub(super) keeper: super::keeper::Keeper,
 }
 
 impl Controller {

@@ -148,16 +148,11 @@ impl Controller {
         if lines == 0 || pods.is_empty() {
             return;
         }
-        let (db, client, id, project) =
-            (self.db.clone(), self.client.clone(), row.id, row.project_id);
-        tokio::spawn(async move {
-            match db.projects().get(project).await {
-                Ok(project) => {
-                    crate::cluster::keeper::keep(&db, &client, id, &project.namespace, &pods, lines)
-                        .await
-                }
-                Err(e) => tracing::warn!(workload = %id, error = %e, "cannot keep its log lines"),
-            }
+        self.keeper.ask(crate::cluster::keeper::Ask {
+            id: row.id,
+            project: row.project_id,
+            pods,
+            lines,
         });
     }
 

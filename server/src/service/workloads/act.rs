@@ -66,7 +66,7 @@ impl Workloads {
             };
             return Err(refused(now.desired_phase, now.actual_phase, why));
         }
-        self.cluster.poke(w.id);
+        self.changed(w.id);
         tracing::info!(workload = %w.id, action = action.verb(), "accepted an action");
         Ok(self.db.workloads().listing(w.id).await?)
     }

@@ -36,7 +36,8 @@ impl Workloads {
         id: &str,
     ) -> Result<WorkloadDetail, AppError> {
         let listing = self.find(None, principal, id).await?;
-        let history = self.history(principal, id).await?;
+        // `find` checked that the principal may read it.
+        let history = self.history_of(listing.workload.id).await?;
         let rendered_yaml = self.rendered_yaml(&listing).await;
         let standing = self.standing(&listing).await?;
         let mut workload = workload_response(&listing);

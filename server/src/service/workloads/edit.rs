@@ -85,7 +85,7 @@ impl Workloads {
                 ))
             })?;
         self.note_standing(w.id, &standing).await?;
-        self.cluster.poke(w.id);
+        self.changed(w.id);
         tracing::info!(workload = %w.id, "accepted an edit");
         Ok(self.db.workloads().listing(w.id).await?)
     }

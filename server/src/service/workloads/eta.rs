@@ -121,14 +121,14 @@ impl Workloads {
                 reclaimable: 0.0,
             });
         }
+        let (node_room, elsewhere) = self.on_nodes(&demand.pools, demand.largest_pod.gpus);
         let asked = Asked {
             gpus,
             pods: pods(demand.total.gpus, demand.largest_pod.gpus),
             per_pod: demand.largest_pod.gpus,
             largest_node: self.largest_node(&demand.pools),
-            node_room: self.node_room(&demand.pools, demand.largest_pod.gpus),
+            node_room,
         };
-        let elsewhere = self.elsewhere(&demand.pools);
         Ok(Some(stamped(
             eta::estimate(&asked, &levels, &elsewhere),
             now,
@@ -145,52 +145,39 @@ impl Workloads {
             .reduce(f64::max)
     }
 
-    /// How many pods asking `per_pod` GPUs the schedulable nodes of `pools` (every pool when
-    /// empty) hold at once, empty and with what Tephra's bound pods leave free on each now.
-    fn node_room(&self, pools: &[String], per_pod: f64) -> Option<NodeRoom> {
-        if per_pod <= 0.0 {
-            return None;
-        }
+    /// What the schedulable nodes hold for pods asking `per_pod` GPUs of `pools` (every pool
+    /// when empty), from one look at the nodes and at what Tephra's bound pods use on each: how
+    /// many such pods fit, empty and now (none when the pods ask no GPUs), and the GPUs free in
+    /// each other pool.
+    fn on_nodes(&self, pools: &[String], per_pod: f64) -> (Option<NodeRoom>, Vec<Elsewhere>) {
         let shared = &self.cluster.shared;
         let used = shared.index().gpus_by_node(None);
         let nodes = shared.nodes.read().unwrap_or_else(|e| e.into_inner());
         let mut room = NodeRoom { empty: 0, now: 0 };
+        let mut elsewhere: Vec<Elsewhere> = Vec::new();
         let fits = |gpus: f64| (gpus / per_pod + 1e-9).floor().max(0.0) as u32;
         for (name, size) in nodes.nodes() {
-            if !size.schedulable || !(pools.is_empty() || pools.contains(&size.pool)) {
+            if !size.schedulable {
                 continue;
             }
-            let gpus = size.allocatable.gpus;
-            room.empty += fits(gpus);
-            room.now += fits(gpus - used.get(name).copied().unwrap_or(0.0));
-        }
-        Some(room)
-    }
-
-    /// The pools other than `pools` with the GPUs free on their schedulable nodes, as Tephra's
-    /// bound pods leave them; none when `pools` is empty (it may use them all already).
-    fn elsewhere(&self, pools: &[String]) -> Vec<Elsewhere> {
-        if pools.is_empty() {
-            return Vec::new();
-        }
-        let shared = &self.cluster.shared;
-        let used = shared.index().gpus_by_node(None);
-        let nodes = shared.nodes.read().unwrap_or_else(|e| e.into_inner());
-        let mut free: Vec<Elsewhere> = Vec::new();
-        for (name, size) in nodes.nodes() {
-            if pools.contains(&size.pool) || !size.schedulable {
-                continue;
-            }
-            let left = (size.allocatable.gpus - used.get(name).copied().unwrap_or(0.0)).max(0.0);
-            match free.iter_mut().find(|p| p.pool == size.pool) {
-                Some(pool) => pool.free += left,
-                None => free.push(Elsewhere {
-                    pool: size.pool.clone(),
-                    free: left,
-                }),
+            let all = size.allocatable.gpus;
+            let free = all - used.get(name).copied().unwrap_or(0.0);
+            if pools.is_empty() || pools.contains(&size.pool) {
+                if per_pod > 0.0 {
+                    room.empty += fits(all);
+                    room.now += fits(free);
+                }
+            } else {
+                match elsewhere.iter_mut().find(|p| p.pool == size.pool) {
+                    Some(pool) => pool.free += free.max(0.0),
+                    None => elsewhere.push(Elsewhere {
+                        pool: size.pool.clone(),
+                        free: free.max(0.0),
+                    }),
+                }
             }
         }
-        free
+        ((per_pod > 0.0).then_some(room), elsewhere)
     }
 }
 

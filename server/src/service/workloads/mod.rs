@@ -46,6 +46,8 @@ pub struct Workloads {
     max_pods: u64,
     /// Where GPU use is read (`--prometheus-url`); `None` shows none.
     prometheus: Option<Prometheus>,
+    /// The order of the waiting workloads, computed at most once a second (`queue`).
+    boards: Arc<queue::Boards>,
 }
 
 impl Workloads {
@@ -62,7 +64,15 @@ impl Workloads {
             profile,
             max_pods,
             prometheus,
+            boards: Arc::default(),
         }
+    }
+
+    /// Workload `id` changed here (a user's action): the controller looks at it now, and the
+    /// next place read sees the change.
+    fn changed(&self, id: uuid::Uuid) {
+        self.boards.forget();
+        self.cluster.poke(id);
     }
 
     /// The profile's `ingressHost` when forward auth is on (exposed URLs open through Tephra).

@@ -1,11 +1,20 @@
 //! Where waiting workloads stand: the order the scheduler considers them in, computed from the
 //! store for every waiting workload of this cluster (`tephra_core::domain::queue_order`), laid
 //! onto a page of a list or a detail page.
+//!
+//! The order is computed at most once every [`BOARD_FRESH`] and shared by every reader: with
+//! 10,000 waiting it takes tens of milliseconds, and 10,000 open pages must not each pay it.
+//! Volcano's scheduler itself looks once a second, so a place that old is as true as the
+//! cluster's own view. A reader asking about a workload the shared order does not hold yet (one
+//! submitted a moment ago) computes it afresh.
 
 use super::{Workloads, workload_response};
 use crate::db::workloads::{QueueRow, StoredWorkload, WaitingRow, WorkloadListing};
 use app::error::AppError;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 use tephra_core::domain::queue_order::{self, QueueShare, Waiting, priority_rank};
 use tephra_core::domain::quota::Allowance;
 use tephra_core::model::phase::Phase;
@@ -175,9 +184,58 @@ impl Board {
     }
 }
 
+/// How long a computed order serves readers.
+pub(super) const BOARD_FRESH: Duration = Duration::from_secs(1);
+
+/// The last order computed, and when. The lock is held while one is computed, so readers that
+/// arrive meanwhile wait for it rather than compute their own. A user's action here (submit,
+/// edit, suspend, resume, delete) makes the next reader compute afresh: whoever acted sees it.
+#[derive(Default)]
+pub(super) struct Boards {
+    last: tokio::sync::Mutex<Option<Computed>>,
+    /// How many actions this replica has taken; an order computed before the last is stale.
+    actions: AtomicU64,
+}
+
+struct Computed {
+    at: Instant,
+    actions: u64,
+    board: Arc<Board>,
+}
+
+impl Boards {
+    /// An action changed what waits: the order computed before it serves no one.
+    pub(super) fn forget(&self) {
+        self.actions.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
 impl Workloads {
+    /// The order of every waiting workload of this cluster, at most [`BOARD_FRESH`] old and
+    /// holding each of `waiting` (workloads the caller knows to wait) that is still waiting.
+    pub(super) async fn board(&self, waiting: &[Uuid]) -> Result<Arc<Board>, AppError> {
+        let mut last = self.boards.last.lock().await;
+        let actions = self.boards.actions.load(Ordering::SeqCst);
+        if let Some(computed) = last.as_ref() {
+            let holds = waiting
+                .iter()
+                .all(|id| computed.board.by_id.contains_key(id));
+            if computed.actions == actions && computed.at.elapsed() < BOARD_FRESH && holds {
+                return Ok(Arc::clone(&computed.board));
+            }
+        }
+        let at = Instant::now();
+        let board = Arc::new(self.board_now().await?);
+        *last = Some(Computed {
+            at,
+            actions,
+            board: Arc::clone(&board),
+        });
+        Ok(board)
+    }
+
     /// The order of every waiting workload of this cluster, read now.
-    pub(super) async fn board(&self) -> Result<Board, AppError> {
+    async fn board_now(&self) -> Result<Board, AppError> {
         let workloads = self.db.workloads();
         let rows = workloads.waiting(&self.cluster.id).await?;
         let mut projects: Vec<Uuid> = rows.iter().map(|row| row.project_id).collect();
@@ -198,7 +256,12 @@ impl Workloads {
         if !page.iter().any(waits) {
             return Ok(());
         }
-        let board = self.board().await?;
+        let ids: Vec<Uuid> = page
+            .iter()
+            .filter(|w| waits(w))
+            .filter_map(|w| w.workload_id.parse().ok())
+            .collect();
+        let board = self.board(&ids).await?;
         for w in page.iter_mut() {
             let Ok(id) = w.workload_id.parse() else {
                 continue;
@@ -218,7 +281,7 @@ impl Workloads {
         class: Option<&str>,
         pools: &[String],
     ) -> Result<(u32, u32), AppError> {
-        let board = self.board().await?;
+        let board = self.board(&[]).await?;
         let default = self.profile.default_training_priority.as_deref();
         Ok(board.behind(
             project,
@@ -232,7 +295,7 @@ impl Workloads {
         let mut shown = workload_response(listing);
         let w = &listing.workload;
         if w.desired_phase == Phase::Running && w.actual_phase.is_waiting() {
-            let board = self.board().await?;
+            let board = self.board(&[w.id]).await?;
             shown.queue_position = board.position(w.id);
             shown.ahead = shown.queue_position.map(|p| p.ahead());
             shown.start_estimate = self.start_estimate(w, &board).await?;
@@ -247,7 +310,7 @@ impl Workloads {
         w: &StoredWorkload,
         readable: &HashSet<String>,
     ) -> Result<Option<QueueStanding>, AppError> {
-        let board = self.board().await?;
+        let board = self.board(&[w.id]).await?;
         let Some(mut standing) =
             board.standing(w.id, |project| readable.contains(&project.to_string()))
         else {

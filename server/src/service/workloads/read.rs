@@ -287,11 +287,16 @@ impl Workloads {
         let workload = self.listing(id, "workload").await?.workload;
         let project = self.db.projects().get(workload.project_id).await?;
         authorize::require(principal, Permission::ReadWorkloads, &project)?;
+        self.history_of(workload.id).await
+    }
+
+    /// Workload `id`'s history, for a caller that has checked who may read it.
+    pub(super) async fn history_of(&self, id: uuid::Uuid) -> Result<Vec<HistoryEntry>, AppError> {
         let users = self.db.users().list().await?;
         let events = self
             .db
             .audit()
-            .for_target(AuditTarget::Workload, workload.id)
+            .for_target(AuditTarget::Workload, id)
             .await?;
         Ok(events
             .into_iter()

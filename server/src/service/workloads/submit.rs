@@ -240,7 +240,7 @@ impl Workloads {
                 )
                 .await?;
         }
-        self.cluster.poke(stored.id);
+        self.changed(stored.id);
         tracing::info!(workload = %stored.id, %name, project = %project.name, "accepted a workload");
         Ok(Accepted {
             listing: self.db.workloads().listing(stored.id).await?,

@@ -47,6 +47,9 @@ const (
 	outcomeAnnotation  = "testbed.tephra.dev/outcome"      // Succeeded or Failed
 	durationAnnotation = "testbed.tephra.dev/run-duration" // e.g. 3s; default immediately
 	exitCodeAnnotation = "testbed.tephra.dev/exit-code"    // for Failed; default 1
+	// For Failed: the terminated container's reason as the kubelet reports it (OOMKilled for a
+	// container the kernel killed at its memory limit); default Error.
+	reasonAnnotation = "testbed.tephra.dev/reason"
 )
 
 // outcomeStages make a Running pod succeed or fail when it carries the outcome annotation, at
@@ -63,6 +66,7 @@ func outcomeStages() string {
     statusTemplate: |
       {{ $now := Now }}
       {{ $code := or (index .metadata.annotations "%s") "%s" }}
+      {{ $reason := or (index .metadata.annotations "%s") "%s" }}
       containerStatuses:
       {{ range .spec.containers }}
       - name: {{ .name | Quote }}
@@ -73,12 +77,12 @@ func outcomeStages() string {
         state:
           terminated:
             exitCode: {{ $code }}
-            reason: %s
+            reason: {{ $reason }}
             startedAt: {{ $now | Quote }}
             finishedAt: {{ $now | Quote }}
       {{ end }}
       phase: %s
-`, durationAnnotation, exitCodeAnnotation, exitCode, state, outcome)
+`, durationAnnotation, exitCodeAnnotation, exitCode, reasonAnnotation, state, outcome)
 	}
 	// The kubelet restarts a failed container under OnFailure and Always, and a succeeded one
 	// under Always: those pods do not end (see restartStage for failures).
@@ -128,6 +132,7 @@ func restartStage() string {
     statusTemplate: |
       {{ $now := Now }}
       {{ $code := or (index .metadata.annotations "%s") "1" }}
+      {{ $reason := or (index .metadata.annotations "%s") "Error" }}
       {{ $restarts := 0 }}
       {{ with .status.containerStatuses }}{{ $restarts = (index . 0).restartCount }}{{ end }}
       containerStatuses:
@@ -140,7 +145,7 @@ func restartStage() string {
         lastState:
           terminated:
             exitCode: {{ $code }}
-            reason: Error
+            reason: {{ $reason }}
             startedAt: {{ $now | Quote }}
             finishedAt: {{ $now | Quote }}
         state:
@@ -148,7 +153,7 @@ func restartStage() string {
             startedAt: {{ $now | Quote }}
       {{ end }}
       phase: Running
-`, durationAnnotation, exitCodeAnnotation)
+`, durationAnnotation, exitCodeAnnotation, reasonAnnotation)
 }
 
 // kwokConfig joins KWOK's stock stages for nodes and pods (from its module) with the outcome
