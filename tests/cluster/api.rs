@@ -249,15 +249,24 @@ impl Tephra {
         Ok(())
     }
 
-    /// Stops the server, then removes its project namespace and its queues from the shared
+    /// Stops the server, then removes its projects' namespaces and its queues from the shared
     /// testbed: every queue with its prefix, projects' before departments'. The server goes
     /// first so its reconciler cannot put a project's queue back after its department's queue is
     /// gone (a queue whose parent is missing stops Volcano scheduling for everyone).
     pub(crate) async fn cleanup(&self) {
         stop(self.server.process.id()).await;
-        let _ = Api::<Namespace>::all(self.kube.clone())
-            .delete(&self.namespace(), &DeleteParams::default())
-            .await;
+        // Every project's namespace, the default's and those a test made.
+        let namespaces = Api::<Namespace>::all(self.kube.clone());
+        let mut ours = vec![self.namespace()];
+        if let Ok(list) = namespaces.list(&ListParams::default()).await {
+            ours.extend(list.items.into_iter().filter_map(|n| n.metadata.name));
+        }
+        ours.retain(|name| name.starts_with(&self.prefix));
+        ours.sort_unstable();
+        ours.dedup();
+        for name in ours {
+            let _ = namespaces.delete(&name, &DeleteParams::default()).await;
+        }
         let queues: Api<DynamicObject> = Api::all_with(self.kube.clone(), &queue_resource());
         let mut ours: Vec<String> = queues
             .list(&ListParams::default())

@@ -9,9 +9,6 @@
 
 use crate::api::{TRAININGS, Tephra, id_of, training};
 use anyhow::{Context, ensure};
-use k8s_openapi::api::core::v1::Namespace;
-use kube::Api;
-use kube::api::DeleteParams;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,10 +127,5 @@ pub async fn the_first_in_the_queue_is_the_first_volcano_starts(
     }
     .await;
     t.cleanup().await;
-    for project in ["qa", "qb", "fill"] {
-        let _ = Api::<Namespace>::all(t.kube.clone())
-            .delete(&format!("{}{project}", t.prefix), &DeleteParams::default())
-            .await;
-    }
     result
 }
