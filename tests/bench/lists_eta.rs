@@ -72,7 +72,14 @@ pub async fn estimate_parts(db: &server::db::Database, samples: usize) -> anyhow
         super::ms(p50),
         super::ms(p99)
     );
-    let waiting = workloads.waiting(&cluster).await?;
+    let (p50, p99, waiting) =
+        timed(samples, || async { Ok(workloads.waiting(&cluster).await?) }).await?;
+    println!(
+        "| the waiting workloads ({} rows), read for a place | {} / {} | |",
+        waiting.len(),
+        super::ms(p50),
+        super::ms(p99)
+    );
     let level = Level {
         kind: LevelKind::Pools(Vec::new()),
         capacity: holding.len() as f64,
