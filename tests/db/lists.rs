@@ -333,6 +333,22 @@ pub(crate) async fn holders_and_waiting_gpus_follow_the_start(db: &Database, _: 
     assert!(in_department >= 2.0, "{in_department}");
     let holders = db.workloads().holding("default").await.unwrap();
     assert!(holders.iter().all(|h| h.id != id), "it waits: {holders:?}");
+    // The waiting row, as each engine hands it over (SQLite packs all of them in one value).
+    let waiting = db.workloads().waiting("default").await.unwrap();
+    let row = waiting
+        .iter()
+        .find(|w| w.id == id)
+        .expect("it is among the waiting");
+    let stored = db.workloads().get(id).await.unwrap();
+    assert_eq!(
+        (row.project_id, row.name.as_str(), row.creator_name.as_str()),
+        (project.id, "limited", "User holder")
+    );
+    assert_eq!(row.created_at, stored.created_at);
+    assert_eq!((row.gpus, row.max_run_seconds), (2.0, Some(600)));
+    assert_eq!(row.priority_class, None);
+    let pools: Vec<String> = serde_json::from_str(row.node_pools.as_deref().unwrap()).unwrap();
+    assert_eq!(pools, ["a"]);
     set_phase(db, id, Phase::Creating, Phase::Running).await;
     let holders = db.workloads().holding("default").await.unwrap();
     let held = holders
