@@ -1,10 +1,11 @@
 //! Why a training failed, on the testbed: a container that exits with an error code, one that
 //! keeps failing under OnFailure (the kubelet restarts it in place), and one the kernel killed at
-//! its memory limit (OOMKilled). The reason names the pod, the container, the code and what it
-//! usually means; for memory, the fix opens the form with a higher limit.
+//! its memory limit (OOMKilled), and an image under a registry no cluster can reach. The reason
+//! names the pod, the container, the code and what it usually means; the fix opens the form with
+//! a higher memory limit, or with the image to correct named.
 
 use crate::api::{TRAININGS, Tephra, id_of, training};
-use anyhow::ensure;
+use anyhow::{Context, ensure};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::api::{Patch, PatchParams};
@@ -161,6 +162,56 @@ pub async fn a_training_killed_for_memory_opens_the_form_with_more(
         ensure!(
             form.contains("6144Mi") && form.contains("raised to 6144Mi"),
             "the form opens with the higher limit"
+        );
+        Ok(())
+    }
+    .await;
+    t.cleanup().await;
+    result
+}
+
+/// The "Edit and resubmit" link on training `id`'s page, as the browser follows it.
+fn fix_link(page: &str, id: &str) -> anyhow::Result<String> {
+    let start = format!("/trainings/new?from={id}&amp;fix=");
+    let at = page.find(&start).context("the page offers the fix")?;
+    let link = &page[at..];
+    let end = link.find('"').context("the link ends")?;
+    Ok(link[..end].replace("&amp;", "&"))
+}
+
+/// An image under `registry.invalid` (a name that never resolves, so no kubelet can pull it): the
+/// pod never starts, the reason names the image, the container and the kubelet's message, and
+/// "Edit and resubmit" opens the form with the image to correct named.
+pub async fn an_image_that_cannot_be_pulled_says_so_and_offers_the_fix(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    let t = Tephra::start(&tb, &ns).await?;
+    let result = async {
+        let image = "registry.invalid/acme/train:v3";
+        let mut body = training("unpullable", 0);
+        body["spec"]["image"] = json!(image);
+        let id = id_of(&t.submit(TRAININGS, &body).await?)?;
+        let said = t
+            .wait_until(TRAININGS, &id, "the pull diagnosis", |b| {
+                reason(b).contains(&format!("cannot pull image {image:?} for container "))
+            })
+            .await?;
+        ensure!(
+            reason(&said).contains("no such host") && reason(&said).contains(" of pod unpullable-"),
+            "the kubelet's message and the pod: {said}"
+        );
+        ensure!(
+            said["status"]["fix"] == format!("image {image}"),
+            "the fix: {said}"
+        );
+        let page = t.page(&format!("/trainings/{id}")).await?;
+        ensure!(page.contains("Edit and resubmit"), "the page offers the fix");
+        let form = t.page(&fix_link(&page, &id)?).await?;
+        ensure!(
+            form.contains(&format!("the cluster could not pull &quot;{image}&quot;"))
+                || form.contains(&format!("the cluster could not pull \"{image}\"")),
+            "the form names the image to correct"
         );
         Ok(())
     }

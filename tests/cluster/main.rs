@@ -112,6 +112,7 @@ fn main() {
         time_limit::a_training_is_stopped_at_its_time_limit,
         diagnosis::a_failed_training_says_why_in_one_line,
         diagnosis::a_training_killed_for_memory_opens_the_form_with_more,
+        diagnosis::an_image_that_cannot_be_pulled_says_so_and_offers_the_fix,
         kept_logs::a_failed_trainings_last_lines_and_hints_outlive_its_pods,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         generic::a_generic_jobs_failure_rule_waits_for_every_replica_it_lists,

@@ -156,6 +156,58 @@ func restartStage() string {
 `, durationAnnotation, exitCodeAnnotation, reasonAnnotation)
 }
 
+// unpullableHost is a registry no cluster can reach: ".invalid" never resolves (RFC 2606), so a
+// real kubelet fails to pull any image under it, and the testbed's does the same.
+const unpullableHost = "registry.invalid/"
+
+// unpullableExpression selects (In) or leaves out (NotIn) the pods with a container whose image is
+// under unpullableHost.
+func unpullableExpression(op string) string {
+	return fmt.Sprintf(`    - key: '[.spec.containers.[].image | select(startswith("%s"))] | length > 0 | tostring'
+      operator: '%s'
+      values: ['true']
+`, unpullableHost, op)
+}
+
+// pullFailureStage holds a pod whose image cannot be pulled in Pending, its containers waiting
+// with ErrImagePull and the message a kubelet gives when the registry's name does not resolve.
+func pullFailureStage() string {
+	return `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: testbed-pod-image-pull
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: DoesNotExist
+    - key: .status.phase
+      operator: In
+      values: [Pending]
+    - key: '.status.containerStatuses.[0].state.waiting.reason'
+      operator: NotIn
+      values: [ErrImagePull]
+` + unpullableExpression("In") + `  next:
+    statusTemplate: |
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          waiting:
+            reason: ErrImagePull
+            message: {{ printf "failed to pull and unpack image %q: failed to resolve reference %q: dial tcp: lookup registry.invalid: no such host" .image .image | Quote }}
+      {{ end }}
+      phase: Pending
+`
+}
+
 // kwokConfig joins KWOK's stock stages for nodes and pods (from its module) with the outcome
 // stages into one --config file.
 func kwokConfig(kwokDir string) (string, error) {
@@ -170,9 +222,18 @@ func kwokConfig(kwokDir string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("KWOK stage %s: %w", rel, err)
 		}
-		parts = append(parts, strings.TrimSpace(string(data)))
+		stage := string(data)
+		if strings.HasSuffix(rel, "/pod-ready.yaml") {
+			// A container whose image cannot be pulled never starts.
+			head := "    matchExpressions:\n"
+			if strings.Count(stage, head) != 1 {
+				return "", fmt.Errorf("KWOK stage %s: no single matchExpressions to extend", rel)
+			}
+			stage = strings.Replace(stage, head, head+unpullableExpression("NotIn"), 1)
+		}
+		parts = append(parts, strings.TrimSpace(stage))
 	}
-	parts = append(parts, strings.TrimSpace(outcomeStages()))
+	parts = append(parts, strings.TrimSpace(outcomeStages()), strings.TrimSpace(pullFailureStage()))
 	return strings.Join(parts, "\n---\n") + "\n", nil
 }
 
