@@ -347,6 +347,15 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
             "the reason shows {expected:?}:\n{reason}"
         );
     }
+    // When it can start: never as asked (five pods of 5 GPUs, one a node), with what would
+    // make it start.
+    let eta = browser
+        .wait_text("[data-testid=eta]", "it can never start as asked", WAIT)
+        .await?;
+    ensure!(
+        eta.contains("When it can start") && eta.contains("What would make it start sooner"),
+        "the estimate says what would help:\n{eta}"
+    );
     browser.screenshot("dashboard-9-pending-reason").await?;
     browser.close().await?;
     tephra.cleanup().await;

@@ -206,7 +206,10 @@ pub async fn an_image_that_cannot_be_pulled_says_so_and_offers_the_fix(
             "the fix: {said}"
         );
         let page = t.page(&format!("/trainings/{id}")).await?;
-        ensure!(page.contains("Edit and resubmit"), "the page offers the fix");
+        ensure!(
+            page.contains("Edit and resubmit"),
+            "the page offers the fix"
+        );
         let form = t.page(&fix_link(&page, &id)?).await?;
         ensure!(
             form.contains(&format!("the cluster could not pull &quot;{image}&quot;"))

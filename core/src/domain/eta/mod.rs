@@ -187,7 +187,7 @@ fn gpus_word(gpus: f64) -> String {
     format!("{n} GPU{}", if gpus == 1.0 { "" } else { "s" })
 }
 
-fn never_estimate(why: String) -> StartEstimate {
+fn never_estimate(why: String, sooner: Vec<String>) -> StartEstimate {
     StartEstimate {
         bound: EtaBound::Never,
         earliest_seconds: None,
@@ -196,31 +196,60 @@ fn never_estimate(why: String) -> StartEstimate {
         latest: None,
         summary: format!("it can never start as asked: {why}"),
         rests_on: Vec::new(),
-        sooner: Vec::new(),
+        sooner,
     }
+}
+
+/// Why the gang can never start on its pools' nodes, if so: a pod larger than every node, or more
+/// pods than the nodes hold at once; with what would fit.
+fn never_on_nodes(asked: &Asked) -> Option<StartEstimate> {
+    if let Some(largest) = asked.largest_node.filter(|l| asked.per_pod > l + EPSILON) {
+        return Some(never_estimate(
+            format!(
+                "each pod asks {} and the largest node in its pools has {}",
+                gpus_word(asked.per_pod),
+                largest
+            ),
+            vec![format!(
+                "pods of at most {} fit its largest node: fewer GPUs a pod, and more workers \
+                 for the same total",
+                gpus_word(largest)
+            )],
+        ));
+    }
+    if let Some(room) = asked.node_room.filter(|room| room.empty < asked.pods) {
+        let fewer = (room.empty >= 1).then(|| {
+            format!(
+                "its nodes hold {} pods of {} at once: with {} pods instead of {} (fewer \
+                 workers) it can start",
+                room.empty,
+                gpus_word(asked.per_pod),
+                room.empty,
+                asked.pods
+            )
+        });
+        return Some(never_estimate(
+            format!(
+                "its {} pods of {} each need a node's room apiece, and the nodes of its pools \
+                 hold at most {} such pods at once",
+                asked.pods,
+                gpus_word(asked.per_pod),
+                room.empty
+            ),
+            fewer.into_iter().collect(),
+        ));
+    }
+    None
 }
 
 /// When the gang `asked` starts under every one of `levels`, and what would make it sooner;
 /// `elsewhere` are the pools it does not list.
 pub fn estimate(asked: &Asked, levels: &[Level], elsewhere: &[Elsewhere]) -> StartEstimate {
-    if let Some(largest) = asked.largest_node.filter(|l| asked.per_pod > l + EPSILON) {
-        return never_estimate(format!(
-            "each pod asks {} and the largest node in its pools has {}",
-            gpus_word(asked.per_pod),
-            largest
-        ));
-    }
-    if let Some(room) = asked.node_room.filter(|room| room.empty < asked.pods) {
-        return never_estimate(format!(
-            "its {} pods of {} each need a node's room apiece, and the nodes of its pools hold \
-             at most {} such pods at once",
-            asked.pods,
-            gpus_word(asked.per_pod),
-            room.empty
-        ));
+    if let Some(never) = never_on_nodes(asked) {
+        return never;
     }
     if let Some(why) = levels.iter().find_map(|level| never(asked, level)) {
-        return never_estimate(why);
+        return never_estimate(why, Vec::new());
     }
     let mut earliest = Some(0.0_f64);
     let mut latest = Some(0.0_f64);

@@ -24,10 +24,11 @@ pub(super) fn sooner(asked: &Asked, levels: &[Level], elsewhere: &[Elsewhere]) -
     let mut lines = Vec::new();
     if asked.pods > 1 && asked.per_pod > EPSILON {
         let fit = (room_now / asked.per_pod + EPSILON).floor() as u32;
+        // Pods, not workers: a distributed training's master is one of them.
         if fit >= 1 {
-            let noun = if fit == 1 { "worker" } else { "workers" };
+            let noun = if fit == 1 { "pod" } else { "pods" };
             lines.push(format!(
-                "fits now with {fit} {noun} instead of {} ({} each)",
+                "fits now with {fit} {noun} instead of {} ({} each): fewer workers",
                 asked.pods,
                 gpus_word(asked.per_pod)
             ));

@@ -138,7 +138,7 @@ fn without_time_limits_it_says_so_and_what_fits_now() {
     assert_eq!(
         eta.sooner,
         [
-            "fits now with 2 workers instead of 4 (2 GPUs each)",
+            "fits now with 2 pods instead of 4 (2 GPUs each): fewer workers",
             "node pool b has 8 GPUs free: it fits there now (edit its node pools)",
         ]
     );
@@ -200,6 +200,12 @@ fn what_can_never_start_says_why() {
         eta.summary,
         "it can never start as asked: each pod asks 12 GPUs and the largest node in its pools has 8"
     );
+    assert_eq!(
+        eta.sooner,
+        [
+            "pods of at most 8 GPUs fit its largest node: fewer GPUs a pod, and more workers for the same total"
+        ]
+    );
     let gone = Level {
         kind: LevelKind::Pools(vec!["retired".to_owned()]),
         capacity: 0.0,
@@ -230,6 +236,12 @@ fn a_gang_wider_than_the_nodes_never_starts_and_one_spread_out_waits() {
         eta.summary.ends_with("hold at most 4 such pods at once"),
         "{}",
         eta.summary
+    );
+    assert_eq!(
+        eta.sooner,
+        [
+            "its nodes hold 4 pods of 5 GPUs at once: with 4 pods instead of 5 (fewer workers) it can start"
+        ]
     );
     // Four pods of 4 fit the 16 free GPUs in all, but three are spread one to a node.
     let asked = Asked {
