@@ -205,6 +205,14 @@ pub async fn an_image_that_cannot_be_pulled_says_so_and_offers_the_fix(
             said["status"]["fix"] == format!("image {image}"),
             "the fix: {said}"
         );
+        // A container that never started has no log to keep (the testbed's kubelet answers
+        // "is waiting to start", as a kubelet does); the keeper reads within a second or two.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let (status, kept) = t.get(&format!("/api/v1/workloads/{id}/kept-logs")).await?;
+        ensure!(
+            status == 200 && kept["logs"].as_array().is_some_and(Vec::is_empty),
+            "{status} {kept}"
+        );
         let page = t.page(&format!("/trainings/{id}")).await?;
         ensure!(
             page.contains("Edit and resubmit"),

@@ -64,6 +64,12 @@ func (c *podLogs) containerLogs(w http.ResponseWriter, r *http.Request, kwok *ur
 			return
 		}
 	}
+	previous := len(query["previous"]) > 0 && flagValue(query["previous"][0])
+	if s, ok := c.pod(key).status(container); ok && s.State.Waiting != nil && !previous {
+		// A container that never started has no log: the kubelet's words for it.
+		http.Error(w, fmt.Sprintf("container %q in pod %q is waiting to start: %s", container, r.PathValue("pod"), waitingWhy(s.State.Waiting.Reason)), http.StatusBadRequest)
+		return
+	}
 	follow := false
 	if v, ok := query["follow"]; ok && len(v) > 0 {
 		follow = flagValue(v[0])
@@ -225,4 +231,16 @@ func pointNodesAtKubelet(k *kube, port int) error {
 }
 
 // flagValue reads a query flag as the kubelet does: anything but 0 or false is true.
+// waitingWhy is how the kubelet says why a container waits to start.
+func waitingWhy(reason string) string {
+	switch reason {
+	case "ErrImagePull", "ImagePullBackOff":
+		return "trying and failing to pull image"
+	case "":
+		return "ContainerCreating"
+	default:
+		return reason
+	}
+}
+
 func flagValue(v string) bool { return v != "0" && !strings.EqualFold(v, "false") }

@@ -88,6 +88,9 @@ type containerStatus struct {
 	State        struct {
 		Running    *struct{} `json:"running"`
 		Terminated *struct{} `json:"terminated"`
+		Waiting    *struct {
+			Reason string `json:"reason"`
+		} `json:"waiting"`
 	} `json:"state"`
 }
 
