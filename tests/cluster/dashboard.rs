@@ -353,7 +353,7 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         .wait_text("[data-testid=eta]", "it can never start as asked", WAIT)
         .await?;
     ensure!(
-        eta.contains("When it can start") && eta.contains("What would make it start sooner"),
+        eta.contains("When it can start") && eta.contains("What would let it start:"),
         "the estimate says what would help:\n{eta}"
     );
     browser.screenshot("dashboard-9-pending-reason").await?;

@@ -74,7 +74,8 @@ fn items(lines: Vec<String>, testid: &'static str) -> impl IntoView {
     }
 }
 
-/// When it can start, with what the estimate rests on and what would make it sooner.
+/// When it can start, with what the estimate rests on and what would make it sooner (or able to
+/// start at all).
 #[component]
 fn Estimate(eta: StartEstimate) -> impl IntoView {
     let grounds = (!eta.rests_on.is_empty() && eta.bound != EtaBound::Never).then(|| {
@@ -83,9 +84,15 @@ fn Estimate(eta: StartEstimate) -> impl IntoView {
             {items(eta.rests_on, "eta-grounds")}
         }
     });
+    // A gang that can never start as asked is not made "sooner" by a change: it is made able.
+    let heading = if eta.bound == EtaBound::Never {
+        "What would let it start:"
+    } else {
+        "What would make it start sooner:"
+    };
     let sooner = (!eta.sooner.is_empty()).then(|| {
         view! {
-            <p class="mt-2 text-sm">"What would make it start sooner:"</p>
+            <p class="mt-2 text-sm">{heading}</p>
             {items(eta.sooner, "eta-sooner")}
         }
     });
