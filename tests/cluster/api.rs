@@ -428,6 +428,7 @@ pub async fn seed_003_training_runs_live_and_completes(
             body["effective"]["rules"]["security"]["hostNetwork"]["canEdit"], false,
             "the rest of node protection stays: {body}"
         );
+        crate::storage::seed_003_objects(&t).await?;
         let accepted = t.submit(TRAININGS, &seed_003()?).await?;
         let id = id_of(&accepted)?;
         assert_eq!(accepted["requestedName"], "my-workload-name");

@@ -37,8 +37,8 @@ pub async fn runai_requests_of_every_field_group_run_on_the_testbed(
 ) -> anyhow::Result<()> {
     let (t, _profile) = Tephra::start_with_profile(&tb, &ns, crate::api::SEED_003_PROFILE).await?;
     let result = async {
-        // The seed's S3 keys, under the seed's key names.
-        crate::storage::project_namespace(&t).await?;
+        // The seed's S3 keys, under the seed's key names, and the other objects it names.
+        crate::storage::seed_003_objects(&t).await?;
         let keys = crate::storage::secret(
             "my-access-key-secret",
             [("AccessKeyId", "AKIA-SEED"), ("SecretKey", "seed")],

@@ -2,13 +2,14 @@
 //! keeps failing under OnFailure (the kubelet restarts it in place), and one the kernel killed at
 //! its memory limit (OOMKilled), and an image under a registry no cluster can reach. The reason
 //! names the pod, the container, the code and what it usually means; the fix opens the form with
-//! a higher memory limit, or with the image to correct named.
+//! a higher memory limit, or with the image to correct named. And Secrets a training names that
+//! its namespace lacks, named until they exist.
 
 use crate::api::{TRAININGS, Tephra, id_of, training};
 use anyhow::{Context, ensure};
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::Api;
-use kube::api::{Patch, PatchParams};
+use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -223,6 +224,67 @@ pub async fn an_image_that_cannot_be_pulled_says_so_and_offers_the_fix(
             form.contains(&format!("the cluster could not pull &quot;{image}&quot;"))
                 || form.contains(&format!("the cluster could not pull \"{image}\"")),
             "the form names the image to correct"
+        );
+        Ok(())
+    }
+    .await;
+    t.cleanup().await;
+    result
+}
+
+/// A training that names Secrets the project's namespace lacks: a secret volume and a variable
+/// taken from a Secret's key. As on any cluster, its pod cannot mount the volume, then cannot make
+/// its container; the reason names each Secret in turn, and once both exist the training starts
+/// with nothing said against it.
+pub async fn a_missing_secret_is_named_until_it_exists(
+    tb: Arc<Testbed>,
+    ns: String,
+) -> anyhow::Result<()> {
+    let t = Tephra::start(&tb, &ns).await?;
+    let result = async {
+        let mut body = training("secrets", 0);
+        body["spec"]["storage"] =
+            json!({ "secretVolume": [{ "secret": "db-password", "mountPath": "/secrets/db" }] });
+        body["spec"]["environmentVariables"] =
+            json!([{ "name": "WANDB_API_KEY", "secret": { "name": "wandb", "key": "token" } }]);
+        let id = id_of(&t.submit(TRAININGS, &body).await?)?;
+        let said = t
+            .wait_until(TRAININGS, &id, "the volume's missing Secret", |b| {
+                reason(b).contains("cannot mount a volume")
+            })
+            .await?;
+        ensure!(
+            reason(&said).contains("secret \"db-password\" not found"),
+            "the Secret named: {said}"
+        );
+        let page = t.page(&format!("/trainings/{id}")).await?;
+        ensure!(
+            page.contains("secret &quot;db-password&quot; not found")
+                || page.contains("secret \"db-password\" not found"),
+            "the page says why"
+        );
+        let secrets: Api<Secret> = Api::namespaced(t.kube.clone(), &t.namespace());
+        secrets
+            .create(
+                &PostParams::default(),
+                &crate::storage::secret("db-password", [("user", "ml"), ("password", "pw")]),
+            )
+            .await?;
+        // The volume mounts; the variable's Secret is still missing, and the container says so.
+        t.wait_until(TRAININGS, &id, "the variable's missing Secret", |b| {
+            reason(b).contains("cannot start: secret \"wandb\" not found")
+        })
+        .await?;
+        secrets
+            .create(
+                &PostParams::default(),
+                &crate::storage::secret("wandb", [("token", "w4ndb"), ("entity", "acme")]),
+            )
+            .await?;
+        let running = t.wait_phase(TRAININGS, &id, "Running").await?;
+        ensure!(
+            !reason(&running).contains("secret"),
+            "nothing is said against it once it runs: {running}"
         );
         Ok(())
     }

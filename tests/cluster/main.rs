@@ -16,6 +16,7 @@ mod isolation;
 mod kept_logs;
 mod logs;
 mod namespaces;
+mod node_loss;
 mod org;
 mod positions;
 mod quota;
@@ -113,6 +114,8 @@ fn main() {
         diagnosis::a_failed_training_says_why_in_one_line,
         diagnosis::a_training_killed_for_memory_opens_the_form_with_more,
         diagnosis::an_image_that_cannot_be_pulled_says_so_and_offers_the_fix,
+        diagnosis::a_missing_secret_is_named_until_it_exists,
+        node_loss::a_training_whose_node_is_deleted_says_so_and_runs_again,
         kept_logs::a_failed_trainings_last_lines_and_hints_outlive_its_pods,
         edits::a_running_training_scales_and_changes_priority_and_the_cluster_follows,
         generic::a_generic_jobs_failure_rule_waits_for_every_replica_it_lists,

@@ -8,7 +8,7 @@ use crate::api::{TRAININGS, Tephra, id_of, training};
 use anyhow::{Context, ensure};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{
-    Namespace, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Volume,
+    ConfigMap, Namespace, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Volume,
 };
 use kube::Api;
 use kube::api::{ListParams, PostParams};
@@ -290,4 +290,30 @@ fn pod_volumes(pod: &Pod) -> BTreeMap<String, Volume> {
         .flat_map(|s| s.volumes.iter().flatten())
         .map(|v| (v.name.clone(), v.clone()))
         .collect()
+}
+
+/// What seed 003 names in the project's namespace, made as its user would before submitting:
+/// the Secret and the ConfigMap it mounts (both called "string"), the Secret its
+/// `POSTGRES_PASSWORD` comes from, and its git clone's credentials. A kubelet starts no pod that
+/// misses one (so does the testbed's).
+pub(crate) async fn seed_003_objects(t: &Tephra) -> anyhow::Result<()> {
+    project_namespace(t).await?;
+    let ns = t.namespace();
+    let secrets = Api::<Secret>::namespaced(t.kube.clone(), &ns);
+    for made in [
+        secret("string", [("username", "ml"), ("token", "t0ken")]),
+        secret(
+            "postgress-secret",
+            [("POSTGRES_PASSWORD", "pg"), ("POSTGRES_USER", "ml")],
+        ),
+        secret("my-password-secret", [("User", "ml"), ("Password", "pw")]),
+    ] {
+        secrets.create(&PostParams::default(), &made).await?;
+    }
+    let config: ConfigMap = serde_json::from_value(json!({
+        "metadata": { "name": "string" }, "data": { "settings.yaml": "epochs: 3" } }))?;
+    Api::<ConfigMap>::namespaced(t.kube.clone(), &ns)
+        .create(&PostParams::default(), &config)
+        .await?;
+    Ok(())
 }

@@ -27,12 +27,16 @@ const PULL_FAILURES: [&str; 4] = [
     "ErrImageNeverPull",
 ];
 
+/// Waiting reasons of a container whose pod is still mounting its volumes.
+const MOUNTING: [&str; 2] = ["ContainerCreating", "PodInitializing"];
+
 /// What a workload in `phase` shows of its pods' trouble, if anything. A training that completed,
-/// stops, was stopped or is being deleted explains itself; so does a preemption (its reason says
-/// so first) and a generic job's finish (Tephra's own verdict on its rules).
+/// stops, was stopped or is being deleted explains itself; so does a preemption or a node lost
+/// (its reason says so first) and a generic job's finish (Tephra's own verdict on its rules).
 pub fn in_phase(phase: Phase, observed: &Observed, events: &[EventInfo]) -> Option<Diagnosis> {
-    let explained =
-        observed.preempted.is_some() || observed.job.as_ref().is_some_and(|j| j.verdict.is_some());
+    let explained = observed.preempted.is_some()
+        || observed.lost_node.is_some()
+        || observed.job.as_ref().is_some_and(|j| j.verdict.is_some());
     let applies = !explained
         && matches!(
             phase,
@@ -61,7 +65,7 @@ pub fn diagnose(pods: &BTreeMap<String, PodState>, events: &[EventInfo]) -> Opti
     };
     each(cannot_pull)
         .or_else(|| each(cannot_configure))
-        .or_else(|| cannot_mount(events))
+        .or_else(|| cannot_mount(pods, events))
         .or_else(|| each(out_of_memory))
         .or_else(|| each(lost_or_evicted))
         .or_else(|| each(crash_looping))
@@ -113,12 +117,22 @@ fn cannot_configure(pod: &str, state: &PodState) -> Option<Diagnosis> {
     })
 }
 
-/// A pod's `FailedMount` event: the volume, and the claim or Secret it lacks.
-fn cannot_mount(events: &[EventInfo]) -> Option<Diagnosis> {
-    let event = events
-        .iter()
-        .rev()
-        .find(|e| e.reason == "FailedMount" && e.object.starts_with("Pod/"))?;
+/// A pod's `FailedMount` event: the volume, and the claim or Secret it lacks. Only while that pod
+/// has not started a container: the event outlives the trouble (an hour, on most clusters), and
+/// a pod that mounted its volumes once the Secret appeared has nothing wrong with them.
+fn cannot_mount(pods: &BTreeMap<String, PodState>, events: &[EventInfo]) -> Option<Diagnosis> {
+    let not_started = |pod: &str| {
+        pods.get(pod).is_some_and(|state| {
+            state.containers.iter().all(|c| {
+                c.waiting
+                    .as_ref()
+                    .is_some_and(|(reason, _)| MOUNTING.contains(&reason.as_str()))
+            })
+        })
+    };
+    let event = events.iter().rev().find(|e| {
+        e.reason == "FailedMount" && e.object.strip_prefix("Pod/").is_some_and(&not_started)
+    })?;
     let pod = event.object.trim_start_matches("Pod/");
     Some(Diagnosis {
         summary: format!(

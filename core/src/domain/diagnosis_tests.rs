@@ -87,11 +87,18 @@ fn a_missing_secret_or_claim_is_named() {
         object: "Pod/train-worker-0".into(),
         count: 3,
     };
-    let found = diagnose(&one(with(vec![container("trainer")])), &[event]).unwrap();
+    let mut mounting = container("trainer");
+    mounting.waiting = Some(("ContainerCreating".into(), String::new()));
+    let found = diagnose(&one(with(vec![mounting])), std::slice::from_ref(&event)).unwrap();
     assert!(found.summary.starts_with(
         "pod train-worker-0 cannot mount a volume: MountVolume.SetUp failed for volume \"data\" \
          : persistentvolumeclaim \"imagenet\" not found"
     ));
+    // Once the claim exists and the container runs, the event left behind says nothing more.
+    assert_eq!(
+        diagnose(&one(with(vec![container("trainer")])), &[event]),
+        None
+    );
 }
 
 #[test]

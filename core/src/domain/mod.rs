@@ -16,6 +16,7 @@ pub mod live_edit;
 pub mod log_hints;
 pub mod logs;
 pub mod namespaces;
+pub mod node_loss;
 pub mod ownership;
 pub mod policy;
 pub mod preemption;

@@ -11,6 +11,7 @@ use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::ResourceExt;
 use std::collections::{HashMap, HashSet, VecDeque};
 use tephra_core::domain::labels::WORKLOAD_ID;
+use tephra_core::domain::node_loss::{self, LostNode};
 use tephra_core::domain::ownership::OwnerKey;
 use tephra_core::domain::preemption::{Preempted, evicted_by_scheduler};
 use tephra_core::domain::status::{Observed, PodGroupObservation};
@@ -164,6 +165,7 @@ impl Index {
                 if entry.observed.job.as_ref().is_some_and(|j| j.name == key.2) {
                     entry.observed.job = None;
                     entry.observed.preempted = None;
+                    entry.observed.lost_node = None;
                     self.job_namespaces.remove(&id);
                 }
             }
@@ -214,6 +216,14 @@ impl Index {
         {
             entry.observed.preempted = None;
         }
+        if entry
+            .observed
+            .lost_node
+            .as_ref()
+            .is_some_and(|l| observation.phase == "Running" && observation.retry_count > l.retry)
+        {
+            entry.observed.lost_node = None;
+        }
         entry.observed.job = Some(observation);
         if let Some(uid) = job.metadata.uid.clone() {
             entry.owned_jobs.insert(uid);
@@ -257,13 +267,7 @@ impl Index {
         let entry = self.entry(id);
         if entry.owned_jobs.contains(&controller) {
             if let Some((at, message)) = evicted_by_scheduler(pod) {
-                // The pod's own retry: the Job's status may already count the restart.
-                let retry = pod
-                    .annotations()
-                    .get("volcano.sh/job-retry-count")
-                    .and_then(|r| r.parse().ok())
-                    .or_else(|| entry.observed.job.as_ref().map(|j| j.retry_count))
-                    .unwrap_or_default();
+                let retry = job_retry(pod, entry);
                 let episode = format!("{controller}/{retry}");
                 if entry
                     .observed
@@ -278,6 +282,16 @@ impl Index {
                         episode,
                     });
                 }
+            }
+            if let Some((loss, message)) = node_loss::lost_node(pod) {
+                let retry = job_retry(pod, entry);
+                entry.observed.lost_node = Some(LostNode {
+                    pod: key.2.clone(),
+                    node: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
+                    loss,
+                    message,
+                    retry,
+                });
             }
             entry.observed.pods.insert(key.2, info);
         } else {
@@ -353,3 +367,13 @@ impl Index {
 
 #[cfg(test)]
 mod tests;
+
+/// The retry of the Job that made `pod`: its own annotation first, as the Job's status may
+/// already count the restart the pod's end caused.
+fn job_retry(pod: &Pod, entry: &Entry) -> i32 {
+    pod.annotations()
+        .get("volcano.sh/job-retry-count")
+        .and_then(|r| r.parse().ok())
+        .or_else(|| entry.observed.job.as_ref().map(|j| j.retry_count))
+        .unwrap_or_default()
+}

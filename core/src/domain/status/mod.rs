@@ -29,9 +29,12 @@
 //!
 //! A Job whose pods the scheduler preempted (reclaim: its project ran over quota on lent GPUs)
 //! is restarted by its `PodEvicted` policy: Resuming, then Pending. Until it runs again its
-//! reason starts with "preempted" (`domain::preemption`).
+//! reason starts with "preempted" (`domain::preemption`). So for a pod that lost its node (its
+//! Node deleted, or unreachable): until the Job runs again, or when it failed for it, its reason
+//! starts with "pod P lost its node" (`domain::node_loss`).
 
 use crate::domain::finish::Outcome;
+use crate::domain::node_loss::LostNode;
 use crate::domain::preemption::Preempted;
 use crate::model::phase::Phase;
 use crate::model::workload::{LiveStatus, PodGroupInfo, PodInfo, TaskCounts};
@@ -85,6 +88,8 @@ pub struct Observed {
     pub pods: BTreeMap<String, PodInfo>,
     /// The scheduler preempted the current Job's pods and the Job has not run again since.
     pub preempted: Option<Preempted>,
+    /// A pod of the current Job lost its node and the Job has not run again since.
+    pub lost_node: Option<LostNode>,
 }
 
 impl Observed {
@@ -108,16 +113,24 @@ impl Derived {
 }
 
 /// Derives the actual phase from the desired one, the phase shown before, and the cluster. A
-/// training that was preempted and waits to run again says so first.
+/// training that was preempted, or lost a pod with its node, and waits to run again says so
+/// first.
 pub fn derive(desired: Phase, previous: Phase, observed: &Observed) -> Derived {
     let derived = derive_phase(desired, previous, observed);
-    match (&observed.preempted, derived.phase) {
-        (Some(preempted), Phase::Resuming | Phase::Pending | Phase::Initializing)
-            if desired == Phase::Running =>
-        {
-            let reason = crate::domain::preemption::explain(preempted, derived.reason.as_deref());
-            Derived::new(derived.phase, Some(reason))
-        }
+    let waiting = matches!(
+        derived.phase,
+        Phase::Resuming | Phase::Pending | Phase::Initializing
+    ) && desired == Phase::Running;
+    let now = derived.reason.as_deref();
+    match (&observed.preempted, &observed.lost_node) {
+        (Some(preempted), _) if waiting => Derived::new(
+            derived.phase,
+            Some(crate::domain::preemption::explain(preempted, now)),
+        ),
+        (None, Some(lost)) if waiting || derived.phase == Phase::Failed => Derived::new(
+            derived.phase,
+            Some(crate::domain::node_loss::explain(lost, now)),
+        ),
         _ => derived,
     }
 }

@@ -224,12 +224,13 @@ func kwokConfig(kwokDir string) (string, error) {
 		}
 		stage := string(data)
 		if strings.HasSuffix(rel, "/pod-ready.yaml") {
-			// A container whose image cannot be pulled never starts.
+			// A container whose image cannot be pulled never starts, nor does a pod whose
+			// Secrets and ConfigMaps are not all found yet (podconfig.go).
 			head := "    matchExpressions:\n"
 			if strings.Count(stage, head) != 1 {
 				return "", fmt.Errorf("KWOK stage %s: no single matchExpressions to extend", rel)
 			}
-			stage = strings.Replace(stage, head, head+unpullableExpression("NotIn"), 1)
+			stage = strings.Replace(stage, head, head+unpullableExpression("NotIn")+podConfigHoldExpression, 1)
 		}
 		parts = append(parts, strings.TrimSpace(stage))
 	}

@@ -307,10 +307,12 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	// Besides the garbage collector and namespaces, the persistent-volume controllers: the
 	// binder binds claims to volumes (and asks external provisioners for new ones), the two
 	// protection controllers let a volume or claim in use be deleted only once it is not, and
-	// the ephemeral-volume controller makes the claims of pods' ephemeral volumes.
+	// the ephemeral-volume controller makes the claims of pods' ephemeral volumes. And the pod
+	// garbage collector, which fails and deletes the pods of a node deleted 40 s before (condition
+	// DisruptionTarget, reason DeletionByPodGC), as on any cluster.
 	if err := start(dir, s, o.bin, "kube-controller-manager", "kube-controller-manager",
 		"--kubeconfig="+kubeconfig, "--leader-elect=false",
-		"--controllers=garbage-collector-controller,namespace-controller,"+
+		"--controllers=garbage-collector-controller,namespace-controller,pod-garbage-collector-controller,"+
 			"persistentvolume-binder-controller,persistentvolume-protection-controller,"+
 			"persistentvolumeclaim-protection-controller,ephemeral-volume-controller",
 		// The binder finishes a binding that lost a race (a claim and its pre-bound volume
@@ -356,6 +358,10 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	if err := start(dir, s, filepath.Dir(exe), "pod-logs", filepath.Base(exe), "pod-logs", dir,
 		"--listen="+fmt.Sprintf("127.0.0.1:%d", kubeletPort), "--kwok="+kwokAddress,
 	); err != nil {
+		return "", err
+	}
+	// And holding the pods whose Secrets or ConfigMaps are missing (see podConfig).
+	if err := start(dir, s, filepath.Dir(exe), "pod-config", filepath.Base(exe), "pod-config", dir); err != nil {
 		return "", err
 	}
 	if o.nodes.count > 0 {

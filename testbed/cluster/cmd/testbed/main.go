@@ -1,10 +1,11 @@
 // Command testbed runs a real Kubernetes control plane with Volcano and fake GPU nodes on one
 // machine, for Tephra's tests and demos: etcd, kube-apiserver, kube-controller-manager (garbage
-// collector, namespaces, and the persistent-volume binder, protection and ephemeral-volume
-// controllers), Volcano's controller-manager and scheduler, KWOK, the fake vGPU device plugin,
+// collector, namespaces, the pod garbage collector, and the persistent-volume binder, protection
+// and ephemeral-volume controllers), Volcano's controller-manager and scheduler, KWOK, the fake vGPU device plugin,
 // a provisioner for the default StorageClass "standard" (testbed.tephra.dev/hostpath:
 // directories under DIR/volumes), and the pods' logs (DIR/logs/pods/NS/POD/CONTAINER.log, served
-// through the logs API; see podlogs.go). It also creates the CSIDriver ru.yandex.s3.csi, for
+// through the logs API; see podlogs.go), and the kubelet's hold on pods whose Secrets or
+// ConfigMaps are missing (podconfig.go). It also creates the CSIDriver ru.yandex.s3.csi, for
 // static S3 volumes. With --metrics, it also runs a fake dcgm-exporter serving GPU metrics for
 // the pods that hold GPUs, and a Prometheus scraping it each second, whose URL it writes to
 // DIR/prometheus-url.
@@ -14,6 +15,8 @@
 //	testbed status DIR               say what runs
 //	testbed vgpu-plugin DIR          the fake vGPU device plugin (up starts it)
 //	testbed storage-provisioner DIR  the default StorageClass's provisioner (up starts it)
+//	testbed pod-config DIR           holds pods whose Secrets or ConfigMaps are missing, as a
+//	                                 kubelet does (up starts it; see podconfig.go)
 //	testbed pod-logs DIR --listen A --kwok B
 //	                                 the pods' logs and the nodes' kubelet endpoint (up starts it)
 //	testbed dcgm-exporter --kubeconfig K [--addr HOST:PORT]
@@ -111,6 +114,8 @@ func main() {
 		err = vgpuPlugin(dir)
 	case "storage-provisioner":
 		err = storageProvisioner(dir)
+	case "pod-config":
+		err = podConfig(dir)
 	case "pod-logs":
 		err = podLogsServer(dir, os.Args[3:])
 	case "dcgm-exporter":

@@ -109,7 +109,7 @@ fn observed(
         job,
         pod_group: pg,
         pods: pods.into_iter().collect(),
-        preempted: None,
+        ..Observed::default()
     }
 }
 
@@ -139,6 +139,39 @@ fn a_preempted_training_says_so_until_it_runs_again() {
     seen.job = Some(job("Restarting"));
     let suspended = derive(Phase::Stopped, Phase::Resuming, &seen);
     assert!(!suspended.reason.unwrap().contains("preempted"));
+}
+
+#[test]
+fn a_training_whose_pod_lost_its_node_says_so_until_it_runs_again() {
+    use crate::domain::node_loss::{LostNode, NodeLoss};
+    let mut seen = observed(Some(job("Restarting")), None, Vec::new());
+    seen.lost_node = Some(LostNode {
+        pod: "train-worker-1".into(),
+        node: Some("gpu-node-3".into()),
+        loss: NodeLoss::Deleted,
+        message: "PodGC: node no longer exists".into(),
+        retry: 0,
+    });
+    let reason = derive(Phase::Running, Phase::Running, &seen)
+        .reason
+        .unwrap();
+    assert!(
+        reason.starts_with("pod train-worker-1 lost its node: node gpu-node-3 was removed"),
+        "{reason}"
+    );
+    assert!(reason.ends_with("now Volcano is restarting the Job (retry 0)"));
+    // A Job that failed for it says so too; one running again has nothing to explain.
+    seen.job = Some(job("Failed"));
+    let failed = derive(Phase::Running, Phase::Running, &seen);
+    assert_eq!(failed.phase, Phase::Failed);
+    assert!(
+        failed
+            .reason
+            .unwrap()
+            .starts_with("pod train-worker-1 lost its node")
+    );
+    seen.job = Some(job("Running"));
+    assert_eq!(derive(Phase::Running, Phase::Resuming, &seen).reason, None);
 }
 
 #[test]
