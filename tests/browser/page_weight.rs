@@ -18,18 +18,21 @@ use tephra_tests::tephra;
 /// The most each page may fetch until it is interactive, gzip, in KiB: measured on 2026-11-28
 /// (see `page_weight.tsv`) plus 2 KiB, so only growth fails. A training's page was raised on
 /// 2026-11-29 from 454 to 459 (measured 457.7): its live status now carries the fix of a
-/// failure, its timeline the time-limit stop, and its workload the queue position.
+/// failure, its timeline the time-limit stop, and its workload the queue position. Every page
+/// but /applications was raised by 1 KiB on 2026-11-29 (stop 49): the trainings list's rows
+/// say why each waits, stopped or fails in a line of their own, which the main chunk holds
+/// (0.6 KiB; /trainings/<id> measured 458.7 before and 459.3 after).
 const BUDGETS: &[(&str, usize)] = &[
-    ("/", 260),
-    ("/trainings", 220),
-    ("/trainings/new", 424),
-    ("/trainings/new?from=<id>", 424),
-    ("/trainings/<id>", 459),
-    ("/projects", 220),
-    ("/projects/default", 220),
+    ("/", 261),
+    ("/trainings", 221),
+    ("/trainings/new", 425),
+    ("/trainings/new?from=<id>", 425),
+    ("/trainings/<id>", 460),
+    ("/projects", 221),
+    ("/projects/default", 221),
     ("/applications", 337),
-    ("/organisation", 413),
-    ("/admin", 220),
+    ("/organisation", 414),
+    ("/admin", 221),
 ];
 
 const RECORD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/browser/page_weight.tsv");

@@ -1,5 +1,5 @@
-//! "Edit and resubmit": a training that failed for lack of memory offers the fix on its page,
-//! and the form opens with the higher limit, said above it as news rather than as an error. The
+//! "Edit and resubmit": a training that failed for lack of memory says why on the list and its
+//! page, offers the fix there, and the form opens with the higher limit, said above it as news rather than as an error. The
 //! failure is written to the store as the controller writes it; tests/cluster/diagnosis.rs makes
 //! the kill happen on the testbed.
 
@@ -66,6 +66,17 @@ async fn a_training_killed_for_memory_opens_the_form_with_more() {
         "the page offers the fix"
     );
     assert!(page.contains(&href), "linking the form with it: {href}");
+    // The list says why too, in one line under its phase.
+    let list = server.get("/trainings").await.text().await.unwrap();
+    let why = list
+        .split("data-testid=\"why\"")
+        .nth(1)
+        .expect("the list says why it failed");
+    assert!(
+        why.contains(">container hungry of pod hungry-train-0 ran out of memory")
+            && why.find("</div>") > why.find("(compute.cpuMemoryLimit)"),
+        "{why}"
+    );
 
     let form = server
         .get(&format!(

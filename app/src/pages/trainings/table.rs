@@ -168,6 +168,8 @@ fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
                         {place}
                     </span>
                 })}
+                // Why it waits, stopped or fails, in one line; the whole of it in the title.
+                <div class="max-w-sm truncate text-xs text-slate-600 dark:text-slate-300" data-testid="why">{message}</div>
             </td>
             <td class="px-4 py-2 tabular-nums" data-testid="tasks">{tasks}</td>
             <td class="px-4 py-2 tabular-nums">
