@@ -167,7 +167,7 @@ pub(crate) async fn counts_follow_every_write(db: &Database, _: &str) {
     assert_eq!(db.workloads().count(&none).await.unwrap(), 0);
 }
 
-async fn submit(db: &Database, project: Uuid, creator: Uuid, name: &str) -> Uuid {
+pub(crate) async fn submit(db: &Database, project: Uuid, creator: Uuid, name: &str) -> Uuid {
     let new = training(project, creator, name);
     db.workloads()
         .insert(&new, submitted(creator))
@@ -177,7 +177,7 @@ async fn submit(db: &Database, project: Uuid, creator: Uuid, name: &str) -> Uuid
 }
 
 /// Records the cluster's report that `id` went from `previous` to `phase`.
-async fn set_phase(db: &Database, id: Uuid, previous: Phase, phase: Phase) {
+pub(crate) async fn set_phase(db: &Database, id: Uuid, previous: Phase, phase: Phase) {
     let status = Default::default();
     db.workloads()
         .record_status(id, Phase::Running, previous, phase, None, &status)
@@ -185,7 +185,7 @@ async fn set_phase(db: &Database, id: Uuid, previous: Phase, phase: Phase) {
         .unwrap();
 }
 
-async fn ids(db: &Database, filter: &WorkloadFilter) -> Vec<Uuid> {
+pub(crate) async fn ids(db: &Database, filter: &WorkloadFilter) -> Vec<Uuid> {
     let listed = db.workloads().list(filter).await.unwrap();
     listed.iter().map(|l| l.workload.id).collect()
 }

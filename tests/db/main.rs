@@ -1,6 +1,7 @@
 //! Repository stories, each run against SQLite and against a real PostgreSQL cluster.
 
 mod access;
+mod among;
 mod kept;
 mod lists;
 mod policy;
@@ -13,6 +14,7 @@ use access::{
     applications_act_as_their_own_user_and_revoke_once,
     lists_limited_to_some_projects_show_only_theirs,
 };
+use among::a_list_among_projects_merges_their_pages;
 use app::error::AppError;
 use kept::kept_logs_are_replaced_read_and_forgotten;
 use lists::{
@@ -103,6 +105,7 @@ on_both_engines!(
     deleted_workloads_free_their_name_and_leave_lists,
     workload_lists_filter_and_paginate,
     keyset_pages_walk_every_order_as_offsets_do,
+    a_list_among_projects_merges_their_pages,
     counts_follow_every_write,
     a_name_search_follows_every_write,
     pending_time_adds_up_every_wait,

@@ -9,6 +9,9 @@ use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::phase::Phase;
 use uuid::Uuid;
 
+mod merge;
+use merge::merged;
+
 /// Binds `args` in order as `$1`, `$2`, ...
 macro_rules! bind_args {
     ($query:expr, $args:expr) => {{
@@ -50,30 +53,22 @@ pub struct WorkloadFilter {
 impl Workloads<'_> {
     /// Workloads matching `filter` in its order, with their project and creator names. The page
     /// is chosen over the index of its order alone (ids only), and only its rows are read, so a
-    /// deep `offset` walks index entries, not rows; `after` starts it without walking at all.
+    /// deep `offset` walks index entries, not rows; `after` starts it without walking at all. A
+    /// list among a few projects merges their pages ([`merged`]).
     pub async fn list(&self, filter: &WorkloadFilter) -> DbResult<Vec<WorkloadListing>> {
         let mut sql = Sql::new(self.0.engine());
-        let mut conditions = sql.conditions(filter);
-        if let Some(after) = &filter.after {
-            conditions.push(sql.after(after, filter.ascending));
-        }
-        let joins = joins(filter);
-        let order = order(filter.sort, filter.ascending);
-        // Bound, not written into the text: PostgreSQL then keeps one plan per query shape. With
-        // the numbers in the text it planned each page alone and chose worse, scanning the
-        // every-project index for a small project's first page (40 ms instead of 2.5).
-        let limit = sql.arg(Arg::Int(filter.limit.unwrap_or(i64::MAX)));
-        let offset = sql.arg(Arg::Int(filter.offset));
+        let page = match merged(filter) {
+            Some(names) => sql.merged_page(filter, names),
+            None => sql.page(filter),
+        };
         sql.text = format!(
             "SELECT {COLUMNS}, {NAMES}
-               FROM (SELECT w.id FROM workloads w {joins}
-                      WHERE {conditions}
-                      ORDER BY {order} LIMIT {limit} OFFSET {offset}) page
+               FROM ({page}) page
                JOIN workloads w ON w.id = page.id
                JOIN projects p ON p.id = w.project_id
                JOIN users u ON u.id = w.created_by
               ORDER BY {order}",
-            conditions = all_of(&conditions),
+            order = order(filter.sort, filter.ascending),
         );
         let rows: Vec<ListingRow> = on_pool!(self.0, pool =>
             bind_args!(sqlx::query_as(&sql.text), &sql.args).fetch_all(pool).await)?;
@@ -219,6 +214,27 @@ impl Sql {
     fn arg(&mut self, arg: Arg) -> String {
         self.args.push(arg);
         format!("${}", self.args.len())
+    }
+
+    /// The ids of the page, chosen over the index of its order alone (ids only), so a deep
+    /// `offset` walks index entries, not rows. The limit and offset are bound, not written into
+    /// the text: PostgreSQL then keeps one plan per query shape. With the numbers in the text it
+    /// planned each page alone and chose worse, scanning the every-project index for a small
+    /// project's first page (40 ms instead of 2.5).
+    fn page(&mut self, filter: &WorkloadFilter) -> String {
+        let mut conditions = self.conditions(filter);
+        if let Some(after) = &filter.after {
+            conditions.push(self.after(after, filter.ascending));
+        }
+        let limit = self.arg(Arg::Int(filter.limit.unwrap_or(i64::MAX)));
+        let offset = self.arg(Arg::Int(filter.offset));
+        format!(
+            "SELECT w.id FROM workloads w {joins} WHERE {conditions}
+              ORDER BY {order} LIMIT {limit} OFFSET {offset}",
+            joins = joins(filter),
+            conditions = all_of(&conditions),
+            order = order(filter.sort, filter.ascending),
+        )
     }
 
     fn conditions(&mut self, filter: &WorkloadFilter) -> Vec<String> {
