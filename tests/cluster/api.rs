@@ -195,8 +195,48 @@ impl Tephra {
             let (status, _) = self.get(&format!("{kind}/{id}")).await.ok()?;
             (status == 404).then_some(())
         });
-        gone.await
-            .map_err(|e| anyhow::anyhow!("{e:#}\n{}", self.server.warnings()))
+        match gone.await {
+            Ok(()) => Ok(()),
+            Err(e) => bail!(
+                "{e:#}\n{}\n{}",
+                self.what_is_left(kind, id).await,
+                self.server.warnings()
+            ),
+        }
+    }
+
+    /// What a workload that is not gone still says, and what is left of it in its namespace:
+    /// its pods and the claims there, with what holds each back.
+    async fn what_is_left(&self, kind: &str, id: &str) -> String {
+        let said = match self.get(&format!("{kind}/{id}")).await {
+            Ok((status, body)) => format!(
+                "{status} {} {}: {}",
+                body["desiredPhase"], body["actualPhase"], body["phaseMessage"]
+            ),
+            Err(e) => format!("{e:#}"),
+        };
+        let held = |meta: &kube::api::ObjectMeta| {
+            format!(
+                "{} (deleting: {}, finalizers {:?})",
+                meta.name.as_deref().unwrap_or_default(),
+                meta.deletion_timestamp.is_some(),
+                meta.finalizers.as_deref().unwrap_or_default()
+            )
+        };
+        let pods: Vec<String> = self
+            .pods_of(id)
+            .await
+            .unwrap_or_default()
+            .iter()
+            .map(|p| held(&p.metadata))
+            .collect();
+        let claims: Vec<String> =
+            Api::<PersistentVolumeClaim>::namespaced(self.kube.clone(), &self.namespace())
+                .list(&ListParams::default())
+                .await
+                .map(|l| l.items.iter().map(|c| held(&c.metadata)).collect())
+                .unwrap_or_default();
+        format!("the workload: {said}\nits pods: {pods:?}\nclaims in its namespace: {claims:?}")
     }
 
     pub(crate) fn jobs(&self) -> Api<DynamicObject> {

@@ -37,8 +37,8 @@ pub fn sign<K: Resource>(key: &OwnerKey, id: Uuid, object: &mut K) {
         .insert(OWNER.to_owned(), signature);
 }
 
-/// A department's or project's queue, applied and signed as this installation's.
-pub async fn ensure_queue(client: &Client, key: &OwnerKey, plan: &QueuePlan) -> Result<()> {
+/// A department's or project's queue as this installation wants it, signed.
+pub fn desired_queue(key: &OwnerKey, plan: &QueuePlan) -> Queue {
     let quantities = |list: &std::collections::BTreeMap<String, String>| {
         list.iter()
             .map(|(k, v)| (k.clone(), Quantity(v.clone())))
@@ -62,29 +62,54 @@ pub async fn ensure_queue(client: &Client, key: &OwnerKey, plan: &QueuePlan) -> 
     labels.extend(plan.project.clone().map(|p| (PROJECT.to_owned(), p)));
     queue.metadata.labels = Some(labels.into_iter().collect());
     queue.metadata.annotations = Some([(OWNER.to_owned(), key.sign_org(&plan.name))].into());
+    queue
+}
+
+/// Whether `seen` already is `desired`: its spec, and every label and annotation `desired` sets
+/// (others may add their own).
+pub fn queue_is_current(desired: &Queue, seen: &Queue) -> bool {
+    let holds = |want: &Option<std::collections::BTreeMap<String, String>>,
+                 have: &Option<std::collections::BTreeMap<String, String>>| {
+        want.iter()
+            .flatten()
+            .all(|(k, v)| have.as_ref().and_then(|h| h.get(k)) == Some(v))
+    };
+    seen.spec == desired.spec
+        && holds(&desired.metadata.labels, &seen.metadata.labels)
+        && holds(&desired.metadata.annotations, &seen.metadata.annotations)
+}
+
+/// Applies a queue Tephra wants (see [`desired_queue`]).
+pub async fn apply_queue(client: &Client, queue: &Queue) -> Result<()> {
     Api::<Queue>::all(client.clone())
         .patch(
-            &plan.name,
+            &queue.name_any(),
             &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&queue),
+            &Patch::Apply(queue),
         )
         .await?;
     Ok(())
 }
 
-/// Deletes the queues this installation made that `keep` does not name: projects' first, then
-/// departments' (a queue whose parent is gone stops Volcano's scheduling session).
+/// The queues this installation's label selects (signed or not: the caller checks).
+pub async fn managed_queues(client: &Client) -> Result<Vec<Queue>> {
+    let list = Api::<Queue>::all(client.clone())
+        .list(&ListParams::default().labels(tephra_core::domain::labels::MANAGED_SELECTOR))
+        .await?;
+    Ok(list.items)
+}
+
+/// Deletes the queues this installation made (of those `seen`) that `keep` does not name:
+/// projects' first, then departments' (a queue whose parent is gone stops Volcano's scheduling
+/// session).
 pub async fn delete_stale_queues(
     client: &Client,
     key: &OwnerKey,
+    seen: &[Queue],
     keep: &std::collections::HashSet<&str>,
 ) -> Result<Vec<String>> {
     let api = Api::<Queue>::all(client.clone());
-    let ours = api
-        .list(&ListParams::default().labels(tephra_core::domain::labels::MANAGED_SELECTOR))
-        .await?;
-    let mut stale: Vec<&Queue> = ours
-        .items
+    let mut stale: Vec<&Queue> = seen
         .iter()
         .filter(|q| key.owns_org(&q.metadata) && !keep.contains(q.name_any().as_str()))
         .collect();
@@ -259,4 +284,51 @@ pub async fn still_taken(
         _ => uid_of(Api::<Service>::namespaced(c, namespace), name).await?,
     };
     Ok(found.as_deref() == Some(uid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> QueuePlan {
+        QueuePlan {
+            name: "vision".into(),
+            parent: Some("research".into()),
+            deserved: [("nvidia.com/gpu".to_owned(), "8".to_owned())].into(),
+            capability: [("nvidia.com/gpu".to_owned(), "16".to_owned())].into(),
+            department: "research".into(),
+            project: Some("vision".into()),
+        }
+    }
+
+    #[test]
+    fn a_queue_is_written_again_only_when_it_differs() {
+        let key = OwnerKey::from_hex(&"42".repeat(32)).unwrap();
+        let desired = desired_queue(&key, &plan());
+        // As the API server gives it back, with what others added.
+        let mut seen = desired.clone();
+        seen.metadata.resource_version = Some("7".into());
+        seen.metadata
+            .labels
+            .get_or_insert_with(Default::default)
+            .insert("team".into(), "cv".into());
+        assert!(queue_is_current(&desired, &seen));
+        // Changed by hand, or by a quota edit: written again.
+        let mut edited = seen.clone();
+        edited
+            .spec
+            .deserved
+            .insert("nvidia.com/gpu".into(), Quantity("32".into()));
+        assert!(!queue_is_current(&desired, &edited));
+        let mut unsigned = seen.clone();
+        unsigned.metadata.annotations = None;
+        assert!(!queue_is_current(&desired, &unsigned));
+        let mut moved = seen;
+        moved
+            .metadata
+            .labels
+            .get_or_insert_with(Default::default)
+            .insert(DEPARTMENT.into(), "other".into());
+        assert!(!queue_is_current(&desired, &moved));
+    }
 }

@@ -1,7 +1,7 @@
 //! Keeping the cluster's organisation in step with the database, level-triggered: every
-//! department's queue, every project's namespace and queue (under its department's), applied on
-//! every pass so a queue edited or deleted by hand comes back; and the queues of departments and
-//! projects that are gone, deleted.
+//! department's queue, every project's namespace and queue (under its department's), compared
+//! with what is there on every pass so a queue edited or deleted by hand comes back (only those
+//! that differ are written); and the queues of departments and projects that are gone, deleted.
 
 use super::{Controller, Error, Result};
 use crate::cluster::apply;
@@ -84,7 +84,8 @@ impl Controller {
         self.org_synced.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Applies the whole organisation; returns how many queues it applied.
+    /// Applies the whole organisation; returns how many queues it wrote (those that were not
+    /// already as planned).
     pub(super) async fn sync_org(&self) -> Result<usize> {
         let departments = self.db.departments().list().await?;
         let projects = self.db.projects().list().await?;
@@ -114,9 +115,21 @@ impl Controller {
             })
             .collect();
         let plans = queues(&tree);
-        // Departments' queues come first in the plan: a project's parent must exist before it.
+        // One list of what is there, and only what differs applied: at a thousand projects a
+        // pass would otherwise write a thousand queues that are already right. Departments'
+        // queues come first in the plan: a project's parent must exist before it.
+        let seen = apply::managed_queues(&self.client).await?;
+        let mut applied = 0;
         for plan in &plans {
-            apply::ensure_queue(&self.client, &self.key, plan).await?;
+            let desired = apply::desired_queue(&self.key, plan);
+            let current = seen
+                .iter()
+                .find(|q| q.metadata.name.as_deref() == Some(plan.name.as_str()))
+                .is_some_and(|q| apply::queue_is_current(&desired, q));
+            if !current {
+                apply::apply_queue(&self.client, &desired).await?;
+                applied += 1;
+            }
         }
         for p in &projects {
             match self.ensure_namespace(&p.project).await {
@@ -127,9 +140,9 @@ impl Controller {
             }
         }
         let keep: HashSet<&str> = plans.iter().map(|p| p.name.as_str()).collect();
-        for name in apply::delete_stale_queues(&self.client, &self.key, &keep).await? {
+        for name in apply::delete_stale_queues(&self.client, &self.key, &seen, &keep).await? {
             tracing::info!(queue = %name, "deleted the queue of a department or project that is gone");
         }
-        Ok(plans.len())
+        Ok(applied)
     }
 }
