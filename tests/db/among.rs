@@ -2,11 +2,11 @@
 //! order and direction, every page by offset and by keyset, and a phase filter give the rows of
 //! those projects exactly as the list of every project orders them.
 
-use super::lists::{ids, set_phase, submit};
+use super::lists::{ids, set_phase, submit, walk};
 use super::user;
 use server::db::Database;
 use server::db::projects::NewProject;
-use server::db::workloads::{After, SortKey, WorkloadFilter};
+use server::db::workloads::{SortKey, WorkloadFilter};
 use tephra_core::model::phase::Phase;
 
 pub(crate) async fn a_list_among_projects_merges_their_pages(db: &Database, _: &str) {
@@ -71,22 +71,7 @@ pub(crate) async fn a_list_among_projects_merges_their_pages(db: &Database, _: &
                         "offset {offset}: {case}"
                     );
                 }
-                let mut walked = Vec::new();
-                let mut after = None;
-                loop {
-                    let page = db
-                        .workloads()
-                        .list(&WorkloadFilter {
-                            limit: Some(2),
-                            after: after.clone(),
-                            ..among.clone()
-                        })
-                        .await
-                        .unwrap();
-                    let Some(last) = page.last() else { break };
-                    after = Some(After::of(sort, &last.workload));
-                    walked.extend(page.iter().map(|l| l.workload.id));
-                }
+                let (walked, _) = walk(db, &among, 2).await;
                 assert_eq!(walked, expected, "keyset: {case}");
             }
         }

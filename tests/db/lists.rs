@@ -50,22 +50,7 @@ pub(crate) async fn keyset_pages_walk_every_order_as_offsets_do(db: &Database, _
             };
             let whole = ids(db, &filter).await;
             assert_eq!(whole.len(), 7, "{sort:?}");
-            let mut walked = Vec::new();
-            let mut after = None;
-            loop {
-                let page = db
-                    .workloads()
-                    .list(&WorkloadFilter {
-                        limit: Some(3),
-                        after: after.clone(),
-                        ..filter.clone()
-                    })
-                    .await
-                    .unwrap();
-                let Some(last) = page.last() else { break };
-                after = Some(After::of(sort, &last.workload));
-                walked.extend(page.iter().map(|l| l.workload.id));
-            }
+            let (walked, after) = walk(db, &filter, 3).await;
             assert_eq!(walked, whole, "{sort:?}, ascending {ascending}");
             let count = db
                 .workloads()
@@ -183,6 +168,33 @@ pub(crate) async fn set_phase(db: &Database, id: Uuid, previous: Phase, phase: P
         .record_status(id, Phase::Running, previous, phase, None, &status)
         .await
         .unwrap();
+}
+
+/// Every row of `filter`'s list, page by page of `size` following each page's last row; and
+/// where the walk ended.
+pub(crate) async fn walk(
+    db: &Database,
+    filter: &WorkloadFilter,
+    size: i64,
+) -> (Vec<Uuid>, Option<After>) {
+    let mut walked = Vec::new();
+    let mut after = None;
+    loop {
+        let page = db
+            .workloads()
+            .list(&WorkloadFilter {
+                limit: Some(size),
+                after: after.clone(),
+                ..filter.clone()
+            })
+            .await
+            .unwrap();
+        let Some(last) = page.last() else {
+            return (walked, after);
+        };
+        after = Some(After::of(filter.sort, &last.workload));
+        walked.extend(page.iter().map(|l| l.workload.id));
+    }
 }
 
 pub(crate) async fn ids(db: &Database, filter: &WorkloadFilter) -> Vec<Uuid> {

@@ -207,12 +207,14 @@ impl Index {
         self.job_namespaces.insert(id, key.1.clone());
         self.owners.insert(key, id);
         let entry = self.entry(id);
-        // Running on a later retry than the one preempted: it came back.
+        // Running on a later retry than the one preempted, or whose pod lost its node: it came
+        // back.
+        let back = |retry: i32| observation.phase == "Running" && observation.retry_count > retry;
         if entry
             .observed
             .preempted
             .as_ref()
-            .is_some_and(|p| observation.phase == "Running" && observation.retry_count > p.retry)
+            .is_some_and(|p| back(p.retry))
         {
             entry.observed.preempted = None;
         }
@@ -220,7 +222,7 @@ impl Index {
             .observed
             .lost_node
             .as_ref()
-            .is_some_and(|l| observation.phase == "Running" && observation.retry_count > l.retry)
+            .is_some_and(|l| back(l.retry))
         {
             entry.observed.lost_node = None;
         }
