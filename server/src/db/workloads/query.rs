@@ -58,7 +58,13 @@ impl Workloads<'_> {
     pub async fn list(&self, filter: &WorkloadFilter) -> DbResult<Vec<WorkloadListing>> {
         let mut sql = Sql::new(self.0.engine());
         let page = match merged(filter) {
-            Some(names) => sql.merged_page(filter, names),
+            Some(names) => {
+                let ids = self.project_ids(names).await?;
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                sql.merged_page(filter, &ids)
+            }
             None => sql.page(filter),
         };
         sql.text = format!(

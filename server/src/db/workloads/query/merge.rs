@@ -2,7 +2,9 @@
 //! index of every project, both planners walk the order and skip other projects' rows, which
 //! costs most when a large project is not the caller's.
 
-use super::{Arg, Sql, WorkloadFilter, all_of, order};
+use super::{Arg, Sql, WorkloadFilter, Workloads, all_of, order};
+use crate::db::{DbResult, on_pool};
+use uuid::Uuid;
 
 /// The most projects a list among several reads one by one and merges, and the deepest page it
 /// does so for: each project gives up to `offset + limit` rows.
@@ -25,11 +27,31 @@ pub(super) fn merged(filter: &WorkloadFilter) -> Option<&[String]> {
     fits.then_some(names)
 }
 
+impl Workloads<'_> {
+    /// The ids of the projects named `names` that exist. Each branch of a merged page then
+    /// names its project by id, as a one-project list does: that is the query both planners
+    /// answer with one seek of the project's index.
+    pub(super) async fn project_ids(&self, names: &[String]) -> DbResult<Vec<Uuid>> {
+        let marks: Vec<String> = (1..=names.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT id FROM projects WHERE name IN ({})",
+            marks.join(", ")
+        );
+        Ok(on_pool!(self.0, pool => {
+            let mut query = sqlx::query_scalar(&sql);
+            for name in names {
+                query = query.bind(name);
+            }
+            query.fetch_all(pool).await
+        })?)
+    }
+}
+
 impl Sql {
-    /// The ids of the page among the projects named `names`: each project's first
-    /// `offset + limit` rows over its own index of the order (one seek each), merged in order,
-    /// and the page taken from those.
-    pub(super) fn merged_page(&mut self, filter: &WorkloadFilter, names: &[String]) -> String {
+    /// The ids of the page among the projects `ids`: each project's first `offset + limit` rows
+    /// over its own index of the order (one seek each), merged in order, and the page taken
+    /// from those.
+    pub(super) fn merged_page(&mut self, filter: &WorkloadFilter, ids: &[Uuid]) -> String {
         let alone = WorkloadFilter {
             projects_among: None,
             ..filter.clone()
@@ -46,15 +68,12 @@ impl Sql {
         let limit = filter.limit.unwrap_or(i64::MAX);
         let each = self.arg(Arg::Int(limit.saturating_add(filter.offset)));
         let mut branches = Vec::new();
-        for (i, name) in names.iter().enumerate() {
+        for (i, id) in ids.iter().enumerate() {
             let mut conditions = self.conditions(&alone);
             if let Some(after) = &filter.after {
                 conditions.push(self.after(after, filter.ascending));
             }
-            let name = self.arg(Arg::Text(name.clone()));
-            conditions.push(format!(
-                "w.project_id = (SELECT id FROM projects WHERE name = {name})"
-            ));
+            conditions.push(format!("w.project_id = {}", self.arg(Arg::Id(*id))));
             branches.push(format!(
                 "SELECT * FROM (SELECT w.id AS id, {picked} FROM workloads w WHERE {conditions}
                                  ORDER BY {order} LIMIT {each}) b{i}",
