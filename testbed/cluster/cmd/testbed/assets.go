@@ -208,6 +208,64 @@ spec:
 `
 }
 
+// runningExpression selects (In) or leaves out (NotIn) the pods with a container that runs.
+func runningExpression(op string) string {
+	return fmt.Sprintf(`    - key: '[(.status.containerStatuses // [])[] | select(.state.running != null)] | length > 0 | tostring'
+      operator: '%s'
+      values: ['true']
+`, op)
+}
+
+// terminateStage stops the containers of a pod being deleted, as a kubelet does before the pod
+// goes; KWOK's pod-delete stage waits for it (runningExpression NotIn). Without it a pod deleted
+// in the foreground could wait for ever on the claim of its own ephemeral volume: the pod's
+// foregroundDeletion waits for the claim, and the claim's protection waits for the pod, and looks
+// again only when the pod's containers stop or it goes (kube-controller-manager's
+// pvc-protection controller; a kubelet breaks the cycle by reporting them stopped). The
+// containers end as a process that handles SIGTERM does (exit 0) and the phase stays: a kubelet
+// reports the pod's end only once it is gone.
+func terminateStage() string {
+	return `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: testbed-pod-terminate
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: Exists
+` + runningExpression("In") + `  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          terminated:
+            exitCode: 0
+            reason: Completed
+            startedAt: {{ $now | Quote }}
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+`
+}
+
+// extendSelector adds expressions to a stock stage's only matchExpressions.
+func extendSelector(stage, expressions string) (string, error) {
+	head := "    matchExpressions:\n"
+	if strings.Count(stage, head) != 1 {
+		return "", fmt.Errorf("no single matchExpressions to extend")
+	}
+	return strings.Replace(stage, head, head+expressions, 1), nil
+}
+
 // kwokConfig joins KWOK's stock stages for nodes and pods (from its module) with the outcome
 // stages into one --config file.
 func kwokConfig(kwokDir string) (string, error) {
@@ -223,18 +281,22 @@ func kwokConfig(kwokDir string) (string, error) {
 			return "", fmt.Errorf("KWOK stage %s: %w", rel, err)
 		}
 		stage := string(data)
-		if strings.HasSuffix(rel, "/pod-ready.yaml") {
+		switch {
+		case strings.HasSuffix(rel, "/pod-ready.yaml"):
 			// A container whose image cannot be pulled never starts, nor does a pod whose
 			// Secrets and ConfigMaps are not all found yet (podconfig.go).
-			head := "    matchExpressions:\n"
-			if strings.Count(stage, head) != 1 {
-				return "", fmt.Errorf("KWOK stage %s: no single matchExpressions to extend", rel)
-			}
-			stage = strings.Replace(stage, head, head+unpullableExpression("NotIn")+podConfigHoldExpression, 1)
+			stage, err = extendSelector(stage, unpullableExpression("NotIn")+podConfigHoldExpression)
+		case strings.HasSuffix(rel, "/pod-delete.yaml"):
+			// A pod goes once its containers have stopped (terminateStage).
+			stage, err = extendSelector(stage, runningExpression("NotIn"))
+		}
+		if err != nil {
+			return "", fmt.Errorf("KWOK stage %s: %w", rel, err)
 		}
 		parts = append(parts, strings.TrimSpace(stage))
 	}
-	parts = append(parts, strings.TrimSpace(outcomeStages()), strings.TrimSpace(pullFailureStage()))
+	parts = append(parts, strings.TrimSpace(outcomeStages()), strings.TrimSpace(pullFailureStage()),
+		strings.TrimSpace(terminateStage()))
 	return strings.Join(parts, "\n---\n") + "\n", nil
 }
 
