@@ -67,22 +67,9 @@ func outcomeStages() string {
       {{ $now := Now }}
       {{ $code := or (index .metadata.annotations "%s") "%s" }}
       {{ $reason := or (index .metadata.annotations "%s") "%s" }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: false
-        started: false
-        restartCount: 0
-        state:
-          terminated:
-            exitCode: {{ $code }}
-            reason: {{ $reason }}
-            startedAt: {{ $now | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
-      phase: %s
-`, durationAnnotation, exitCodeAnnotation, exitCode, reasonAnnotation, state, outcome)
+%s      phase: %s
+`, durationAnnotation, exitCodeAnnotation, exitCode, reasonAnnotation, state,
+			containersEnded("{{ $code }}", "{{ $reason }}"), outcome)
 	}
 	// The kubelet restarts a failed container under OnFailure and Always, and a succeeded one
 	// under Always: those pods do not end (see restartStage for failures).
@@ -95,27 +82,15 @@ func outcomeStages() string {
 // outcome annotation with `outcome`, whose restartPolicy is (`op` In) or is not (NotIn) one of
 // `policies`.
 func stageHead(name, outcome, op, policies string) string {
-	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: %s
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchAnnotations:
-      %s: %s
-    matchExpressions:
-    - key: .metadata.deletionTimestamp
-      operator: DoesNotExist
-    - key: .status.phase
+	return podStage(name, "DoesNotExist") + fmt.Sprintf(`    - key: .status.phase
       operator: In
       values: [Running]
     - key: .spec.restartPolicy
       operator: %s
       values: [%s]
-`, name, outcomeAnnotation, outcome, op, policies)
+    matchAnnotations:
+      %s: %s
+`, op, policies, outcomeAnnotation, outcome)
 }
 
 // restartStage makes a failing pod whose restartPolicy is OnFailure or Always crash-loop as a
@@ -172,19 +147,7 @@ func unpullableExpression(op string) string {
 // pullFailureStage holds a pod whose image cannot be pulled in Pending, its containers waiting
 // with ErrImagePull and the message a kubelet gives when the registry's name does not resolve.
 func pullFailureStage() string {
-	return `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: testbed-pod-image-pull
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: .metadata.deletionTimestamp
-      operator: DoesNotExist
-    - key: .status.phase
+	return podStage("testbed-pod-image-pull", "DoesNotExist") + `    - key: .status.phase
       operator: In
       values: [Pending]
     - key: '.status.containerStatuses.[0].state.waiting.reason'
@@ -192,19 +155,10 @@ spec:
       values: [ErrImagePull]
 ` + unpullableExpression("In") + `  next:
     statusTemplate: |
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: false
-        started: false
-        restartCount: 0
-        state:
-          waiting:
+` + eachContainer(`          waiting:
             reason: ErrImagePull
             message: {{ printf "failed to pull and unpack image %q: failed to resolve reference %q: dial tcp: lookup registry.invalid: no such host" .image .image | Quote }}
-      {{ end }}
-      phase: Pending
+`) + `      phase: Pending
 `
 }
 
@@ -225,22 +179,27 @@ func runningExpression(op string) string {
 // containers end as a process that handles SIGTERM does (exit 0) and the phase stays: a kubelet
 // reports the pod's end only once it is gone.
 func terminateStage() string {
-	return `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: testbed-pod-terminate
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: .metadata.deletionTimestamp
-      operator: Exists
-` + runningExpression("In") + `  next:
+	return podStage("testbed-pod-terminate", "Exists") + runningExpression("In") + `  next:
     statusTemplate: |
       {{ $now := Now }}
-      containerStatuses:
+` + containersEnded("0", "Completed")
+}
+
+// containersEnded is a status template's containerStatuses: every container of the pod
+// terminated at $now with exit code `code` and reason `reason` (literals, or template actions).
+func containersEnded(code, reason string) string {
+	return eachContainer(`          terminated:
+            exitCode: ` + code + `
+            reason: ` + reason + `
+            startedAt: {{ $now | Quote }}
+            finishedAt: {{ $now | Quote }}
+`)
+}
+
+// eachContainer is a status template's containerStatuses: every container of the pod, not
+// ready, in `state` (the lines under state:, indented for it).
+func eachContainer(state string) string {
+	return `      containerStatuses:
       {{ range .spec.containers }}
       - name: {{ .name | Quote }}
         image: {{ .image | Quote }}
@@ -248,13 +207,26 @@ spec:
         started: false
         restartCount: 0
         state:
-          terminated:
-            exitCode: 0
-            reason: Completed
-            startedAt: {{ $now | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
+` + state + `      {{ end }}
 `
+}
+
+// podStage is the head of a stage of Tephra's own for pods, up to its first selector
+// expression: the pod's deletionTimestamp `deletion` (Exists or DoesNotExist).
+func podStage(name, deletion string) string {
+	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: %s
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: .metadata.deletionTimestamp
+      operator: %s
+`, name, deletion)
 }
 
 // extendSelector adds expressions to a stock stage's only matchExpressions.
