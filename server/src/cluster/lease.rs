@@ -4,6 +4,11 @@
 //! own clock (so clocks that disagree between machines do not matter), with the version it read
 //! as a precondition, so two replicas taking over at once cannot both win.
 //!
+//! A follower looks every second (`look_every`), not every third of the duration: it then sees
+//! the dead holder's last renewal within a second of it and takes over within a second of the
+//! Lease having stood still a whole duration, so at most the duration and two seconds after the
+//! holder died. A look is one GET; only the holder writes, and only every third.
+//!
 //! Only a shared database has several replicas: with SQLite there is one process and no Lease.
 
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
@@ -46,6 +51,17 @@ pub fn decide(
     }
 }
 
+/// How often a replica looks at the Lease: every second, or every third of a shorter duration.
+pub fn look_every(duration: Duration) -> Duration {
+    (duration / 3).min(Duration::from_secs(1))
+}
+
+/// Whether a look reads the Lease: always for a follower; for the holder, once a third of the
+/// duration has passed since its last renewal (`renewed_ago`), so it writes no more than before.
+pub fn due(renewed_ago: Option<Duration>, duration: Duration) -> bool {
+    renewed_ago.is_none_or(|ago| ago >= duration / 3)
+}
+
 /// Takes part in the election for `name` in `namespace` until the process ends, telling
 /// `leading` whether this replica holds the Lease now.
 pub struct Election {
@@ -68,15 +84,20 @@ impl Election {
     pub async fn run(&self, leading: &watch::Sender<bool>) {
         // The version last read, and since when (by this replica's clock) it has not changed.
         let mut seen: Option<(String, Instant)> = None;
-        // When this replica last renewed; it stops leading when renewing has failed for the whole
-        // duration, before another replica may take over.
+        // When this replica last renewed, counted from before it asked (so before any other
+        // replica can have seen the renewal): it stops leading when renewing has failed for the
+        // whole duration, before another replica may take over.
         let mut renewed: Option<Instant> = None;
-        let mut tick = tokio::time::interval(self.duration / 3);
+        let mut tick = tokio::time::interval(look_every(self.duration));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tick.tick().await;
+            if !due(renewed.map(|at| at.elapsed()), self.duration) {
+                continue;
+            }
+            let asked = Instant::now();
             match self.attempt(&mut seen).await {
-                Ok(true) => renewed = Some(Instant::now()),
+                Ok(true) => renewed = Some(asked),
                 Ok(false) => renewed = None,
                 Err(error) => {
                     tracing::warn!(%error, lease = %self.name, "cannot read or renew the leader Lease");
@@ -215,6 +236,19 @@ mod tests {
             decide(Some(&theirs), "a", DURATION, DURATION),
             Step::TakeOver
         );
+    }
+
+    #[test]
+    fn a_follower_looks_every_second_and_the_holder_writes_every_third() {
+        assert_eq!(look_every(DURATION), Duration::from_secs(1));
+        assert_eq!(look_every(Duration::from_secs(3)), Duration::from_secs(1));
+        assert_eq!(
+            look_every(Duration::from_millis(1500)),
+            Duration::from_millis(500)
+        );
+        assert!(due(None, DURATION), "a follower reads at every look");
+        assert!(!due(Some(Duration::from_secs(4)), DURATION));
+        assert!(due(Some(Duration::from_secs(5)), DURATION));
     }
 
     #[test]
