@@ -313,13 +313,16 @@ impl Application {
             tracing::info!("shutting down: finishing open requests");
             let _ = stopping_tx.send(());
         };
-        // Pages stream in several small writes; without TCP_NODELAY, Nagle's algorithm meets the
-        // client's delayed ACK and every page waits about 40 ms.
-        let listener = self.listener.tap_io(|tcp| {
-            if let Err(error) = tcp.set_nodelay(true) {
-                tracing::debug!(%error, "cannot set TCP_NODELAY");
-            }
-        });
+        let listener =
+            http::connection::Connections::new(self.listener, http::connection::STALLED_WRITE)
+                // Pages stream in several small writes; without TCP_NODELAY, Nagle's algorithm meets the
+                // client's delayed ACK and every page waits about 40 ms. (A tapped listener is also one
+                // that axum gives the client's address for.)
+                .tap_io(|io| {
+                    if let Err(error) = io.get_ref().set_nodelay(true) {
+                        tracing::debug!(%error, "cannot set TCP_NODELAY");
+                    }
+                });
         // The client's address reaches the rate limits (`http::limits`).
         let service = self
             .router

@@ -98,11 +98,24 @@ impl Clients {
     }
 }
 
+/// The receive buffer of a client that never reads: small, so the server's writes to it wait
+/// once a few events are sent (with the kernel's default, loopback's autotuned window takes
+/// megabytes and the server never notices), as for a client far away that stopped reading.
+const STALLED_RECEIVE_BUFFER: u32 = 4096;
+
 /// Connects and sends the request by hand: a bare socket costs the drill little per connection,
 /// and a client that never reads then leaves every unread byte in the kernel's queues, where
 /// [`stalled_fate`] can see them.
-async fn open_stream(addr: SocketAddr, path: &str) -> anyhow::Result<TcpStream> {
-    let socket = TcpStream::connect(addr).await?;
+async fn open_stream(
+    addr: SocketAddr,
+    path: &str,
+    receive_buffer: Option<u32>,
+) -> anyhow::Result<TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    if let Some(size) = receive_buffer {
+        socket.set_recv_buffer_size(size)?;
+    }
+    let socket = socket.connect(addr).await?;
     let request =
         format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
     let mut rest = request.as_bytes();
@@ -202,9 +215,10 @@ pub async fn open(
     count: usize,
     stalled: usize,
 ) -> anyhow::Result<(Clients, Vec<TcpStream>)> {
+    // In order, so the last `stalled` are the ones that never read.
     let sockets: Vec<anyhow::Result<TcpStream>> = futures::stream::iter(0..count + stalled)
-        .map(|_| open_stream(addr, path))
-        .buffer_unordered(CONNECTING)
+        .map(|i| open_stream(addr, path, (i >= count).then_some(STALLED_RECEIVE_BUFFER)))
+        .buffered(CONNECTING)
         .collect()
         .await;
     let mut sockets = sockets.into_iter().collect::<anyhow::Result<Vec<_>>>()?;

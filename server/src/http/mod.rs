@@ -2,6 +2,7 @@
 //! same router through [`crate::Application`].
 
 pub mod api;
+pub mod connection;
 pub mod cross_site;
 pub mod error;
 pub mod exposed;
