@@ -92,6 +92,18 @@ impl Backoffs {
         }
     }
 
+    /// Makes every workload failing on a transient error due now; their ids.
+    pub fn retry_transient_now(&mut self, now: Instant) -> Vec<Uuid> {
+        self.0
+            .iter_mut()
+            .filter(|(_, r)| !r.error.permanent)
+            .map(|(id, r)| {
+                r.next = now;
+                *id
+            })
+            .collect()
+    }
+
     /// How long until the workload's next attempt, when it is failing.
     pub fn wait(&self, id: Uuid, now: Instant) -> Option<Duration> {
         self.0
@@ -164,6 +176,24 @@ mod tests {
         assert!(b.succeeded(id));
         assert!(b.error(id).is_none());
         assert!(!b.succeeded(id));
+    }
+
+    #[test]
+    fn only_transient_errors_are_retried_when_the_cluster_is_back() {
+        let mut b = Backoffs::default();
+        let (transient, permanent) = (Uuid::new_v4(), Uuid::new_v4());
+        for _ in 0..6 {
+            b.failed(transient, "unreachable".into(), false, None, at(0));
+        }
+        b.failed(permanent, "taken".into(), true, None, at(0));
+        assert!(!b.due(transient, at(5).0), "waits out its backoff");
+        assert_eq!(b.retry_transient_now(at(5).0), vec![transient]);
+        assert!(b.due(transient, at(5).0));
+        assert!(!b.due(permanent, at(5).0));
+        assert!(
+            b.error(transient).is_some(),
+            "still shown until the attempt"
+        );
     }
 
     #[test]

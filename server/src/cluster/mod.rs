@@ -116,6 +116,9 @@ pub struct Shared {
     pub nodes: Arc<RwLock<nodes::NodeIndex>>,
     /// Wakes the controller to apply departments' and projects' queues now.
     pub org_changed: Arc<tokio::sync::Notify>,
+    /// Wakes the controller when the API server answers again after an error, to retry at once
+    /// what failed meanwhile rather than when each workload's backoff comes due.
+    pub cluster_back: Arc<tokio::sync::Notify>,
 }
 
 impl Shared {

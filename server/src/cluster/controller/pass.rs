@@ -57,16 +57,33 @@ impl Controller {
         // has had no poke since.
         let mut swept = false;
         let org_changed = Arc::clone(&self.shared.org_changed);
+        let cluster_back = Arc::clone(&self.shared.cluster_back);
         let mut tick = tokio::time::interval(self.resync);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 () = org_changed.notified() => self.sync_org_logged().await,
+                () = cluster_back.notified() => self.retry_transient(),
                 _ = tick.tick() => {
                     self.pass(!swept).await;
                     swept = true;
                 }
             }
+        }
+    }
+
+    /// Retries now every workload whose last attempt failed for a reason that may have passed
+    /// (the API server did not answer), whatever its backoff says.
+    fn retry_transient(&self) {
+        let ids = self.lock_backoffs().retry_transient_now(Instant::now());
+        if !ids.is_empty() {
+            tracing::info!(
+                workloads = ids.len(),
+                "retrying the workloads that failed while the cluster did not answer"
+            );
+        }
+        for id in ids {
+            let _ = self.requests.send(now(id));
         }
     }
 
