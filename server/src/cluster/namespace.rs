@@ -106,8 +106,8 @@ impl Namespaces {
     }
 
     /// Whether this process applied the namespace, at `level`, less than `within` ago: a create
-    /// then need not read and apply it again (four API round trips); the controller's pass
-    /// applies every namespace each time, so what someone changes by hand is still repaired.
+    /// or a pass then need not read and apply it again (four API round trips); the pass applies
+    /// it again once that is a few minutes old, so what someone changes by hand is repaired.
     pub fn applied_within(&self, name: &str, level: &str, within: Duration) -> bool {
         lock(&self.applied)
             .get(name)

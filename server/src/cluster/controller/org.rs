@@ -1,36 +1,46 @@
 //! Keeping the cluster's organisation in step with the database, level-triggered: every
-//! department's queue, every project's namespace and queue (under its department's), compared
-//! with what is there on every pass so a queue edited or deleted by hand comes back (only those
-//! that differ are written); and the queues of departments and projects that are gone, deleted.
+//! department's queue and every project's queue (under its department's), compared with what is
+//! there on every pass so a queue edited or deleted by hand comes back (only those that differ
+//! are written); every project's namespace, applied when its level changes and every
+//! [`NAMESPACE_REPAIR`]; and the queues of departments and projects that are gone, deleted.
 
 use super::{Controller, Error, Result};
 use crate::cluster::apply;
 use crate::cluster::namespace::ProjectNamespace;
 use crate::db::projects::Project;
 use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
 use tephra_core::domain::authz::Scope;
 use tephra_core::domain::policy;
 use tephra_core::domain::quota::queues::{OrgUnit, queues};
 
+/// How often a pass applies a project's namespace, RoleBinding and NetworkPolicy that this
+/// process applied before at the same Pod Security level. Each is four API round trips: at a
+/// thousand projects, applying them on every pass (every 10 s) made four hundred requests a
+/// second for nothing. A level that changes (a policy edit) is applied at the next pass; what
+/// someone changes by hand (which the admission policies refuse to anyone but Tephra) is repaired
+/// within this time.
+const NAMESPACE_REPAIR: Duration = Duration::from_secs(300);
+
 impl Controller {
     /// A project's namespace, labelled with the Pod Security level its policies allow (both
-    /// kinds': a namespace holds trainings and distributed trainings).
-    pub(super) async fn ensure_namespace(&self, project: &Project) -> Result<()> {
-        let level = self.pod_security_level(project).await?;
-        self.apply_namespace(project, level).await
-    }
-
-    /// [`Self::ensure_namespace`] unless this process applied it at the same level within the
-    /// last resync: a burst of creates in one project pays for it once.
-    pub(super) async fn ensure_namespace_for_create(&self, project: &Project) -> Result<()> {
+    /// kinds': a namespace holds trainings and distributed trainings), unless this process
+    /// applied it at that level less than `within` ago.
+    async fn ensure_namespace_within(&self, project: &Project, within: Duration) -> Result<()> {
         let level = self.pod_security_level(project).await?;
         if self
             .namespaces
-            .applied_within(&project.namespace, level, self.resync)
+            .applied_within(&project.namespace, level, within)
         {
             return Ok(());
         }
         self.apply_namespace(project, level).await
+    }
+
+    /// The project's namespace before a create, unless applied within the last resync: a
+    /// burst of creates in one project pays for it once.
+    pub(super) async fn ensure_namespace_for_create(&self, project: &Project) -> Result<()> {
+        self.ensure_namespace_within(project, self.resync).await
     }
 
     /// The Pod Security level the project's policies allow (both kinds': a namespace holds
@@ -132,7 +142,10 @@ impl Controller {
             }
         }
         for p in &projects {
-            match self.ensure_namespace(&p.project).await {
+            match self
+                .ensure_namespace_within(&p.project, NAMESPACE_REPAIR)
+                .await
+            {
                 // Logged by `ensure`, shown on the project's workloads, and no reason to leave
                 // the other projects' namespaces or the stale queues as they are.
                 Err(Error::NamespaceNotOurs { .. }) => {}
