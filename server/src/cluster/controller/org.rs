@@ -47,14 +47,15 @@ impl Controller {
     /// trainings and distributed trainings).
     async fn pod_security_level(&self, project: &Project) -> Result<&'static str> {
         let scope = Scope::Project(project.id.to_string());
-        let mut level = "baseline";
-        for kind in policy::PolicyKind::ALL {
-            let layers = self.db.policies().layers(&scope, kind, true).await?;
-            if policy::pod_security_level(&layers) == "privileged" {
-                level = "privileged";
-            }
-        }
-        Ok(level)
+        let every = self
+            .db
+            .policies()
+            .layers_of_every_kind(&scope, true)
+            .await?;
+        let privileged = every
+            .iter()
+            .any(|layers| policy::pod_security_level(layers) == "privileged");
+        Ok(if privileged { "privileged" } else { "baseline" })
     }
 
     async fn apply_namespace(&self, project: &Project, level: &str) -> Result<()> {
