@@ -165,7 +165,7 @@ async fn secrets_expire_and_rotate_and_a_system_administrator_needs_confirming()
     let new_token = access_token(tephra, "nightly", new_secret).await?;
 
     // Past its expiry, neither the secret nor its tokens work.
-    let server::db::Database::Sqlite(pool) = &tephra.db else {
+    let server::db::Database::Sqlite(server::db::SqliteDb { pool, .. }) = &tephra.db else {
         anyhow::bail!("the sign-in tests run on SQLite")
     };
     sqlx::query("UPDATE applications SET expires_at = $1 WHERE name = 'nightly'")

@@ -10,7 +10,7 @@ async fn an_expired_session_is_refused() -> anyhow::Result<()> {
     let browser = setup.sign_in("grace").await?;
     ensure!(me(&browser, &setup.tephra).await.is_ok(), "signed in");
     // Time passes: the store's own expiry column, as an idle session would reach it.
-    let Database::Sqlite(pool) = &setup.tephra.db else {
+    let Database::Sqlite(server::db::SqliteDb { pool, .. }) = &setup.tephra.db else {
         anyhow::bail!("the in-process server runs on SQLite");
     };
     let aged = sqlx::query("UPDATE tephra_sessions SET expiry_date = 0")

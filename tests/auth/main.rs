@@ -368,7 +368,7 @@ async fn the_session_id_changes_at_sign_in() -> anyhow::Result<()> {
         provider: _provider,
         tephra,
     } = Setup::start().await?;
-    let server::db::Database::Sqlite(pool) = &tephra.db else {
+    let server::db::Database::Sqlite(server::db::SqliteDb { pool, .. }) = &tephra.db else {
         bail!("the in-process server runs on SQLite");
     };
     let rows = || sqlx::query_scalar::<_, String>("SELECT id FROM tephra_sessions").fetch_all(pool);

@@ -13,7 +13,7 @@ async fn one_gpu_each(db: &server::db::Database) -> anyhow::Result<String> {
     use server::db::Database;
     let sql = "UPDATE workloads SET gpus = 1 WHERE finished_at IS NULL";
     let cluster: String = match db {
-        Database::Sqlite(pool) => {
+        Database::Sqlite(server::db::SqliteDb { pool, .. }) => {
             sqlx::query(sql).execute(pool).await?;
             sqlx::query_scalar("SELECT cluster_id FROM workloads LIMIT 1")
                 .fetch_one(pool)
@@ -38,7 +38,9 @@ pub async fn a_waiting_training(db: &server::db::Database) -> anyhow::Result<uui
     let sql = "SELECT id FROM workloads WHERE pending_since IS NOT NULL AND finished_at IS NULL
                 LIMIT 1";
     Ok(match db {
-        Database::Sqlite(pool) => sqlx::query_scalar(sql).fetch_one(pool).await?,
+        Database::Sqlite(server::db::SqliteDb { pool, .. }) => {
+            sqlx::query_scalar(sql).fetch_one(pool).await?
+        }
         Database::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await?,
     })
 }

@@ -6,7 +6,7 @@ pub async fn fill(db: &server::db::Database, template: uuid::Uuid, n: usize) -> 
     use server::db::Database;
     let n = i64::try_from(n)?;
     match db {
-        Database::Sqlite(pool) => {
+        Database::Sqlite(server::db::SqliteDb { pool, .. }) => {
             let columns = column_list(
                 sqlx::query_scalar("SELECT name FROM pragma_table_info('workloads') ORDER BY cid")
                     .fetch_all(pool)
@@ -119,7 +119,7 @@ pub async fn wait(db: &server::db::Database, n: usize) -> anyhow::Result<()> {
                 WHERE id IN (SELECT id FROM workloads WHERE actual_phase = 'Completed'
                               ORDER BY id LIMIT $1)";
     match db {
-        Database::Sqlite(pool) => {
+        Database::Sqlite(server::db::SqliteDb { pool, .. }) => {
             sqlx::query(sql).bind(n).execute(pool).await?;
         }
         Database::Postgres(pool) => {

@@ -975,7 +975,7 @@ async fn sqlite_creates_its_directory_and_uses_wal() {
     let (db, _guard, url) = sqlite().await;
     let path = url.trim_start_matches("sqlite:");
     assert!(std::path::Path::new(path).exists(), "{path} was created");
-    let Database::Sqlite(pool) = &db else {
+    let Database::Sqlite(server::db::SqliteDb { pool, .. }) = &db else {
         panic!("expected SQLite")
     };
     let mode: String = sqlx::query_scalar("PRAGMA journal_mode")

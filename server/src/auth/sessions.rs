@@ -54,7 +54,7 @@ impl Sessions {
     /// The store over `db`, with its table created when missing.
     pub async fn open(db: &Database) -> anyhow::Result<Self> {
         let store = match db {
-            Database::Sqlite(pool) => Sessions::Sqlite(
+            Database::Sqlite(crate::db::SqliteDb { pool, .. }) => Sessions::Sqlite(
                 SqliteStore::new(pool.clone())
                     .with_table_name(TABLE)
                     .map_err(anyhow::Error::msg)?,

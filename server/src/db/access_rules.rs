@@ -127,6 +127,7 @@ impl AccessRules<'_> {
                                        created_by, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {COLUMNS}"
         );
+        let _turn = self.0.writing().await;
         let row: Row = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let row: Row = sqlx::query_as(&sql)
@@ -159,6 +160,7 @@ impl AccessRules<'_> {
     /// Removes the rule with this id and returns it; `NotFound` when it is gone already.
     pub async fn remove(&self, id: i64, by: Option<Uuid>) -> DbResult<StoredRule> {
         let sql = format!("DELETE FROM access_rules WHERE id = $1 RETURNING {COLUMNS}");
+        let _turn = self.0.writing().await;
         let removed = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let row: Row = sqlx::query_as(&sql).bind(id).fetch_one(&mut *tx).await?;

@@ -73,6 +73,7 @@ impl Applications<'_> {
                 "an application named {name:?} exists already (names stay taken after revocation)"
             )
         };
+        let _turn = self.0.writing().await;
         on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             sqlx::query(
@@ -129,6 +130,7 @@ impl Applications<'_> {
 
     /// Revokes the application unless it is revoked already; `None` when it was.
     pub async fn revoke(&self, id: Uuid, by: Uuid) -> DbResult<Option<Application>> {
+        let _turn = self.0.writing().await;
         let revoked = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let done = sqlx::query(
@@ -162,6 +164,7 @@ impl Applications<'_> {
         secret: &NewSecret,
         by: Uuid,
     ) -> DbResult<Option<Application>> {
+        let _turn = self.0.writing().await;
         let rotated = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let done = sqlx::query(

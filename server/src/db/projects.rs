@@ -262,6 +262,7 @@ impl Projects<'_> {
     /// access rules (their history stays in the audit trail). Returns the names of its live
     /// workloads instead when it has any.
     pub async fn delete(&self, id: Uuid) -> DbResult<Result<(), Vec<String>>> {
+        let _turn = self.0.writing().await;
         on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             // Takes the write lock first, so no workload is submitted between the check and the

@@ -190,6 +190,7 @@ impl Workloads<'_> {
             pending_since: (!new.starts_paused).then_some(at),
             running_since: None,
         };
+        let _turn = self.0.writing().await;
         let verdict = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let usage = usage!(&mut tx, department_id, new.project_id);
@@ -266,6 +267,7 @@ impl Workloads<'_> {
         admit: impl FnOnce(Usage) -> Result<T, E>,
     ) -> DbResult<Result<Option<T>, E>> {
         let id = workload.id;
+        let _turn = self.0.writing().await;
         let verdict = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let usage = usage!(&mut tx, department_id, workload.project_id);
@@ -316,6 +318,7 @@ impl Workloads<'_> {
         admit: impl FnOnce(Usage) -> Result<T, E>,
     ) -> DbResult<Result<Option<T>, E>> {
         let id = workload.id;
+        let _turn = self.0.writing().await;
         let verdict = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let mut usage = usage!(&mut tx, department_id, workload.project_id);

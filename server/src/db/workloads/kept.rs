@@ -21,6 +21,7 @@ type KeptRow = (
 impl Workloads<'_> {
     /// Replaces what is kept of workload `id`'s logs with `logs`, read at `at`.
     pub async fn keep_logs(&self, id: Uuid, logs: &[KeptLog], at: DateTime<Utc>) -> DbResult<()> {
+        let _turn = self.0.writing().await;
         on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             sqlx::query("DELETE FROM kept_logs WHERE workload_id = $1")

@@ -304,6 +304,7 @@ impl Workloads<'_> {
         to: Phase,
         change: Change,
     ) -> DbResult<Option<StoredWorkload>> {
+        let _turn = self.0.writing().await;
         let won = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let done = sqlx::query(
@@ -331,6 +332,7 @@ impl Workloads<'_> {
     /// stays for history and frees its name. `None` when it is not being deleted (any more).
     pub async fn mark_deleted(&self, id: Uuid) -> DbResult<Option<StoredWorkload>> {
         let at = now();
+        let _turn = self.0.writing().await;
         let done = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let done = sqlx::query(

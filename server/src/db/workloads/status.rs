@@ -40,6 +40,7 @@ impl Workloads<'_> {
               WHERE id = $1 AND desired_phase = $7 AND deleted_at IS NULL",
             elapsed = seconds_since_pending(self.0.engine()),
         );
+        let _turn = self.0.writing().await;
         let written = on_pool!(self.0, pool => {
             let mut tx = pool.begin().await?;
             let done = sqlx::query(&sql)

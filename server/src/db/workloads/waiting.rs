@@ -129,7 +129,7 @@ impl Workloads<'_> {
     /// Every workload of `cluster` that waits to start (may run and has not started).
     pub async fn waiting(&self, cluster: &str) -> DbResult<Vec<WaitingRow>> {
         match self.0 {
-            Database::Sqlite(pool) => {
+            Database::Sqlite(crate::db::SqliteDb { pool, .. }) => {
                 let sql = format!("{SQLITE_PACKED} {WAITING_ROWS}");
                 let packed: Json<Vec<Packed>> = sqlx::query_scalar(&sql)
                     .bind(cluster)
