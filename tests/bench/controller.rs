@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use tephra_core::domain::cluster::ClusterProfile;
 use tephra_core::domain::request::{Placement, Request, WorkloadKind};
 use tephra_tests::bench::{env_usize, small_training, watch_phase};
+use tephra_tests::process::cpu_seconds;
 use tephra_tests::tephra::Launch;
 use tephra_tests::testbed::{Testbed, job_resource};
 
@@ -252,7 +253,9 @@ async fn bench() -> anyhow::Result<()> {
         .arg(format!("--kubeconfig={}", testbed.kubeconfig.display()))
         .start()?;
     let listening = tephra_started.elapsed();
+    let pid = server.process.id();
     let tephra = arrivals.all(TEPHRA_NAMESPACE, count, wait).await?;
+    let cpu = cpu_seconds(pid);
     let tephra_all = tephra
         .iter()
         .max()
@@ -284,8 +287,10 @@ async fn bench() -> anyhow::Result<()> {
         tephra_all.as_secs_f64(),
     );
     println!(
-        "\nTephra's rate is {:.0} % of the raw client's (target: at least 80 %).",
-        100.0 * tephra_rate / raw_rate
+        "\nTephra's rate is {:.0} % of the raw client's (target: at least 80 %). Tephra used \
+         {cpu:.1} s of CPU from its start to the last Job ({:.1} ms a Job).",
+        100.0 * tephra_rate / raw_rate,
+        cpu * 1000.0 / count as f64
     );
     drop(server);
     drop(testbed);

@@ -102,3 +102,19 @@ pub fn rss_mib(pid: u32) -> f64 {
         })
         .map_or(0.0, |kib| kib / 1024.0)
 }
+
+/// CPU time the process has used so far (user and system), from `/proc/<pid>/stat`.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and
+    // stime are the 14th and 15th fields of the line, in clock ticks (100 a second on Linux).
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            let rest = s.rsplit_once(')')?.1;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let ticks: f64 =
+                fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+            Some(ticks / 100.0)
+        })
+        .unwrap_or_default()
+}
