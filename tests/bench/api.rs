@@ -13,8 +13,6 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-use tephra_core::domain::cluster::ClusterProfile;
-use tephra_core::domain::request::{Placement, Request, WorkloadKind};
 use tephra_tests::bench::{
     self, env_usize, first_pods, percentiles, seen_at, small_training, watch_phase,
 };
@@ -144,25 +142,10 @@ async fn submit_latency(client: &Client, kube: &kube::Client, seen: &Seen) -> an
     }
     let jobs: Api<DynamicObject> =
         Api::namespaced_with(kube.clone(), "tephra-default", &job_resource());
-    let profile = ClusterProfile::default();
     let mut raw = Vec::new();
     for i in 0..SAMPLES {
         let id = uuid::Uuid::new_v4().to_string();
-        let name = format!("raw-{i}");
-        let request = Request::parse(&small_training(&name), WorkloadKind::Training)
-            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-        let workload = request.owner(&Placement {
-            workload_id: &id,
-            project: "default",
-            queue: Some("tephra-default"),
-            created_by: "bench",
-            name_suffix: "abcde",
-            token_uid_gid: None,
-        });
-        let rendered = request
-            .render(&workload, &profile)
-            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-        let job: DynamicObject = serde_json::from_value(serde_json::to_value(&rendered.job)?)?;
+        let job = bench::raw_job(&format!("raw-{i}"), &id, "tephra-default")?;
         let started = Instant::now();
         jobs.create(&PostParams::default(), &job).await?;
         raw.push(seen_at(seen, &id).await - started);

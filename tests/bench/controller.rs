@@ -21,9 +21,7 @@ use kube::api::{Api, DynamicObject, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tephra_core::domain::cluster::ClusterProfile;
-use tephra_core::domain::request::{Placement, Request, WorkloadKind};
-use tephra_tests::bench::{env_usize, small_training, watch_phase};
+use tephra_tests::bench::{env_usize, raw_job, small_training, watch_phase};
 use tephra_tests::process::cpu_seconds;
 use tephra_tests::tephra::Launch;
 use tephra_tests::testbed::{Testbed, job_resource};
@@ -105,28 +103,13 @@ fn rate(arrivals: &[Instant]) -> f64 {
 
 /// `count` Jobs rendered as Tephra renders a small training, for the raw client.
 fn rendered_jobs(count: usize) -> anyhow::Result<Vec<DynamicObject>> {
-    let profile = ClusterProfile::default();
     (0..count)
         .map(|i| {
-            let id = uuid::Uuid::new_v4().to_string();
-            let request =
-                Request::parse(&small_training(&format!("raw-{i}")), WorkloadKind::Training)
-                    .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-            let workload = request.owner(&Placement {
-                workload_id: &id,
-                project: "default",
-                queue: Some("default"),
-                created_by: "bench",
-                name_suffix: "abcde",
-                token_uid_gid: None,
-            });
-            let rendered = request
-                .render(&workload, &profile)
-                .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-            let mut job: DynamicObject =
-                serde_json::from_value(serde_json::to_value(&rendered.job)?)?;
-            job.metadata.namespace = None;
-            Ok(job)
+            raw_job(
+                &format!("raw-{i}"),
+                &uuid::Uuid::new_v4().to_string(),
+                "default",
+            )
         })
         .collect()
 }

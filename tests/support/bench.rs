@@ -31,6 +31,30 @@ pub fn small_training(name: &str) -> Value {
                       "compute": { "cpuCoreRequest": 0.01, "cpuMemoryRequest": "10M" } } })
 }
 
+/// The Volcano Job Tephra renders for [`small_training`] `name` of workload `id` in `queue`, for
+/// a raw kube-rs client to create as a baseline (unsigned, with no namespace set).
+pub fn raw_job(name: &str, id: &str, queue: &str) -> anyhow::Result<kube::api::DynamicObject> {
+    use tephra_core::domain::cluster::ClusterProfile;
+    use tephra_core::domain::request::{Placement, Request, WorkloadKind};
+    let request = Request::parse(&small_training(name), WorkloadKind::Training)
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let workload = request.owner(&Placement {
+        workload_id: id,
+        project: "default",
+        queue: Some(queue),
+        created_by: "bench",
+        name_suffix: "abcde",
+        token_uid_gid: None,
+    });
+    let rendered = request
+        .render(&workload, &ClusterProfile::default())
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let mut job: kube::api::DynamicObject =
+        serde_json::from_value(serde_json::to_value(&rendered.job)?)?;
+    job.metadata.namespace = None;
+    Ok(job)
+}
+
 /// `(workloadId, first pod name)` of each workload in a list answer's `key` array.
 pub fn first_pods(page: &Value, key: &str) -> Vec<(String, String)> {
     page[key]
