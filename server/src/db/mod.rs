@@ -18,15 +18,17 @@ pub mod departments;
 pub mod policies;
 pub mod projects;
 pub mod settings;
+mod sqlite;
 pub mod users;
 pub mod workloads;
+
+pub use sqlite::SqliteDb;
 
 use chrono::{DateTime, SubsecRound, Utc};
 use sqlx::ConnectOptions;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a query waits for a connection. sqlx's default (30 s) would hold every request for
@@ -38,19 +40,6 @@ pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 pub enum Database {
     Sqlite(SqliteDb),
     Postgres(PgPool),
-}
-
-/// A SQLite database: its pool, and the turn its writers take.
-///
-/// SQLite lets one transaction write at a time. The others get `SQLITE_BUSY`, and its busy handler
-/// sleeps 1, 2, 5, 10 ... 100 ms before trying again, so eight writers at once spent more time
-/// asleep than writing (issue 36: a cold start's status writes slept 3.5 ms a time, a thousand
-/// times in five seconds, and a submit among four at once waited a second). Write transactions
-/// take their turn here instead and wake as soon as the one before commits.
-#[derive(Clone, Debug)]
-pub struct SqliteDb {
-    pub pool: SqlitePool,
-    writes: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// Which engine a URL selects.
@@ -216,10 +205,7 @@ impl Database {
                     .max_connections(8)
                     .connect_with(options)
                     .await?;
-                Database::Sqlite(SqliteDb {
-                    pool,
-                    writes: Arc::default(),
-                })
+                Database::Sqlite(SqliteDb::new(pool))
             }
             Engine::Postgres => {
                 let options = PgConnectOptions::from_str(url)
@@ -258,7 +244,7 @@ impl Database {
     /// PostgreSQL, whose writers lock rows, not the database.
     pub async fn writing(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
         match self {
-            Database::Sqlite(db) => Some(db.writes.lock().await),
+            Database::Sqlite(db) => Some(db.turn().await),
             Database::Postgres(_) => None,
         }
     }

@@ -3,6 +3,7 @@
 
 mod admission;
 mod holding;
+mod in_use;
 mod kept;
 mod order;
 mod query;
@@ -11,8 +12,8 @@ mod status;
 mod usage;
 mod waiting;
 
-pub use admission::Usage;
 pub use holding::HoldingRow;
+pub use in_use::Usage;
 pub use order::{After, Keyset, SortKey};
 pub use query::WorkloadFilter;
 pub use running::RunningRow;

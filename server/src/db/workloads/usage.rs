@@ -3,7 +3,7 @@
 //! recorded on each row.
 
 use super::Workloads;
-use super::admission::amount;
+use super::in_use::amount;
 use crate::db::{DbResult, on_pool};
 use sqlx::types::Json;
 use tephra_core::domain::quota::Amount;
