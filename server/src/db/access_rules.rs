@@ -2,7 +2,7 @@
 //! its audit event in one transaction.
 
 use super::audit::record_in;
-use super::{DbError, DbResult, conflict_as, now, on_pool};
+use super::{DbError, DbResult, conflict_as, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use tephra_core::domain::authz::{AccessRule, Caller, Role, Scope, Subject};
 use tephra_core::model::history::{AuditAction, AuditTarget};
@@ -127,9 +127,7 @@ impl AccessRules<'_> {
                                        created_by, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {COLUMNS}"
         );
-        let _turn = self.0.writing().await;
-        let row: Row = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let row: Row = write_transaction!(self.0, tx => {
             let row: Row = sqlx::query_as(&sql)
                 .bind(rule.subject.kind())
                 .bind(rule.subject.id())
@@ -160,9 +158,7 @@ impl AccessRules<'_> {
     /// Removes the rule with this id and returns it; `NotFound` when it is gone already.
     pub async fn remove(&self, id: i64, by: Option<Uuid>) -> DbResult<StoredRule> {
         let sql = format!("DELETE FROM access_rules WHERE id = $1 RETURNING {COLUMNS}");
-        let _turn = self.0.writing().await;
-        let removed = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let removed = write_transaction!(self.0, tx => {
             let row: Row = sqlx::query_as(&sql).bind(id).fetch_one(&mut *tx).await?;
             let removed = StoredRule::try_from(row)?;
             let mut d = detail(&removed.rule);

@@ -3,7 +3,7 @@
 //! like a person. Only a hash of the secret is kept.
 
 use super::audit::record_in;
-use super::{DbResult, conflict_as, now, on_pool};
+use super::{DbResult, conflict_as, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use tephra_core::model::history::{AuditAction, AuditTarget};
 use uuid::Uuid;
@@ -73,9 +73,7 @@ impl Applications<'_> {
                 "an application named {name:?} exists already (names stay taken after revocation)"
             )
         };
-        let _turn = self.0.writing().await;
-        on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        write_transaction!(self.0, tx => {
             sqlx::query(
                 "INSERT INTO users (id, issuer, subject, display_name, email, created_at, last_seen_at)
                  VALUES ($1, $2, $3, $3, NULL, $4, $4)",
@@ -130,9 +128,7 @@ impl Applications<'_> {
 
     /// Revokes the application unless it is revoked already; `None` when it was.
     pub async fn revoke(&self, id: Uuid, by: Uuid) -> DbResult<Option<Application>> {
-        let _turn = self.0.writing().await;
-        let revoked = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let revoked = write_transaction!(self.0, tx => {
             let done = sqlx::query(
                 "UPDATE applications SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
             )
@@ -164,9 +160,7 @@ impl Applications<'_> {
         secret: &NewSecret,
         by: Uuid,
     ) -> DbResult<Option<Application>> {
-        let _turn = self.0.writing().await;
-        let rotated = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let rotated = write_transaction!(self.0, tx => {
             let done = sqlx::query(
                 "UPDATE applications SET secret_hash = $2, expires_at = $3, secret_set_at = $4
                   WHERE id = $1 AND revoked_at IS NULL",

@@ -178,6 +178,19 @@ macro_rules! on_pool {
 }
 pub(crate) use on_pool;
 
+/// Runs `$body` in a write transaction `$tx` on whichever pool is open, after taking the writers'
+/// turn ([`Database::writing`]), which is held until the body is done.
+macro_rules! write_transaction {
+    ($db:expr, $tx:ident => $body:expr) => {{
+        let _turn = $db.writing().await;
+        $crate::db::on_pool!($db, pool => {
+            let mut $tx = pool.begin().await?;
+            $body
+        })
+    }};
+}
+pub(crate) use write_transaction;
+
 impl Database {
     /// Opens the database at `url`, creating a SQLite file (and its directory) when missing, and
     /// applies the migrations of its engine.

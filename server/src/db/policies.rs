@@ -4,7 +4,7 @@ use super::{DbResult, now, on_pool};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::domain::authz::Scope;
-use tephra_core::domain::policy::{self, Policy, PolicyKind};
+use tephra_core::domain::policy::{self, PerKind, Policy, PolicyKind};
 use uuid::Uuid;
 
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -18,14 +18,6 @@ pub struct StoredPolicy {
 }
 
 pub struct Policies<'a>(pub(super) &'a super::Database);
-
-/// Where `kind` is in [`PolicyKind::ALL`].
-pub fn kind_index(kind: PolicyKind) -> usize {
-    match kind {
-        PolicyKind::Trainings => 0,
-        PolicyKind::Distributed => 1,
-    }
-}
 
 const COLUMNS: &str = "scope_type, scope_id, kind, body, updated_by, updated_at";
 
@@ -78,22 +70,22 @@ impl Policies<'_> {
         kind: PolicyKind,
         with_own: bool,
     ) -> DbResult<Vec<Policy>> {
-        let mut every = self.layers_of_every_kind(scope, with_own).await?;
-        Ok(std::mem::take(&mut every[kind_index(kind)]))
+        let every = self.layers_of_every_kind(scope, with_own).await?;
+        Ok(every.take(kind))
     }
 
-    /// [`Self::layers`] of each kind, in [`PolicyKind::ALL`]'s order, read at once: the scope's
+    /// [`Self::layers`] of each kind, read at once: the scope's
     /// chain, then every policy stored along it in one query (a create checks both kinds; read
     /// one layer at a time, that was fifteen queries).
     pub async fn layers_of_every_kind(
         &self,
         scope: &Scope,
         with_own: bool,
-    ) -> DbResult<[Vec<Policy>; 2]> {
+    ) -> DbResult<PerKind<Vec<Policy>>> {
         let scopes = self.chain(scope, with_own).await?;
         if scopes.is_empty() {
             // The system's policy without its own: nothing lies outside it.
-            return Ok([Vec::new(), Vec::new()]);
+            return Ok(PerKind::default());
         }
         let conditions = (0..scopes.len())
             .map(|i| {
@@ -113,7 +105,7 @@ impl Policies<'_> {
             }
             query.fetch_all(pool).await
         })?;
-        Ok(PolicyKind::ALL.map(|kind| {
+        Ok(PerKind::from_fn(|kind| {
             let mut layers = Vec::new();
             for (s, source) in &scopes {
                 let body = stored

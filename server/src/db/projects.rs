@@ -1,6 +1,6 @@
 //! Projects: each owns one namespace and one Volcano queue, within a department.
 
-use super::{DbError, DbResult, conflict_as, now, on_pool};
+use super::{DbError, DbResult, conflict_as, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::model::org::{PoolResources, SchedulingRules};
@@ -262,9 +262,7 @@ impl Projects<'_> {
     /// access rules (their history stays in the audit trail). Returns the names of its live
     /// workloads instead when it has any.
     pub async fn delete(&self, id: Uuid) -> DbResult<Result<(), Vec<String>>> {
-        let _turn = self.0.writing().await;
-        on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        write_transaction!(self.0, tx => {
             // Takes the write lock first, so no workload is submitted between the check and the
             // delete.
             sqlx::query("UPDATE projects SET updated_at = updated_at WHERE id = $1")

@@ -8,8 +8,8 @@ mod guards;
 mod schema;
 
 pub use crate::model::policy::{
-    Policy, PolicyKind, Rule, apply_defaults, check, check_defaults, check_request, fill_defaults,
-    lookup, merged_defaults,
+    PerKind, Policy, PolicyKind, Rule, apply_defaults, check, check_defaults, check_request,
+    fill_defaults, lookup, merged_defaults,
 };
 pub use guards::{pod_specs, refusals as node_refusals};
 pub use schema::RequestSchema;

@@ -40,6 +40,43 @@ impl PolicyKind {
     }
 }
 
+/// One `T` for each kind, such as the policy layers a scope has of each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PerKind<T> {
+    pub trainings: T,
+    pub distributed: T,
+}
+
+impl<T> PerKind<T> {
+    /// `value(kind)` for each kind, in [`PolicyKind::ALL`]'s order.
+    pub fn from_fn(mut value: impl FnMut(PolicyKind) -> T) -> Self {
+        let trainings = value(PolicyKind::Trainings);
+        PerKind {
+            trainings,
+            distributed: value(PolicyKind::Distributed),
+        }
+    }
+
+    pub fn get(&self, kind: PolicyKind) -> &T {
+        match kind {
+            PolicyKind::Trainings => &self.trainings,
+            PolicyKind::Distributed => &self.distributed,
+        }
+    }
+
+    /// The value of `kind`, dropping the others.
+    pub fn take(self, kind: PolicyKind) -> T {
+        match kind {
+            PolicyKind::Trainings => self.trainings,
+            PolicyKind::Distributed => self.distributed,
+        }
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        PolicyKind::ALL.into_iter().map(|kind| self.get(kind))
+    }
+}
+
 impl std::fmt::Display for PolicyKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -67,6 +104,14 @@ mod tests {
         }
         let refused = PolicyKind::parse("training").unwrap_err();
         assert!(refused.contains("trainings or distributed"), "{refused}");
+    }
+
+    #[test]
+    fn per_kind_holds_each_kind_s_value_under_its_kind() {
+        let per = PerKind::from_fn(|kind| kind.as_str().len());
+        assert_eq!(per.get(PolicyKind::Trainings), &"trainings".len());
+        assert_eq!(per.values().copied().collect::<Vec<_>>(), vec![9, 11]);
+        assert_eq!(per.take(PolicyKind::Distributed), 11);
     }
 
     #[test]

@@ -13,7 +13,7 @@ mod kind;
 mod rule;
 
 pub use hints::{FormHints, Hint};
-pub use kind::PolicyKind;
+pub use kind::{PerKind, PolicyKind};
 pub use rule::{Rule, RuleError, flatten};
 
 use crate::model::validation::FieldError;

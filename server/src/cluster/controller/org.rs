@@ -53,7 +53,7 @@ impl Controller {
             .layers_of_every_kind(&scope, true)
             .await?;
         let privileged = every
-            .iter()
+            .values()
             .any(|layers| policy::pod_security_level(layers) == "privileged");
         Ok(if privileged { "privileged" } else { "baseline" })
     }

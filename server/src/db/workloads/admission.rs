@@ -4,7 +4,7 @@
 use super::in_use::{Usage, amount, usage};
 use super::{Change, NewWorkload, StoredWorkload, Workloads};
 use crate::db::audit::record_in;
-use crate::db::{DbResult, conflict_as, now, on_pool};
+use crate::db::{DbResult, conflict_as, now, on_pool, write_transaction};
 use sqlx::types::Json;
 use tephra_core::domain::quota::Amount;
 use tephra_core::model::history::{AuditAction, AuditTarget};
@@ -62,9 +62,7 @@ impl Workloads<'_> {
             pending_since: (!new.starts_paused).then_some(at),
             running_since: None,
         };
-        let _turn = self.0.writing().await;
-        let verdict = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let verdict = write_transaction!(self.0, tx => {
             let usage = usage!(&mut tx, department_id, new.project_id);
             let verdict = admit(usage);
             if verdict.is_ok() {
@@ -139,9 +137,7 @@ impl Workloads<'_> {
         admit: impl FnOnce(Usage) -> Result<T, E>,
     ) -> DbResult<Result<Option<T>, E>> {
         let id = workload.id;
-        let _turn = self.0.writing().await;
-        let verdict = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let verdict = write_transaction!(self.0, tx => {
             let usage = usage!(&mut tx, department_id, workload.project_id);
             match admit(usage) {
                 Err(refused) => Err(refused),
@@ -190,9 +186,7 @@ impl Workloads<'_> {
         admit: impl FnOnce(Usage) -> Result<T, E>,
     ) -> DbResult<Result<Option<T>, E>> {
         let id = workload.id;
-        let _turn = self.0.writing().await;
-        let verdict = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let verdict = write_transaction!(self.0, tx => {
             let mut usage = usage!(&mut tx, department_id, workload.project_id);
             let current: Option<CurrentRow> = sqlx::query_as(
                 "SELECT spec, gpus, cpu_millis, memory_mib FROM workloads

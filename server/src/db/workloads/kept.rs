@@ -3,7 +3,7 @@
 //! after the retention or once the workload is deleted.
 
 use super::Workloads;
-use crate::db::{DbResult, on_pool};
+use crate::db::{DbResult, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::model::kept::{KeptLog, LogHint};
@@ -21,9 +21,7 @@ type KeptRow = (
 impl Workloads<'_> {
     /// Replaces what is kept of workload `id`'s logs with `logs`, read at `at`.
     pub async fn keep_logs(&self, id: Uuid, logs: &[KeptLog], at: DateTime<Utc>) -> DbResult<()> {
-        let _turn = self.0.writing().await;
-        on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        write_transaction!(self.0, tx => {
             sqlx::query("DELETE FROM kept_logs WHERE workload_id = $1")
                 .bind(id)
                 .execute(&mut *tx)

@@ -21,7 +21,7 @@ pub use usage::UserUsage;
 pub use waiting::{QueueRow, WaitingRow};
 
 use super::audit::record_in;
-use super::{DbError, DbResult, now, on_pool};
+use super::{DbError, DbResult, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::domain::quota::Amount;
@@ -305,9 +305,7 @@ impl Workloads<'_> {
         to: Phase,
         change: Change,
     ) -> DbResult<Option<StoredWorkload>> {
-        let _turn = self.0.writing().await;
-        let won = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let won = write_transaction!(self.0, tx => {
             let done = sqlx::query(
                 "UPDATE workloads SET desired_phase = $2, updated_at = $4
                   WHERE id = $1 AND desired_phase = $3 AND deleted_at IS NULL",
@@ -333,9 +331,7 @@ impl Workloads<'_> {
     /// stays for history and frees its name. `None` when it is not being deleted (any more).
     pub async fn mark_deleted(&self, id: Uuid) -> DbResult<Option<StoredWorkload>> {
         let at = now();
-        let _turn = self.0.writing().await;
-        let done = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let done = write_transaction!(self.0, tx => {
             let done = sqlx::query(
                 "UPDATE workloads SET deleted_at = $2, updated_at = $2
                   WHERE id = $1 AND deleted_at IS NULL AND desired_phase = $3",

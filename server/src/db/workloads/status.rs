@@ -5,7 +5,7 @@
 use super::Workloads;
 use super::{LiveStatus, StoredWorkload};
 use crate::db::audit::record_in;
-use crate::db::{DbResult, Engine, now, on_pool};
+use crate::db::{DbResult, Engine, now, write_transaction};
 use sqlx::types::Json;
 use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
 use tephra_core::model::phase::Phase;
@@ -40,9 +40,7 @@ impl Workloads<'_> {
               WHERE id = $1 AND desired_phase = $7 AND deleted_at IS NULL",
             elapsed = seconds_since_pending(self.0.engine()),
         );
-        let _turn = self.0.writing().await;
-        let written = on_pool!(self.0, pool => {
-            let mut tx = pool.begin().await?;
+        let written = write_transaction!(self.0, tx => {
             let done = sqlx::query(&sql)
             .bind(id)
             .bind(phase.as_str())
