@@ -35,6 +35,8 @@ use tokio::net::TcpListener;
 pub struct Application {
     listener: TcpListener,
     router: axum::Router,
+    /// `/healthz` and `/readyz` on a thread of their own, when `--probe-addr` is set.
+    probes: Option<http::probes::Probes>,
     db: Database,
     /// To let the leader Lease go on shutdown.
     cluster: cluster::ClusterHandle,
@@ -263,7 +265,7 @@ impl Application {
         }
         let services = service::Services::new(config, auth);
         measure_older_workloads(&services).await?;
-        let router = http::build_router(http::AppState {
+        let state = http::AppState {
             leptos_options,
             services,
             site: http::cross_site::SitePolicy {
@@ -274,7 +276,12 @@ impl Application {
             exposed_key,
             limits: http::limits::RateLimiter::new(args.limits.limits()?),
             streams: http::streams::Streams::new(args.limits.streams()?),
-        });
+        };
+        let probes = args
+            .probe_addr
+            .map(|addr| http::probes::Probes::start(addr, state.clone()))
+            .transpose()?;
+        let router = http::build_router(state);
         tracing::info!(
             addr = %local_addr,
             database = db.engine().as_str(),
@@ -285,6 +292,7 @@ impl Application {
         Ok(Application {
             listener,
             router,
+            probes,
             db,
             cluster: release,
             grace: Duration::from_secs(args.shutdown_grace_seconds),
@@ -295,6 +303,11 @@ impl Application {
         self.listener
             .local_addr()
             .expect("bound socket has an address")
+    }
+
+    /// Where the probes' own listener is, when `--probe-addr` is set.
+    pub fn probe_addr(&self) -> Option<SocketAddr> {
+        self.probes.as_ref().map(http::probes::Probes::local_addr)
     }
 
     pub fn database(&self) -> &Database {
@@ -344,6 +357,9 @@ impl Application {
             }
         };
         self.cluster.release(cluster::controller::ACT_TIMEOUT).await;
+        if let Some(probes) = self.probes {
+            probes.stop().await;
+        }
         self.db.close().await;
         tracing::info!("stopped");
         served

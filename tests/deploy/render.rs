@@ -74,7 +74,19 @@ fn check_hardened(deployment: &Value) -> anyhow::Result<()> {
     // The probes Tephra answers: alive while it serves HTTP, ready when its dependencies answer.
     assert_eq!(c["livenessProbe"]["httpGet"]["path"], "/healthz");
     assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/readyz");
-    assert_eq!(c["livenessProbe"]["httpGet"]["port"], "http");
+    // ... on the port whose thread serves nothing else (`--probe-addr`).
+    for probe in ["startupProbe", "livenessProbe", "readinessProbe"] {
+        assert_eq!(c[probe]["httpGet"]["port"], "probes", "{probe}");
+    }
+    let probes = env(c, "TEPHRA_PROBE_ADDR").context("TEPHRA_PROBE_ADDR is set")?;
+    assert_eq!(probes["value"], "0.0.0.0:8081");
+    ensure!(
+        c["ports"].as_array().is_some_and(|ports| ports
+            .iter()
+            .any(|p| p["name"] == "probes" && p["containerPort"] == 8081)),
+        "the probes' port is declared: {}",
+        c["ports"]
+    );
     ensure!(
         c["resources"]["requests"]["memory"].is_string()
             && c["resources"]["limits"]["memory"].is_string(),

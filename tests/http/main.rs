@@ -136,24 +136,43 @@ async fn healthz_answers_while_the_process_runs() {
 }
 
 #[tokio::test]
-async fn readyz_follows_the_database() {
-    let server = Running::start().await;
-    let res = server.get("/readyz").await;
-    assert_eq!(res.status(), 200);
-    assert_eq!(
-        res.json::<serde_json::Value>().await.unwrap()["status"],
-        "ready"
-    );
+async fn readyz_follows_the_database_on_both_listeners() {
+    // `--probe-addr`: the probes also answer on a listener of their own, and only they do.
+    let probes = format!("127.0.0.1:{}", tephra_tests::free_port());
+    let server =
+        Running::start_with(tempfile::tempdir().unwrap(), &["--probe-addr", &probes]).await;
+    let on_probes = |path: &str| {
+        let url = format!("http://{probes}{path}");
+        let client = server.client.clone();
+        async move { client.get(url).send().await.unwrap() }
+    };
+    for res in [server.get("/readyz").await, on_probes("/readyz").await] {
+        assert_eq!(res.status(), 200);
+        let body = res.json::<serde_json::Value>().await.unwrap();
+        assert_eq!(body["status"], "ready");
+    }
+    for elsewhere in [
+        "/",
+        "/metrics",
+        "/api/v1/workloads",
+        "/api/v1/workloads/events",
+    ] {
+        assert_eq!(on_probes(elsewhere).await.status(), 404, "{elsewhere}");
+    }
 
     // Without its database the process is alive but cannot serve.
     server.db.close().await;
-    let res = server.get("/readyz").await;
-    assert_eq!(res.status(), 503);
-    let body: serde_json::Value = res.json().await.unwrap();
-    assert_eq!(body["status"], "unavailable");
-    assert_eq!(body["reason"], "database unreachable");
+    for res in [server.get("/readyz").await, on_probes("/readyz").await] {
+        assert_eq!(res.status(), 503);
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["status"], "unavailable");
+        assert_eq!(body["reason"], "database unreachable");
+    }
     assert_eq!(server.get("/healthz").await.status(), 200);
+    assert_eq!(on_probes("/healthz").await.status(), 200);
     server.stop().await;
+    let after = reqwest::get(format!("http://{probes}/healthz")).await;
+    assert!(after.is_err(), "the probes stop with the server: {after:?}");
 }
 
 #[tokio::test]

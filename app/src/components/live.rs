@@ -34,6 +34,7 @@ mod browser {
     use send_wrapper::SendWrapper;
     use serde::de::DeserializeOwned;
     use std::rc::Rc;
+    use tephra_core::model::event_stream::StreamEvent;
     use wasm_bindgen::JsCast;
     use wasm_bindgen::closure::Closure;
     use web_sys::{EventSource, MessageEvent, PageTransitionEvent};
@@ -62,9 +63,14 @@ mod browser {
         let resync = Closure::<dyn Fn(MessageEvent)>::new(move |_: MessageEvent| {
             on_message(LiveMessage::Resync)
         });
-        let _ =
-            source.add_event_listener_with_callback("workload", workload.as_ref().unchecked_ref());
-        let _ = source.add_event_listener_with_callback("resync", resync.as_ref().unchecked_ref());
+        let _ = source.add_event_listener_with_callback(
+            StreamEvent::Workload.name(),
+            workload.as_ref().unchecked_ref(),
+        );
+        let _ = source.add_event_listener_with_callback(
+            StreamEvent::Resync.name(),
+            resync.as_ref().unchecked_ref(),
+        );
         // A page the browser keeps for "back" (the back/forward cache) would keep its stream, and
         // HTTP/1.1 allows only six connections per host: close it when the page is hidden, and
         // load the page afresh if it is ever shown again from that cache.

@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod diagnosis;
 pub mod edit;
 pub mod eta;
+pub mod event_stream;
 pub mod fit;
 pub mod gpu_use;
 pub mod history;

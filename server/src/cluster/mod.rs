@@ -40,6 +40,7 @@ use index::Index;
 use serde::Serialize;
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use tephra_core::domain::ownership::OwnerKey;
+use tephra_core::model::event_stream::StreamEvent;
 use tephra_core::model::workload::WorkloadEvent;
 use tokio::sync::{broadcast, mpsc, watch};
 use uuid::Uuid;
@@ -54,10 +55,11 @@ const EVENT_BUFFER: usize = 1024;
 pub struct Published {
     pub workload_id: String,
     pub project_id: String,
-    /// The [`WorkloadEvent`] as JSON, for streams that follow this one workload.
-    pub full: String,
-    /// [`WorkloadEvent::summary`] as JSON, for streams of many workloads.
-    pub summary: String,
+    /// The `workload` event as sent, the [`WorkloadEvent`] as its data, for streams that follow
+    /// this one workload. Shared by every stream that sends it.
+    pub full: axum::body::Bytes,
+    /// The same with [`WorkloadEvent::summary`] as its data, for streams of many workloads.
+    pub summary: axum::body::Bytes,
 }
 
 /// The broadcast of status changes.
@@ -81,8 +83,12 @@ impl Published {
         Ok(Published {
             workload_id: event.workload_id.clone(),
             project_id: event.project_id.clone(),
-            full: serde_json::to_string(event)?,
-            summary: serde_json::to_string(&event.summary())?,
+            full: StreamEvent::Workload
+                .frame(&serde_json::to_string(event)?)
+                .into(),
+            summary: StreamEvent::Workload
+                .frame(&serde_json::to_string(&event.summary())?)
+                .into(),
         })
     }
 }

@@ -59,6 +59,12 @@ pub struct ServeArgs {
     #[arg(long, env = "TEPHRA_ADDR", default_value = "127.0.0.1:3000", value_name = "IP:PORT")]
     pub addr: SocketAddr,
 
+    /// Also serve `/healthz` and `/readyz` here, from a thread of their own, so the probes answer
+    /// at once however busy the main listener is (thousands of open event streams). The Helm
+    /// chart points the kubelet's probes at it.
+    #[arg(long, env = "TEPHRA_PROBE_ADDR", value_name = "IP:PORT")]
+    pub probe_addr: Option<SocketAddr>,
+
     /// Directory for Tephra's own files (the embedded SQLite database). Created when missing.
     #[arg(long, env = "TEPHRA_DATA_DIR", default_value = "data", value_name = "DIR")]
     pub data_dir: PathBuf,

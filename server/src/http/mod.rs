@@ -10,8 +10,10 @@ mod headers;
 pub mod health;
 pub mod limits;
 mod nul;
+pub mod probes;
 pub mod server_fn_status;
 pub mod sign_in;
+pub mod sse;
 pub mod streams;
 pub mod stylesheet;
 

@@ -14,18 +14,18 @@
 use super::error::{BadRequest, Forbidden, NotFound, TooManyRequests, Unauthorized};
 use super::{ActingRenewably, ApiError};
 use crate::cluster::{Published, event_of};
-use crate::http::{AppState, streams};
+use crate::http::{AppState, sse, streams};
 use app::error::AppError;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::Response;
 use axum::routing::get;
 use futures::{Stream, StreamExt};
 use serde::Deserialize;
 use std::collections::HashSet;
-use std::convert::Infallible;
 use std::sync::Arc;
+use tephra_core::model::event_stream::StreamEvent;
 use tephra_core::model::principal::Principal;
 use tephra_core::model::workload::WorkloadEvent;
 use tokio_stream::wrappers::BroadcastStream;
@@ -67,13 +67,6 @@ fn outgoing(
             Err(BroadcastStreamRecvError::Lagged(missed)) => Some(Outgoing::Resync { missed }),
         })
     })
-}
-
-fn sse(name: &str, data: &impl serde::Serialize) -> Event {
-    Event::default()
-        .event(name)
-        .json_data(data)
-        .unwrap_or_else(|_| Event::default().event("resync").data("{}"))
 }
 
 /// The projects a principal may see the workloads of: what an events stream shows.
@@ -129,7 +122,7 @@ pub async fn stream_events(
     State(state): State<AppState>,
     ActingRenewably(principal, credential): ActingRenewably,
     query: Result<Query<EventsQuery>, QueryRejection>,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+) -> Result<Response, ApiError> {
     let Query(query) =
         query.map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))?;
     let slot = state.streams.open(&principal)?;
@@ -152,9 +145,9 @@ pub async fn stream_events(
         Some(id) => {
             let listing = state.services.workloads().watched(&principal, id).await?;
             let deleted = listing.workload.deleted_at.is_some();
-            sse("workload", &event_of(&listing.workload, deleted))
+            sse::json_frame(StreamEvent::Workload, &event_of(&listing.workload, deleted))
         }
-        None => Event::default().event("resync").data("{}"),
+        None => sse::frame(StreamEvent::Resync, "{}"),
     };
     // One workload's page shows its pods and events; lists need only the summary.
     let detailed = query.workload_id.is_some();
@@ -166,12 +159,10 @@ pub async fn stream_events(
             && workload.as_ref().is_none_or(|w| *w == e.workload_id)
     };
     let changes = outgoing(receiver, matches).map(move |out| match out {
-        Outgoing::Workload(e) => Event::default()
-            .event("workload")
-            .data(if detailed { &e.full } else { &e.summary }.as_str()),
-        Outgoing::Resync { missed } => Event::default()
-            .event("resync")
-            .data(format!("{{\"missed\":{missed}}}")),
+        Outgoing::Workload(e) => if detailed { &e.full } else { &e.summary }.clone(),
+        Outgoing::Resync { missed } => {
+            sse::frame(StreamEvent::Resync, &format!("{{\"missed\":{missed}}}"))
+        }
     });
     let query = Arc::new(query);
     let still = streams::checking(state.clone(), credential, move |state, principal| {
@@ -182,11 +173,13 @@ pub async fn stream_events(
     let changes = streams::until_refused(changes, state.streams.limits().recheck, None, still).map(
         move |event| {
             let _counted = (&open, &slot);
-            Ok(event.unwrap_or_else(|why| sse("closed", &serde_json::json!({ "reason": why }))))
+            event.unwrap_or_else(|why| {
+                sse::json_frame(StreamEvent::Closed, &serde_json::json!({ "reason": why }))
+            })
         },
     );
-    let stream = futures::stream::once(std::future::ready(Ok(first))).chain(changes);
-    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+    let stream = futures::stream::once(std::future::ready(first)).chain(changes);
+    Ok(sse::response(stream))
 }
 
 #[cfg(test)]

@@ -33,6 +33,8 @@ pub struct ReconcilerView {
 /// The database, the cluster's handle and the metrics it reports into.
 pub struct Observe {
     db: Database,
+    /// The readiness probe's own connection.
+    prober: crate::db::Prober,
     cluster: ClusterHandle,
     metrics: Arc<Metrics>,
     /// The cluster's name, from the cluster profile.
@@ -47,6 +49,7 @@ impl Observe {
         cluster_name: String,
     ) -> Self {
         Observe {
+            prober: crate::db::Prober::new(db.clone()),
             db,
             cluster,
             metrics,
@@ -89,7 +92,7 @@ impl Observe {
 
     /// Whether the database answers.
     pub async fn database_answers(&self) -> Result<(), crate::db::DbError> {
-        self.db.ping().await
+        self.prober.ping().await
     }
 
     /// Why the cluster is not ready, for operators; empty when it is.

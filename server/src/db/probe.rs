@@ -1,0 +1,52 @@
+//! The readiness probe's own connection to the database.
+
+use super::{Database, DbError, DbResult, on_pool};
+use sqlx::{ConnectOptions, PgConnection, SqliteConnection};
+
+enum Open {
+    Sqlite(SqliteConnection),
+    Postgres(PgConnection),
+}
+
+/// Asks whether the database answers, on a connection of its own. On the pool's connections the
+/// probe waited behind the work that holds them: with 10,000 event streams checking what their
+/// callers may see and a thousand pods changing phase, `/readyz` waited up to 235 ms for a
+/// connection while the database itself answered in well under one (issue 36). A busy pool is no
+/// reason to take a replica out of its Service; a database that does not answer is.
+pub struct Prober {
+    db: Database,
+    open: tokio::sync::Mutex<Option<Open>>,
+}
+
+impl Prober {
+    pub fn new(db: Database) -> Self {
+        Prober {
+            db,
+            open: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// `SELECT 1` on the probe's connection, opened with the pool's options when there is none;
+    /// a connection that fails is dropped, and the next probe opens another. Once the pool is
+    /// closed (shutting down) the database counts as unreachable.
+    pub async fn ping(&self) -> DbResult<()> {
+        if on_pool!(&self.db, pool => pool.is_closed()) {
+            return Err(DbError::from(sqlx::Error::PoolClosed));
+        }
+        let mut open = self.open.lock().await;
+        let mut connection = match open.take() {
+            Some(connection) => connection,
+            None => match &self.db {
+                Database::Sqlite(db) => Open::Sqlite(db.pool.connect_options().connect().await?),
+                Database::Postgres(pool) => Open::Postgres(pool.connect_options().connect().await?),
+            },
+        };
+        const SELECT: &str = "SELECT 1";
+        match &mut connection {
+            Open::Sqlite(c) => sqlx::query(SELECT).execute(c).await.map(drop)?,
+            Open::Postgres(c) => sqlx::query(SELECT).execute(c).await.map(drop)?,
+        }
+        *open = Some(connection);
+        Ok(())
+    }
+}
