@@ -59,9 +59,9 @@ pub struct ServeArgs {
     #[arg(long, env = "TEPHRA_ADDR", default_value = "127.0.0.1:3000", value_name = "IP:PORT")]
     pub addr: SocketAddr,
 
-    /// Also serve `/healthz` and `/readyz` here, from a thread of their own, so the probes answer
-    /// at once however busy the main listener is (thousands of open event streams). The Helm
-    /// chart points the kubelet's probes at it.
+    /// Also serve `/healthz` and `/readyz` here, from a thread of their own, so the probes do not
+    /// wait behind the main listener's requests and streams. The Helm chart points the kubelet's
+    /// probes at it.
     #[arg(long, env = "TEPHRA_PROBE_ADDR", value_name = "IP:PORT")]
     pub probe_addr: Option<SocketAddr>,
 

@@ -8,11 +8,10 @@ enum Open {
     Postgres(PgConnection),
 }
 
-/// Asks whether the database answers, on a connection of its own. On the pool's connections the
-/// probe waited behind the work that holds them: with 10,000 event streams checking what their
-/// callers may see and a thousand pods changing phase, `/readyz` waited up to 235 ms for a
-/// connection while the database itself answered in well under one (issue 36). A busy pool is no
-/// reason to take a replica out of its Service; a database that does not answer is.
+/// Asks whether the database answers, on a connection of its own, so the probe does not queue for
+/// one of the pool's connections behind the work that holds them (10,000 event streams checking
+/// what their callers may see, a thousand pods changing phase). A busy pool is no reason to take
+/// a replica out of its Service; a database that does not answer is.
 pub struct Prober {
     db: Database,
     open: tokio::sync::Mutex<Option<Open>>,
