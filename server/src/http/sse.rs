@@ -1,6 +1,8 @@
 //! Server-Sent Events sent as frames built once. A status change is one frame, shared by every
 //! stream that shows it ([`crate::cluster::Published`]): a stream passes on a reference, where
-//! axum's `Sse` copied each event into a buffer of its own, once per open stream.
+//! axum's `Sse` copied each event into a buffer of its own, once per open stream. (A log follow
+//! keeps axum's `Sse`: its lines are arbitrary text, which `Sse` splits into data lines where a
+//! carriage return would end one; this stream's data is JSON, one line by construction.)
 
 use axum::body::{Body, Bytes};
 use axum::http::header;
