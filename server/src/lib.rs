@@ -305,11 +305,6 @@ impl Application {
             .expect("bound socket has an address")
     }
 
-    /// Where the probes' own listener is, when `--probe-addr` is set.
-    pub fn probe_addr(&self) -> Option<SocketAddr> {
-        self.probes.as_ref().map(http::probes::Probes::local_addr)
-    }
-
     pub fn database(&self) -> &Database {
         &self.db
     }

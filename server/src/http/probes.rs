@@ -18,7 +18,6 @@ use tokio::sync::oneshot;
 
 /// The probes' thread; stopped when dropped or by [`Probes::stop`].
 pub struct Probes {
-    addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     stopped: Option<oneshot::Receiver<()>>,
 }
@@ -63,14 +62,9 @@ impl Probes {
             .context("cannot start the probes' thread")?;
         tracing::info!(%addr, "serving /healthz and /readyz on a thread of their own");
         Ok(Probes {
-            addr,
             stop: Some(stop),
             stopped: Some(stopped),
         })
-    }
-
-    pub fn local_addr(&self) -> SocketAddr {
-        self.addr
     }
 
     /// Stops serving and waits for the thread's runtime to finish.
