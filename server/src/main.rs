@@ -4,11 +4,6 @@ use clap::Parser;
 use server::config::{Cli, Command};
 use std::process::ExitCode;
 
-/// The static musl build's own allocator takes one lock for every allocation of every thread;
-/// mimalloc keeps memory per thread.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Rendering a page on the server recurses through its whole view tree, and an unoptimised
 /// build's frames are large: the new-training form overflowed the default 2 MiB worker stack in a
 /// debug build. 8 MiB is what the main thread gets.
