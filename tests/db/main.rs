@@ -22,7 +22,10 @@ use lists::{
     holders_and_waiting_gpus_follow_the_start, keyset_pages_walk_every_order_as_offsets_do,
     pending_time_adds_up_every_wait,
 };
-use policy::policies_protect_nodes_narrow_inward_and_fill_defaults;
+use policy::{
+    a_projects_layers_read_from_it_match_its_scopes,
+    policies_protect_nodes_narrow_inward_and_fill_defaults,
+};
 use quota::{
     a_projects_usage_splits_placed_and_waiting_work_by_user,
     concurrent_submissions_queue_beyond_the_limit,
@@ -124,6 +127,7 @@ on_both_engines!(
     concurrent_submissions_queue_beyond_the_limit,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
     policies_protect_nodes_narrow_inward_and_fill_defaults,
+    a_projects_layers_read_from_it_match_its_scopes,
     a_projects_usage_splits_placed_and_waiting_work_by_user,
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
     scheduling_rules_are_stored_checked_cleared_and_listed,

@@ -195,3 +195,36 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         .await
         .expect("allowed by the system policy now");
 }
+
+/// A create reads its project's policies from the project it already holds: the same layers,
+/// labelled the same, as reading them by the project's scope.
+pub async fn a_projects_layers_read_from_it_match_its_scopes(db: &Database, _: &str) {
+    let user = super::user(db, "root").await;
+    let services = services(db).await;
+    let root = admin(user);
+    let project = db.projects().ensure_default().await.unwrap();
+    let scope = Scope::Project(project.id.to_string());
+    let department = Scope::Department(project.department_id.to_string());
+    let cap = |n: u32| json!({ "rules": { "compute": { "gpuDevicesRequest": { "max": n } } } });
+    let organisation = services.organisation();
+    for (at, kind, n) in [
+        (&department, PolicyKind::Trainings, 4),
+        (&scope, PolicyKind::Trainings, 2),
+        (&scope, PolicyKind::Distributed, 1),
+    ] {
+        organisation
+            .set_policy(&root, at, kind, &cap(n))
+            .await
+            .expect("policy");
+    }
+    let by_scope = db
+        .policies()
+        .layers_of_every_kind(&scope, true)
+        .await
+        .unwrap();
+    let from_project = db.policies().layers_of_project(&project).await.unwrap();
+    assert_eq!(from_project, by_scope);
+    // The system's, the department's and the project's trainings policies, in that order.
+    assert_eq!(from_project.get(PolicyKind::Trainings).len(), 3);
+    assert_eq!(from_project.get(PolicyKind::Distributed).len(), 2);
+}

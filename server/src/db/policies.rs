@@ -1,5 +1,6 @@
 //! Policies by scope and workload kind, stored whole as Run:ai's `{defaults, rules}`.
 
+use super::projects::Project;
 use super::{DbResult, now, on_pool};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
@@ -83,6 +84,18 @@ impl Policies<'_> {
         with_own: bool,
     ) -> DbResult<PerKind<Vec<Policy>>> {
         let scopes = self.chain(scope, with_own).await?;
+        self.along(&scopes).await
+    }
+
+    /// A project's [`Self::layers_of_every_kind`], its own included, from the project already
+    /// read: what a create checks, without reading the project again.
+    pub async fn layers_of_project(&self, project: &Project) -> DbResult<PerKind<Vec<Policy>>> {
+        let scopes = self.project_chain(project).await?;
+        self.along(&scopes).await
+    }
+
+    /// The policies of each kind stored along `scopes` (outermost first), read in one query.
+    async fn along(&self, scopes: &[(Scope, String)]) -> DbResult<PerKind<Vec<Policy>>> {
         if scopes.is_empty() {
             // The system's policy without its own: nothing lies outside it.
             return Ok(PerKind::default());
@@ -100,14 +113,14 @@ impl Policies<'_> {
         let sql = format!("SELECT {COLUMNS} FROM policies WHERE {conditions}");
         let stored: Vec<StoredPolicy> = on_pool!(self.0, pool => {
             let mut query = sqlx::query_as(&sql);
-            for (s, _) in &scopes {
+            for (s, _) in scopes {
                 query = query.bind(s.kind()).bind(s.id());
             }
             query.fetch_all(pool).await
         })?;
         Ok(PerKind::from_fn(|kind| {
             let mut layers = Vec::new();
-            for (s, source) in &scopes {
+            for (s, source) in scopes {
                 let body = stored
                     .iter()
                     .find(|p| {
@@ -145,18 +158,29 @@ impl Policies<'_> {
             }
             Scope::Project(id) => {
                 let p = self.0.projects().by_key(id).await?;
-                let d = self.0.departments().get(p.department_id).await?;
-                scopes.push((
-                    Scope::Department(d.id.to_string()),
-                    format!("department {:?}'s policy", d.name),
-                ));
-                scopes.push((scope.clone(), format!("project {:?}'s policy", p.name)));
+                scopes = self.project_chain(&p).await?;
             }
         }
         if !with_own {
             scopes.pop();
         }
         Ok(scopes)
+    }
+
+    /// The scopes whose policies apply in `project`, its own last.
+    async fn project_chain(&self, project: &Project) -> DbResult<Vec<(Scope, String)>> {
+        let d = self.0.departments().get(project.department_id).await?;
+        Ok(vec![
+            (Scope::System, "the system policy".to_owned()),
+            (
+                Scope::Department(d.id.to_string()),
+                format!("department {:?}'s policy", d.name),
+            ),
+            (
+                Scope::Project(project.id.to_string()),
+                format!("project {:?}'s policy", project.name),
+            ),
+        ])
     }
 
     /// Removes a scope's policy; false when it had none.

@@ -14,6 +14,10 @@ enum Open {
 /// a replica out of its Service; a database that does not answer is.
 pub struct Prober {
     db: Database,
+    /// On PostgreSQL the socket belongs to the runtime of whichever listener asked first (the
+    /// probes' thread or the main one) and is driven by it when the other asks. That holds while
+    /// both run: the probes' runtime stops after the main server. Were it to stop first, the
+    /// next ping would fail, drop the connection and open one on the asking runtime.
     open: tokio::sync::Mutex<Option<Open>>,
 }
 

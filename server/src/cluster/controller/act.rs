@@ -5,6 +5,7 @@ use super::finish_rules::due_verdict;
 use super::rules::{Facts, JobSeen, needs_action, ttl_due};
 use super::{ACT_TIMEOUT, Action, Controller, Error, Result, edits};
 use crate::cluster::apply;
+use crate::db::projects::Project;
 use crate::db::workloads::{Intent, StoredWorkload};
 use crate::metrics::Reconciled;
 use chrono::Utc;
@@ -27,6 +28,15 @@ pub(super) fn facts(intent: &Intent, observed: &Observed) -> Facts {
             stopped_by_cluster: stopped_in_cluster(observed).is_some(),
         }),
     }
+}
+
+/// What an act did, as far as the workload's status is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Acted {
+    /// Created the Job: nothing the status is derived from changed until the watch sees it.
+    Created,
+    /// Anything else, which may have changed the row.
+    Other,
 }
 
 /// What the rules read of a row.
@@ -83,7 +93,7 @@ impl Controller {
     }
 
     /// [`Self::act`], bounded by [`ACT_TIMEOUT`] and counted.
-    pub(super) async fn act_timed(&self, row: &StoredWorkload) -> Result<()> {
+    pub(super) async fn act_timed(&self, row: &StoredWorkload) -> Result<Acted> {
         let started = Instant::now();
         let span = tracing::info_span!("reconcile", workload = %row.id);
         let act = tracing::Instrument::instrument(self.act(row), span);
@@ -93,7 +103,7 @@ impl Controller {
         };
         self.metrics.reconciled(
             match &outcome {
-                Ok(()) => Reconciled::Ok,
+                Ok(_) => Reconciled::Ok,
                 Err(e) if e.is_permanent() => Reconciled::Permanent,
                 Err(_) => Reconciled::Retried,
             },
@@ -102,7 +112,7 @@ impl Controller {
         outcome
     }
 
-    async fn act(&self, row: &StoredWorkload) -> Result<()> {
+    async fn act(&self, row: &StoredWorkload) -> Result<Acted> {
         let id = row.id;
         let project = self.db.projects().get(row.project_id).await?;
         let (job, nothing_left, stopped, live) = {
@@ -118,7 +128,7 @@ impl Controller {
             }
         };
         let ns = &project.namespace;
-        match row.desired_phase {
+        let done = match row.desired_phase {
             Phase::Running if row.actual_phase.is_finished() => {
                 if job == Some(false) && ttl_due(row.finished_at, row.job_ttl_seconds, Utc::now()) {
                     apply::delete_job(&self.client, ns, &row.name, id, &self.key).await?;
@@ -128,18 +138,10 @@ impl Controller {
             Phase::Running if stopped.is_some() => self.adopt_stop(row, stopped).await,
             // Pods of a previous Job must be gone first: the new Job's pods take their names.
             Phase::Running if job.is_none() && nothing_left => {
-                // The project may be new since the last pass: its queue must exist first.
-                self.sync_org_if_older(PROJECT_REFRESH).await?;
-                // Checked here whatever the sync made of it (the sync passes over a namespace
-                // that is not this installation's; this workload must not). A policy changed a
-                // moment ago may also allow what the Pod Security level still refuses.
-                self.ensure_namespace_for_create(&project).await?;
-                let created = self.create(row, &project).await;
-                if created.is_err() {
-                    // The namespace may be gone or changed: the retry applies it again.
-                    self.namespaces.forget(&project.namespace);
-                }
-                created
+                return self
+                    .create_missing(row, &project)
+                    .await
+                    .map(|()| Acted::Created);
             }
             Phase::Running => {
                 self.judge(row, &project).await?;
@@ -154,6 +156,26 @@ impl Controller {
             }
             Phase::Deleting => self.delete(row, &project).await,
             _ => Ok(()),
+        };
+        done.map(|()| Acted::Other)
+    }
+
+    /// Creates a workload's missing Job, after what it needs: the project's queue and
+    /// namespace, and the objects beside it.
+    async fn create_missing(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
+        // The project may be new since the last pass: its queue must exist first.
+        self.sync_org_if_older(PROJECT_REFRESH).await?;
+        // One read of the project's policies serves the namespace's level and the request's check.
+        let every = self.db.policies().layers_of_project(project).await?;
+        // The namespace is checked here whatever the sync made of it (the sync passes over a
+        // namespace that is not this installation's; this workload must not). A policy changed
+        // a moment ago may also allow what the Pod Security level still refuses.
+        self.ensure_namespace_for_create(project, &every).await?;
+        let created = self.create(row, project, &every).await;
+        if created.is_err() {
+            // The namespace may be gone or changed: the retry applies it again.
+            self.namespaces.forget(&project.namespace);
         }
+        created
     }
 }

@@ -8,7 +8,7 @@ use crate::db::workloads::{Change, StoredWorkload};
 use kube::Api;
 use kube::api::PostParams;
 use tephra_core::domain::authz::Scope;
-use tephra_core::domain::policy;
+use tephra_core::domain::policy::{self, PerKind, Policy, PolicyKind};
 use tephra_core::domain::request::Request;
 use tephra_core::domain::volcano::Job;
 use tephra_core::model::phase::Phase;
@@ -50,9 +50,15 @@ impl Controller {
     }
 
     /// Renders the stored request and creates what is missing: the objects beside the Job (see
-    /// `beside`), then the Job, each signed as the workload's.
-    pub(super) async fn create(&self, row: &StoredWorkload, project: &Project) -> Result<()> {
-        self.still_allowed(row, project).await?;
+    /// `beside`), then the Job, each signed as the workload's. `every` holds the project's
+    /// policies as read for this create.
+    pub(super) async fn create(
+        &self,
+        row: &StoredWorkload,
+        project: &Project,
+        every: &PerKind<Vec<Policy>>,
+    ) -> Result<()> {
+        self.allowed_by(row, every.get(PolicyKind::of(row.kind)))?;
         let creator = self.db.users().get(row.created_by).await?;
         let mut rendered = crate::rendered::render(row, project, &creator, &self.profile)
             .map_err(Error::render)?;
@@ -82,10 +88,15 @@ impl Controller {
         project: &Project,
     ) -> Result<()> {
         let scope = Scope::Project(project.id.to_string());
-        let kind = policy::PolicyKind::of(row.kind);
+        let kind = PolicyKind::of(row.kind);
         let layers = self.db.policies().layers(&scope, kind, true).await?;
+        self.allowed_by(row, &layers)
+    }
+
+    /// [`Self::still_allowed`] against `layers` already read.
+    fn allowed_by(&self, row: &StoredWorkload, layers: &[Policy]) -> Result<()> {
         let request = Request::parse(&row.spec, row.kind).map_err(Error::render)?;
-        let refused = policy::refusals(&row.spec, &request, &layers, &self.profile);
+        let refused = policy::refusals(&row.spec, &request, layers, &self.profile);
         if refused.is_empty() {
             Ok(())
         } else {

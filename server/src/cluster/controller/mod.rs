@@ -49,6 +49,7 @@ pub use generics::ParsedGenerics;
 use super::Shared;
 use super::backoff::{Backoffs, Noted};
 use crate::db::Database;
+use act::Acted;
 use chrono::Utc;
 use kube::Client;
 use kube::runtime::scheduler::ScheduleRequest;
@@ -184,9 +185,15 @@ impl Controller {
         if !(asked || due && self.needs_act(&row)) {
             return Ok(self.next_look(&row));
         }
-        self.act_timed(&row).await?;
-        if self.lock_backoffs().succeeded(id) {
+        let acted = self.act_timed(&row).await?;
+        let cleared = self.lock_backoffs().succeeded(id);
+        if cleared {
             tracing::info!(workload = %id, "reconciled after errors");
+        }
+        if acted == Acted::Created && !cleared {
+            // The status is as derived above until the watch sees the Job: reading the row again
+            // would find only that, once per create of a cold start.
+            return Ok(Action::AwaitChange);
         }
         // What acting changed (a phase, a cleared error) shows at once.
         let after = self.status(id).await?;

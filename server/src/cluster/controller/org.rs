@@ -11,7 +11,7 @@ use crate::db::projects::Project;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 use tephra_core::domain::authz::Scope;
-use tephra_core::domain::policy;
+use tephra_core::domain::policy::{self, PerKind, Policy};
 use tephra_core::domain::quota::queues::{OrgUnit, queues};
 
 /// How often a pass applies a project's namespace, RoleBinding and NetworkPolicy that this
@@ -23,11 +23,37 @@ use tephra_core::domain::quota::queues::{OrgUnit, queues};
 const NAMESPACE_REPAIR: Duration = Duration::from_secs(300);
 
 impl Controller {
-    /// A project's namespace, labelled with the Pod Security level its policies allow (both
-    /// kinds': a namespace holds trainings and distributed trainings), unless this process
-    /// applied it at that level less than `within` ago.
+    /// A project's namespace, labelled with the Pod Security level its policies allow, unless
+    /// this process applied it at that level less than `within` ago.
     async fn ensure_namespace_within(&self, project: &Project, within: Duration) -> Result<()> {
-        let level = self.pod_security_level(project).await?;
+        let scope = Scope::Project(project.id.to_string());
+        let every = self
+            .db
+            .policies()
+            .layers_of_every_kind(&scope, true)
+            .await?;
+        self.ensure_namespace_at(project, pod_security_level(&every), within)
+            .await
+    }
+
+    /// The project's namespace before a create, at the level of the policies the create was
+    /// checked against, unless applied within the last resync: a burst of creates in one
+    /// project pays for it once.
+    pub(super) async fn ensure_namespace_for_create(
+        &self,
+        project: &Project,
+        every: &PerKind<Vec<Policy>>,
+    ) -> Result<()> {
+        self.ensure_namespace_at(project, pod_security_level(every), self.resync)
+            .await
+    }
+
+    async fn ensure_namespace_at(
+        &self,
+        project: &Project,
+        level: &'static str,
+        within: Duration,
+    ) -> Result<()> {
         if self
             .namespaces
             .applied_within(&project.namespace, level, within)
@@ -35,27 +61,6 @@ impl Controller {
             return Ok(());
         }
         self.apply_namespace(project, level).await
-    }
-
-    /// The project's namespace before a create, unless applied within the last resync: a
-    /// burst of creates in one project pays for it once.
-    pub(super) async fn ensure_namespace_for_create(&self, project: &Project) -> Result<()> {
-        self.ensure_namespace_within(project, self.resync).await
-    }
-
-    /// The Pod Security level the project's policies allow (both kinds': a namespace holds
-    /// trainings and distributed trainings).
-    async fn pod_security_level(&self, project: &Project) -> Result<&'static str> {
-        let scope = Scope::Project(project.id.to_string());
-        let every = self
-            .db
-            .policies()
-            .layers_of_every_kind(&scope, true)
-            .await?;
-        let privileged = every
-            .values()
-            .any(|layers| policy::pod_security_level(layers) == "privileged");
-        Ok(if privileged { "privileged" } else { "baseline" })
     }
 
     async fn apply_namespace(&self, project: &Project, level: &str) -> Result<()> {
@@ -159,4 +164,13 @@ impl Controller {
         }
         Ok(applied)
     }
+}
+
+/// The Pod Security level a project's policies allow (both kinds': a namespace holds trainings
+/// and distributed trainings).
+fn pod_security_level(every: &PerKind<Vec<Policy>>) -> &'static str {
+    let privileged = every
+        .values()
+        .any(|layers| policy::pod_security_level(layers) == "privileged");
+    if privileged { "privileged" } else { "baseline" }
 }
