@@ -508,6 +508,11 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
         .unwrap();
     assert_eq!(running.phase_reason, None);
     assert_eq!(running.finished_at, None);
+    assert_eq!(
+        running,
+        db.workloads().get(stored.id).await.unwrap(),
+        "the row a status write returns is the row as stored"
+    );
     let stopping = db
         .workloads()
         .transition(

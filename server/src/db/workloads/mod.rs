@@ -237,6 +237,10 @@ const COLUMNS: &str = "w.id, w.project_id, w.name, w.requested_name, w.cluster_i
                        w.created_at, w.updated_at, w.deleted_at, w.finished_at, w.job_ttl_seconds, \
                        w.gpus, w.pending_seconds, w.pending_since, w.running_since";
 
+/// [`COLUMNS`] as a write's `RETURNING` names them: SQLite does not take the table's alias there.
+static RETURNED: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| COLUMNS.replace("w.", ""));
+
 pub struct Workloads<'a>(pub(super) &'a super::Database);
 
 impl Workloads<'_> {

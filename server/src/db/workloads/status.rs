@@ -3,7 +3,7 @@
 //! began.
 
 use super::Workloads;
-use super::{LiveStatus, StoredWorkload};
+use super::{LiveStatus, RETURNED, Row, StoredWorkload};
 use crate::db::audit::record_in;
 use crate::db::{DbResult, Engine, now, write_transaction};
 use sqlx::types::Json;
@@ -37,11 +37,15 @@ impl Workloads<'_> {
                     pending_since = CASE WHEN $8 THEN COALESCE(pending_since, $5) ELSE NULL END,
                     running_since = CASE WHEN $2 = 'Running' THEN COALESCE(running_since, $5)
                                          ELSE NULL END
-              WHERE id = $1 AND desired_phase = $7 AND deleted_at IS NULL",
+              WHERE id = $1 AND desired_phase = $7 AND deleted_at IS NULL
+              RETURNING {returned}",
             elapsed = seconds_since_pending(self.0.engine()),
+            returned = *RETURNED,
         );
-        let written = write_transaction!(self.0, tx => {
-            let done = sqlx::query(&sql)
+        // The row comes back from the write itself: reading it again afterwards was one more
+        // round trip on every status change.
+        let written: Option<Row> = write_transaction!(self.0, tx => {
+            let row: Option<Row> = sqlx::query_as(&sql)
             .bind(id)
             .bind(phase.as_str())
             .bind(reason)
@@ -50,18 +54,17 @@ impl Workloads<'_> {
             .bind(phase.is_finished())
             .bind(desired.as_str())
             .bind(phase.is_waiting())
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if done == 1 && previous != phase {
+            .fetch_optional(&mut *tx)
+            .await?;
+            if row.is_some() && previous != phase {
                 let detail = serde_json::json!({ "from": previous, "to": phase, "reason": reason });
                 record_in!(&mut *tx, None::<Uuid>, AuditAction::Workload(HistoryAction::Phase), AuditTarget::Workload, id, &detail)
                     .await?;
             }
             tx.commit().await?;
-            done == 1
+            row
         });
-        self.reread_if(written, id).await
+        written.map(StoredWorkload::try_from).transpose()
     }
 }
 
