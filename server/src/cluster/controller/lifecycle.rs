@@ -7,7 +7,6 @@ use crate::db::projects::Project;
 use crate::db::workloads::{Change, StoredWorkload};
 use kube::Api;
 use kube::api::PostParams;
-use tephra_core::domain::authz::Scope;
 use tephra_core::domain::policy::{self, PerKind, Policy, PolicyKind};
 use tephra_core::domain::request::Request;
 use tephra_core::domain::volcano::Job;
@@ -87,10 +86,8 @@ impl Controller {
         row: &StoredWorkload,
         project: &Project,
     ) -> Result<()> {
-        let scope = Scope::Project(project.id.to_string());
-        let kind = PolicyKind::of(row.kind);
-        let layers = self.db.policies().layers(&scope, kind, true).await?;
-        self.allowed_by(row, &layers)
+        let every = self.db.policies().layers_of_project(project).await?;
+        self.allowed_by(row, every.get(PolicyKind::of(row.kind)))
     }
 
     /// [`Self::still_allowed`] against `layers` already read.

@@ -10,7 +10,6 @@ use crate::cluster::namespace::ProjectNamespace;
 use crate::db::projects::Project;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
-use tephra_core::domain::authz::Scope;
 use tephra_core::domain::policy::{self, PerKind, Policy};
 use tephra_core::domain::quota::queues::{OrgUnit, queues};
 
@@ -26,12 +25,7 @@ impl Controller {
     /// A project's namespace, labelled with the Pod Security level its policies allow, unless
     /// this process applied it at that level less than `within` ago.
     async fn ensure_namespace_within(&self, project: &Project, within: Duration) -> Result<()> {
-        let scope = Scope::Project(project.id.to_string());
-        let every = self
-            .db
-            .policies()
-            .layers_of_every_kind(&scope, true)
-            .await?;
+        let every = self.db.policies().layers_of_project(project).await?;
         self.ensure_namespace_at(project, pod_security_level(&every), within)
             .await
     }
