@@ -25,6 +25,18 @@ pub fn render(
     profile: &ClusterProfile,
 ) -> Result<Rendered, Vec<FieldError>> {
     let request = Request::parse(&row.spec, row.kind)?;
+    render_parsed(row, &request, project, creator, profile)
+}
+
+/// [`render`] for a caller that has parsed the row's request already (the controller's create
+/// checks it against the policies first).
+pub fn render_parsed(
+    row: &StoredWorkload,
+    request: &Request,
+    project: &Project,
+    creator: &User,
+    profile: &ClusterProfile,
+) -> Result<Rendered, Vec<FieldError>> {
     let owner = Owner {
         id: row.id.to_string(),
         job_name: row.name.clone(),

@@ -526,6 +526,11 @@ async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
         .unwrap();
     assert_eq!(stopping.desired_phase, Phase::Stopped);
     assert_eq!(stopping.actual_phase, Phase::Running);
+    assert_eq!(
+        stopping,
+        db.workloads().get(stored.id).await.unwrap(),
+        "the row a transition returns is the row as stored"
+    );
 
     assert_eq!(
         db.workloads().count_by_phase(None).await.unwrap(),
@@ -591,6 +596,11 @@ async fn deleted_workloads_free_their_name_and_leave_lists(db: &Database, _: &st
         .unwrap()
         .unwrap();
     assert!(deleted.deleted_at.is_some());
+    assert_eq!(
+        deleted,
+        db.workloads().get(first.id).await.unwrap(),
+        "the row marking it deleted returns is the row as stored"
+    );
     assert_eq!(db.workloads().mark_deleted(first.id).await.unwrap(), None);
     let second = db
         .workloads()

@@ -57,10 +57,12 @@ impl Controller {
         project: &Project,
         every: &PerKind<Vec<Policy>>,
     ) -> Result<()> {
-        self.allowed_by(row, every.get(PolicyKind::of(row.kind)))?;
+        let request = self.allowed_by(row, every.get(PolicyKind::of(row.kind)))?;
         let creator = self.db.users().get(row.created_by).await?;
-        let mut rendered = crate::rendered::render(row, project, &creator, &self.profile)
-            .map_err(Error::render)?;
+        let profile = &self.profile;
+        let mut rendered =
+            crate::rendered::render_parsed(row, &request, project, &creator, profile)
+                .map_err(Error::render)?;
         let ns = &project.namespace;
         let key = &self.key;
         dependents::create(&self.client, key, row.id, ns, &mut rendered).await?;
@@ -88,14 +90,16 @@ impl Controller {
     ) -> Result<()> {
         let every = self.db.policies().layers_of_project(project).await?;
         self.allowed_by(row, every.get(PolicyKind::of(row.kind)))
+            .map(drop)
     }
 
-    /// [`Self::still_allowed`] against `layers` already read.
-    fn allowed_by(&self, row: &StoredWorkload, layers: &[Policy]) -> Result<()> {
+    /// [`Self::still_allowed`] against `layers` already read; the request as parsed for the
+    /// check, so a create renders it without parsing it again.
+    fn allowed_by(&self, row: &StoredWorkload, layers: &[Policy]) -> Result<Request> {
         let request = Request::parse(&row.spec, row.kind).map_err(Error::render)?;
         let refused = policy::refusals(&row.spec, &request, layers, &self.profile);
         if refused.is_empty() {
-            Ok(())
+            Ok(request)
         } else {
             Err(Error::refused(&refused))
         }

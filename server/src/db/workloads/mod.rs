@@ -309,60 +309,55 @@ impl Workloads<'_> {
         to: Phase,
         change: Change,
     ) -> DbResult<Option<StoredWorkload>> {
-        let won = write_transaction!(self.0, tx => {
-            let done = sqlx::query(
-                "UPDATE workloads SET desired_phase = $2, updated_at = $4
-                  WHERE id = $1 AND desired_phase = $3 AND deleted_at IS NULL",
-            )
-            .bind(id)
-            .bind(to.as_str())
-            .bind(from.as_str())
-            .bind(now())
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if done == 1 {
+        let sql = format!(
+            "UPDATE workloads SET desired_phase = $2, updated_at = $4
+              WHERE id = $1 AND desired_phase = $3 AND deleted_at IS NULL
+              RETURNING {}",
+            *RETURNED
+        );
+        let won: Option<Row> = write_transaction!(self.0, tx => {
+            let row: Option<Row> = sqlx::query_as(&sql)
+                .bind(id)
+                .bind(to.as_str())
+                .bind(from.as_str())
+                .bind(now())
+                .fetch_optional(&mut *tx)
+                .await?;
+            if row.is_some() {
                 record_in!(&mut *tx, change.actor, AuditAction::Workload(change.action), AuditTarget::Workload, id, &change.detail)
                     .await?;
                 tx.commit().await?;
             }
-            done == 1
+            row
         });
-        self.reread_if(won, id).await
+        won.map(StoredWorkload::try_from).transpose()
     }
 
     /// Marks a workload whose deletion was asked for deleted, with its history entry; the row
     /// stays for history and frees its name. `None` when it is not being deleted (any more).
     pub async fn mark_deleted(&self, id: Uuid) -> DbResult<Option<StoredWorkload>> {
-        let at = now();
-        let done = write_transaction!(self.0, tx => {
-            let done = sqlx::query(
-                "UPDATE workloads SET deleted_at = $2, updated_at = $2
-                  WHERE id = $1 AND deleted_at IS NULL AND desired_phase = $3",
-            )
-            .bind(id)
-            .bind(at)
-            .bind(Phase::Deleting.as_str())
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if done == 1 {
+        let sql = format!(
+            "UPDATE workloads SET deleted_at = $2, updated_at = $2
+              WHERE id = $1 AND deleted_at IS NULL AND desired_phase = $3
+              RETURNING {}",
+            *RETURNED
+        );
+        let done: Option<Row> = write_transaction!(self.0, tx => {
+            let row: Option<Row> = sqlx::query_as(&sql)
+                .bind(id)
+                .bind(now())
+                .bind(Phase::Deleting.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+            if row.is_some() {
                 let detail = serde_json::json!({});
                 record_in!(&mut *tx, None::<Uuid>, AuditAction::Workload(HistoryAction::Deleted), AuditTarget::Workload, id, &detail)
                     .await?;
                 tx.commit().await?;
             }
-            done == 1
+            row
         });
-        self.reread_if(done, id).await
-    }
-
-    /// The row as a conditional write left it; `None` when the write's condition did not hold.
-    async fn reread_if(&self, written: bool, id: Uuid) -> DbResult<Option<StoredWorkload>> {
-        if written {
-            Ok(Some(self.get(id).await?))
-        } else {
-            Ok(None)
-        }
+        // The row comes back from the write itself, as a status write's does.
+        done.map(StoredWorkload::try_from).transpose()
     }
 }
