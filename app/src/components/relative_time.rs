@@ -82,7 +82,7 @@ fn parse_millis(s: &str) -> Option<f64> {
         t.next()?.parse::<i64>().ok()?,
         t.next()?.parse::<i64>().ok()?,
     );
-    let sec: f64 = t.next().unwrap_or("0").parse().ok()?;
+    let sec = seconds(t.next().unwrap_or("0"))?;
     // Days from the civil date (Howard Hinnant's algorithm).
     let y = if m <= 2 { y - 1 } else { y };
     let era = if y >= 0 { y } else { y - 399 } / 400;
@@ -91,7 +91,22 @@ fn parse_millis(s: &str) -> Option<f64> {
     let doy = (153 * mp + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
-    Some(((days * 86_400 + h * 3600 + min * 60) as f64 + sec) * 1000.0)
+    Some(((days * 86_400 + h * 3600 + min * 60) * 1000 + sec) as f64)
+}
+
+/// "47" or "47.5" as milliseconds. Parsed by hand: `f64::from_str` would bring the float
+/// parser and its 10 KiB table of powers into the main chunk for this one field.
+fn seconds(s: &str) -> Option<i64> {
+    let (whole, fraction) = s.split_once('.').unwrap_or((s, ""));
+    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let millis = fraction
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(3)
+        .fold(0, |n, b| n * 10 + i64::from(b - b'0'));
+    Some(whole.parse::<i64>().ok()? * 1000 + millis)
 }
 
 fn age(seconds: f64) -> String {
@@ -116,6 +131,8 @@ mod tests {
             Some(1_795_414_427_500.0)
         );
         assert_eq!(parse_millis("garbage"), None);
+        assert_eq!(parse_millis("1970-01-01T00:00:01.123456Z"), Some(1_123.0));
+        assert_eq!(parse_millis("1970-01-01T00:00:01.x"), None);
     }
 
     #[test]
