@@ -4,7 +4,6 @@
 //! serialized. The server's services return it too, and its HTTP layer maps it to status codes in
 //! one place (`server::http::api::error`).
 
-use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
 use tephra_core::model::phase::Phase;
@@ -80,7 +79,8 @@ impl AppError {
 }
 
 impl FromServerFnError for AppError {
-    type Encoder = JsonEncoding;
+    // Decoded from text, as the answers are (`crate::api::codec`).
+    type Encoder = crate::api::codec::JsonText;
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         AppError::Transport(value.to_string())

@@ -4,6 +4,7 @@
 
 use crate::draft::Draft;
 use crate::error::AppError;
+use codec::JsonAnswer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use std::collections::BTreeMap;
@@ -14,51 +15,52 @@ use tephra_core::model::{
     overview::Overview, principal::Principal, project::ProjectSummary, system::SystemInfo,
 };
 
+pub mod codec;
 mod members;
 mod org;
 pub use members::*;
 pub use org::*;
 
-#[server(prefix = "/api/fn", endpoint = "get_me")]
+#[server(prefix = "/api/fn", endpoint = "get_me", output = JsonAnswer)]
 pub async fn get_me() -> Result<Principal, AppError> {
     let (_, principal) = crate::backend::acting().await?;
     Ok(principal)
 }
 
-#[server(prefix = "/api/fn", endpoint = "get_overview")]
+#[server(prefix = "/api/fn", endpoint = "get_overview", output = JsonAnswer)]
 pub async fn get_overview() -> Result<Overview, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.overview(&principal).await
 }
 
-#[server(prefix = "/api/fn", endpoint = "list_workloads", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "list_workloads", input = Json, output = JsonAnswer)]
 pub async fn list_workloads(query: WorkloadQuery) -> Result<WorkloadPage, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.list_workloads(&principal, &query).await
 }
 
-#[server(prefix = "/api/fn", endpoint = "get_workload", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "get_workload", input = Json, output = JsonAnswer)]
 pub async fn get_workload(id: String) -> Result<WorkloadDetail, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.workload_detail(&principal, &id).await
 }
 
 /// One workload's GPU use per pod over the last half hour.
-#[server(prefix = "/api/fn", endpoint = "get_gpu_use", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "get_gpu_use", input = Json, output = JsonAnswer)]
 pub async fn get_gpu_use(id: String) -> Result<tephra_core::model::gpu_use::GpuUse, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.gpu_use(&principal, &id).await
 }
 
 /// The stored request of a workload, as a draft for the form ("Clone").
-#[server(prefix = "/api/fn", endpoint = "clone_workload", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "clone_workload", input = Json, output = JsonAnswer)]
 pub async fn clone_workload(id: String) -> Result<Draft, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     let detail = backend.workload_detail(&principal, &id).await?;
     Ok(Draft::from_stored(&detail.workload.request()))
 }
 
-#[server(prefix = "/api/fn", endpoint = "preview_training", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "preview_training", input = Json, output = JsonAnswer)]
 pub async fn preview_training(draft: Draft) -> Result<String, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
@@ -67,7 +69,7 @@ pub async fn preview_training(draft: Draft) -> Result<String, AppError> {
 }
 
 /// Whether the draft would fit if submitted now: within quota, over quota, waiting, or refused.
-#[server(prefix = "/api/fn", endpoint = "fit_training", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "fit_training", input = Json, output = JsonAnswer)]
 pub async fn fit_training(draft: Draft) -> Result<tephra_core::model::fit::FitShown, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend
@@ -78,7 +80,7 @@ pub async fn fit_training(draft: Draft) -> Result<tephra_core::model::fit::FitSh
 
 /// Answers with only what the form needs to go on (the new training's id and name): decoding
 /// a whole [`Workload`] would put the workload types in the form's chunk.
-#[server(prefix = "/api/fn", endpoint = "submit_training", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "submit_training", input = Json, output = JsonAnswer)]
 pub async fn submit_training(draft: Draft) -> Result<Submitted, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     let workload = backend
@@ -100,7 +102,7 @@ pub struct Submitted {
 /// The form posted without JavaScript (URL-encoded fields named `draft[...]`, see
 /// `draft::posted`). Always answers with a redirect: to the new training, or back to the form
 /// with what was typed and the error.
-#[server(prefix = "/api/fn", endpoint = "submit_training_form")]
+#[server(prefix = "/api/fn", endpoint = "submit_training_form", output = JsonAnswer)]
 pub async fn submit_training_form(draft: BTreeMap<String, String>) -> Result<(), AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     let draft = Draft::from_posted(&draft);
@@ -128,13 +130,13 @@ fn form_urlencoded(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
-#[server(prefix = "/api/fn", endpoint = "act_on_workload", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "act_on_workload", input = Json, output = JsonAnswer)]
 pub async fn act_on_workload(id: String, action: Action) -> Result<Workload, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.act_on_workload(&principal, &id, action).await
 }
 
-#[server(prefix = "/api/fn", endpoint = "edit_workload", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "edit_workload", input = Json, output = JsonAnswer)]
 pub async fn edit_workload(
     id: String,
     edit: tephra_core::model::edit::Edit,
@@ -143,13 +145,13 @@ pub async fn edit_workload(
     backend.edit_workload(&principal, &id, &edit).await
 }
 
-#[server(prefix = "/api/fn", endpoint = "list_projects")]
+#[server(prefix = "/api/fn", endpoint = "list_projects", output = JsonAnswer)]
 pub async fn list_projects() -> Result<Vec<ProjectSummary>, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.list_projects(&principal).await
 }
 
-#[server(prefix = "/api/fn", endpoint = "project_usage")]
+#[server(prefix = "/api/fn", endpoint = "project_usage", output = JsonAnswer)]
 pub async fn project_usage(
     project: String,
 ) -> Result<tephra_core::model::project::ProjectUsage, AppError> {
@@ -158,7 +160,7 @@ pub async fn project_usage(
 }
 
 /// The policies a training in `project` is checked against, for the form to show and check.
-#[server(prefix = "/api/fn", endpoint = "form_policy", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "form_policy", input = Json, output = JsonAnswer)]
 pub async fn form_policy(
     project: String,
 ) -> Result<tephra_core::model::policy::FormHints, AppError> {
@@ -167,13 +169,13 @@ pub async fn form_policy(
     Ok(tephra_core::model::policy::FormHints::of(&policy))
 }
 
-#[server(prefix = "/api/fn", endpoint = "get_system_info")]
+#[server(prefix = "/api/fn", endpoint = "get_system_info", output = JsonAnswer)]
 pub async fn get_system_info() -> Result<SystemInfo, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.system_info(&principal).await
 }
 
-#[server(prefix = "/api/fn", endpoint = "list_applications")]
+#[server(prefix = "/api/fn", endpoint = "list_applications", output = JsonAnswer)]
 pub async fn list_applications() -> Result<Vec<ApplicationView>, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.list_applications(&principal).await
@@ -181,7 +183,7 @@ pub async fn list_applications() -> Result<Vec<ApplicationView>, AppError> {
 
 /// Creates an application with at most one role, `role_id` on `project` (none when `project` is
 /// empty), as the Applications page's form sends it.
-#[server(prefix = "/api/fn", endpoint = "create_application")]
+#[server(prefix = "/api/fn", endpoint = "create_application", output = JsonAnswer)]
 pub async fn create_application(
     name: String,
     role_id: i64,
@@ -220,7 +222,7 @@ fn days_ahead(days: i64) -> String {
 }
 
 /// A new secret for an application, expiring `expires_days` from now (90 when left out).
-#[server(prefix = "/api/fn", endpoint = "rotate_application_secret")]
+#[server(prefix = "/api/fn", endpoint = "rotate_application_secret", output = JsonAnswer)]
 pub async fn rotate_application_secret(
     id: String,
     expires_days: Option<i64>,
@@ -235,13 +237,13 @@ pub async fn rotate_application_secret(
         .await
 }
 
-#[server(prefix = "/api/fn", endpoint = "revoke_application")]
+#[server(prefix = "/api/fn", endpoint = "revoke_application", output = JsonAnswer)]
 pub async fn revoke_application(id: String) -> Result<ApplicationView, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.revoke_application(&principal, &id).await
 }
 
-#[server(prefix = "/api/fn", endpoint = "get_audit", input = Json)]
+#[server(prefix = "/api/fn", endpoint = "get_audit", input = Json, output = JsonAnswer)]
 pub async fn get_audit(query: AuditQuery) -> Result<AuditPage, AppError> {
     let (backend, principal) = crate::backend::acting().await?;
     backend.audit(&principal, &query).await
