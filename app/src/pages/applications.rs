@@ -11,6 +11,7 @@ use crate::components::style::ROW_DANGER_BUTTON_CLASS;
 use crate::components::table::{Column, Table};
 use crate::components::{error_panel::ErrorPanel, relative_time::Timestamp};
 use crate::error::AppError;
+use leptos::either::{Either, EitherOf3};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use tephra_core::model::access::{ApplicationView, CreatedApplication};
@@ -93,8 +94,8 @@ fn Applications(apps: Vec<ApplicationView>, projects: Vec<ProjectSummary>) -> im
                     .value()
                     .get()
                     .map(|outcome| match outcome {
-                        Ok(created) => view! { <Secret created /> }.into_any(),
-                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                        Ok(created) => Either::Left(view! { <Secret created /> }),
+                        Err(error) => Either::Right(view! { <ErrorPanel error /> }),
                     })
             }}
             {move || {
@@ -102,14 +103,14 @@ fn Applications(apps: Vec<ApplicationView>, projects: Vec<ProjectSummary>) -> im
                     .value()
                     .get()
                     .map(|outcome| match outcome {
-                        Ok(created) => view! { <Secret created /> }.into_any(),
-                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                        Ok(created) => Either::Left(view! { <Secret created /> }),
+                        Err(error) => Either::Right(view! { <ErrorPanel error /> }),
                     })
             }}
         </section>
         {move || match apps.get() {
-            Ok(list) => view! { <AppTable list revoke rotate /> }.into_any(),
-            Err(error) => view! { <ErrorPanel error /> }.into_any(),
+            Ok(list) => Either::Left(view! { <AppTable list revoke rotate /> }),
+            Err(error) => Either::Right(view! { <ErrorPanel error /> }),
         }}
     }
 }
@@ -159,9 +160,11 @@ fn AppTable(
     rotate: ServerAction<RotateApplicationSecret>,
 ) -> impl IntoView {
     if list.is_empty() {
-        return view! { <p class="text-sm text-slate-600 dark:text-slate-400">"No applications yet."</p> }.into_any();
+        return Either::Left(
+            view! { <p class="text-sm text-slate-600 dark:text-slate-400">"No applications yet."</p> },
+        );
     }
-    view! {
+    Either::Right(view! {
         <Table testid="applications-table" columns=&COLUMNS>
             {list
                 .into_iter()
@@ -179,20 +182,20 @@ fn AppTable(
                             </td>
                             <td class="px-4 py-2">
                                 {match app.last_used_at {
-                                    Some(at) => view! { <Timestamp rfc3339=at /> }.into_any(),
-                                    None => "never".into_any(),
+                                    Some(at) => Either::Left(view! { <Timestamp rfc3339=at /> }),
+                                    None => Either::Right("never"),
                                 }}
                             </td>
                             <td class="px-4 py-2">
                                 {match app.expires_at {
-                                    Some(at) if app.expired => view! { "expired " <Timestamp rfc3339=at /> }.into_any(),
-                                    Some(at) => view! { <Timestamp rfc3339=at /> }.into_any(),
-                                    None => "never".into_any(),
+                                    Some(at) if app.expired => EitherOf3::A(view! { "expired " <Timestamp rfc3339=at /> }),
+                                    Some(at) => EitherOf3::B(view! { <Timestamp rfc3339=at /> }),
+                                    None => EitherOf3::C("never"),
                                 }}
                             </td>
                             <td class="px-4 py-2">
                                 {if app.enabled {
-                                    view! {
+                                    Either::Left(view! {
                                         <ActionForm action=rotate attr:class="mb-1">
                                             <input type="hidden" name="id" value=rotate_id />
                                             <input type="hidden" name="expires_days" value="90" />
@@ -206,10 +209,9 @@ fn AppTable(
                                                 "Revoke"
                                             </button>
                                         </ActionForm>
-                                    }
-                                        .into_any()
+                                    })
                                 } else {
-                                    "revoked".into_any()
+                                    Either::Right("revoked")
                                 }}
                             </td>
                         </tr>
@@ -217,6 +219,5 @@ fn AppTable(
                 })
                 .collect_view()}
         </Table>
-    }
-    .into_any()
+    })
 }
