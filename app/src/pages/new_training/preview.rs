@@ -6,6 +6,7 @@ use crate::components::form::use_form;
 use crate::components::style::SECONDARY_BUTTON_CLASS;
 use crate::draft::Draft;
 use crate::error::AppError;
+use leptos::either::{Either, EitherOf3};
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -61,8 +62,8 @@ pub fn Preview() -> impl IntoView {
             >
                 <div id="yaml-preview" aria-live="polite" aria-busy=move || preview.pending().get().to_string()>
                     {move || match preview.value().get() {
-                        None => view! { <p class="text-sm text-slate-500">"Rendering…"</p> }.into_any(),
-                        Some(Ok(yaml)) => view! {
+                        None => EitherOf3::A(view! { <p class="text-sm text-slate-500">"Rendering…"</p> }),
+                        Some(Ok(yaml)) => EitherOf3::B(view! {
                             <pre
                                 class="max-h-[75vh] overflow-auto rounded-lg border border-slate-200 bg-white p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-800 dark:bg-slate-900"
                                 data-testid="yaml-preview"
@@ -70,9 +71,8 @@ pub fn Preview() -> impl IntoView {
                             >
                                 {yaml}
                             </pre>
-                        }
-                            .into_any(),
-                        Some(Err(error)) => preview_error(&error).into_any(),
+                        }),
+                        Some(Err(error)) => EitherOf3::C(preview_error(&error)),
                     }}
                 </div>
             </Show>
@@ -88,15 +88,15 @@ fn preview_error(error: &AppError) -> impl IntoView + use<> {
             <p class="font-semibold">"Nothing to preview until the form is valid"</p>
             {
                 if fields.is_empty() {
-                    view! { <p>{error.to_string()}</p> }.into_any()
+                    Either::Left(view! { <p>{error.to_string()}</p> })
                 } else {
-                    view! {
+                    Either::Right(view! {
                         <ul class="mt-1 list-disc pl-5">
                             {fields.into_iter().map(|e| view! {
                                 <li><code>{e.path}</code>": "{e.message}</li>
                             }).collect_view()}
                         </ul>
-                    }.into_any()
+                    })
                 }
             }
         </div>

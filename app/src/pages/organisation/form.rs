@@ -3,6 +3,7 @@
 
 use super::Refusal;
 use crate::error::AppError;
+use leptos::either::Either;
 use leptos::prelude::*;
 
 pub(super) const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
@@ -17,8 +18,8 @@ pub(super) fn outcome<T: 'static>(
 ) -> impl IntoView {
     move || {
         value().map(|result| match result {
-            Ok(_) => view! { <p role="status" class="mt-3 text-sm text-emerald-800 dark:text-emerald-300">{done}</p> }.into_any(),
-            Err(error) => view! { <Refusal error /> }.into_any(),
+            Ok(_) => Either::Left(view! { <p role="status" class="mt-3 text-sm text-emerald-800 dark:text-emerald-300">{done}</p> }),
+            Err(error) => Either::Right(view! { <Refusal error /> }),
         })
     }
 }

@@ -9,6 +9,7 @@ use crate::api::{AddMember, RemoveMember};
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
 use crate::error::AppError;
+use leptos::either::Either;
 use leptos::prelude::*;
 use tephra_core::model::org::Organisation;
 
@@ -36,8 +37,8 @@ pub(super) fn Members(
                 "A role for a user (an e-mail or the identity provider's subject), a group (from the provider's groups claim) or an application, on one project or the whole system."
             </p>
             {move || match org.get() {
-                Ok(org) => view! { <MemberTable org remove /> }.into_any(),
-                Err(error) => view! { <Refusal error /> }.into_any(),
+                Ok(org) => Either::Left(view! { <MemberTable org remove /> }),
+                Err(error) => Either::Right(view! { <Refusal error /> }),
             }}
             {outcome(move || remove.value().get(), "Removed.")}
             <h3 class="mt-4 text-sm font-semibold">"Add a member"</h3>

@@ -15,6 +15,7 @@ use crate::api::get_organisation;
 use crate::components::loaded::loaded;
 use crate::components::style::CARD_CLASS;
 use crate::error::AppError;
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use tephra_core::model::org::PoolResources;
@@ -75,14 +76,13 @@ fn Refusal(error: AppError) -> impl IntoView {
     view! {
         <div role="alert" class="mt-3 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200" data-testid="refusal">
             {if fields.is_empty() {
-                view! { <p>{error.to_string()}</p> }.into_any()
+                Either::Left(view! { <p>{error.to_string()}</p> })
             } else {
-                view! {
+                Either::Right(view! {
                     <ul class="list-disc pl-5">
                         {fields.into_iter().map(|e| view! { <li><code>{e.path}</code>": "{e.message}</li> }).collect_view()}
                     </ul>
-                }
-                .into_any()
+                })
             }}
         </div>
     }

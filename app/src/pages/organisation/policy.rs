@@ -8,6 +8,7 @@ use crate::api::{get_policy_text, try_policy};
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
 use crate::error::AppError;
+use leptos::either::Either;
 use leptos::prelude::*;
 use tephra_core::model::org::Organisation;
 use tephra_core::model::policy::{PolicyField, PolicyKind};
@@ -122,8 +123,8 @@ pub fn PolicyEditor(policy: String, scopes: Signal<Scopes>) -> impl IntoView {
                 <button type="button" class=PRIMARY_BUTTON_CLASS data-testid="policy-save" on:click=move |_| run(true)>"Save"</button>
             </div>
             {move || answer.get().map(|(saved, result)| match result {
-                Ok(fields) => view! { <Preview saved fields /> }.into_any(),
-                Err(error) => view! { <Refusal error /> }.into_any(),
+                Ok(fields) => Either::Left(view! { <Preview saved fields /> }),
+                Err(error) => Either::Right(view! { <Refusal error /> }),
             })}
         </section>
     }

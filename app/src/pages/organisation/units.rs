@@ -12,6 +12,7 @@ use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTT
 use crate::components::table::{Column, Table};
 use crate::components::usage::Usage;
 use crate::error::AppError;
+use leptos::either::Either;
 use leptos::prelude::*;
 use tephra_core::model::org::{DEFAULT_PROJECT, Organisation, SchedulingRules, gpu_totals};
 
@@ -80,8 +81,8 @@ pub fn Units(org: Organisation) -> impl IntoView {
         <section class=format!("mb-6 {CARD_CLASS}") aria-labelledby="departments-heading">
             <h2 id="departments-heading" class="mb-3 font-semibold">"Departments"</h2>
             {move || match org.get() {
-                Ok(org) => view! { <DepartmentTable org /> }.into_any(),
-                Err(error) => view! { <Refusal error /> }.into_any(),
+                Ok(org) => Either::Left(view! { <DepartmentTable org /> }),
+                Err(error) => Either::Right(view! { <Refusal error /> }),
             }}
             <h3 class="mt-4 text-sm font-semibold">"Create a department or set its quota"</h3>
             <ActionForm action=save_department attr:class="mt-2 grid gap-3 sm:grid-cols-6 sm:items-end" attr:data-testid="department-form">
@@ -97,8 +98,8 @@ pub fn Units(org: Organisation) -> impl IntoView {
         <section class=format!("mb-6 {CARD_CLASS}") aria-labelledby="projects-heading">
             <h2 id="projects-heading" class="mb-3 font-semibold">"Projects"</h2>
             {move || match org.get() {
-                Ok(org) => view! { <ProjectTable org delete /> }.into_any(),
-                Err(error) => view! { <Refusal error /> }.into_any(),
+                Ok(org) => Either::Left(view! { <ProjectTable org delete /> }),
+                Err(error) => Either::Right(view! { <Refusal error /> }),
             }}
             {outcome(move || delete.value().get(), "Deleted.")}
             <h3 class="mt-4 text-sm font-semibold">"Create a project or set its quota"</h3>

@@ -89,5 +89,4 @@ pub(super) fn Actions(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> 
         </div>
         <Confirm confirming name on_confirm=move |action| { act.dispatch(action); } />
     }
-    .into_any()
 }

@@ -95,5 +95,4 @@ pub(super) fn Confirm(
             }
         </Show>
     }
-    .into_any()
 }

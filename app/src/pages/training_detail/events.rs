@@ -1,5 +1,6 @@
 //! The cluster's recent events about the training's objects, newest first.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 use tephra_core::model::workload::Workload;
 
@@ -9,13 +10,12 @@ pub(super) fn Events(workload: RwSignal<Workload>) -> impl IntoView {
         {move || {
             let mut events = workload.with(|w| w.status.events.clone());
             if events.is_empty() {
-                return view! {
+                return Either::Left(view! {
                     <p class="text-sm text-slate-600 dark:text-slate-300">"No events yet."</p>
-                }
-                    .into_any();
+                });
             }
             events.reverse();
-            view! {
+            Either::Right(view! {
                 <ul class="flex flex-col gap-2 text-sm" data-testid="events">
                     {events
                         .into_iter()
@@ -38,9 +38,7 @@ pub(super) fn Events(workload: RwSignal<Workload>) -> impl IntoView {
                         })
                         .collect_view()}
                 </ul>
-            }
-                .into_any()
+            })
         }}
     }
-    .into_any()
 }

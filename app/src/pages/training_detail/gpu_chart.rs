@@ -3,6 +3,7 @@
 
 #[cfg(feature = "hydrate")]
 use crate::api::get_gpu_use;
+use leptos::either::{Either, EitherOf4};
 use leptos::prelude::*;
 use tephra_core::model::gpu_use::{GpuUse, PodGpuUse};
 use tephra_core::model::workload::Workload;
@@ -49,16 +50,16 @@ pub(super) fn GpuChart(workload: RwSignal<Workload>) -> impl IntoView {
             // A plain closure rather than <Suspense>: the figures are read in the browser only,
             // so the server and the first client render both say "Reading".
             {move || match figures.get() {
-                None => view! {
+                None => EitherOf4::A(view! {
                     <p class="text-sm text-slate-600 dark:text-slate-300">"Reading GPU use…"</p>
-                }.into_any(),
-                Some(Ok(GpuUse { unavailable: Some(why), .. }) | Err(crate::error::AppError::Unavailable(why))) => view! {
+                }),
+                Some(Ok(GpuUse { unavailable: Some(why), .. }) | Err(crate::error::AppError::Unavailable(why))) => EitherOf4::B(view! {
                     <p class="text-sm text-slate-600 dark:text-slate-300" data-testid="gpu-use-unavailable">{why}</p>
-                }.into_any(),
-                Some(Ok(figures)) => view! { <Charts figures /> }.into_any(),
-                Some(Err(error)) => view! {
+                }),
+                Some(Ok(figures)) => EitherOf4::C(view! { <Charts figures /> }),
+                Some(Err(error)) => EitherOf4::D(view! {
                     <p class="text-sm text-red-700 dark:text-red-300">{error.to_string()}</p>
-                }.into_any(),
+                }),
             }}
         </Show>
     }
@@ -67,12 +68,11 @@ pub(super) fn GpuChart(workload: RwSignal<Workload>) -> impl IntoView {
 #[component]
 fn Charts(figures: GpuUse) -> impl IntoView {
     if figures.pods.is_empty() {
-        return view! {
+        return Either::Left(view! {
             <p class="text-sm text-slate-600 dark:text-slate-300" data-testid="gpu-use-none">
                 "No GPU figures yet: they appear once the pods run and the exporter reports them."
             </p>
-        }
-        .into_any();
+        });
     }
     // The cards' size when the exporter gives it, so a fuller card looks fuller; otherwise the
     // most memory any pod used.
@@ -86,7 +86,7 @@ fn Charts(figures: GpuUse) -> impl IntoView {
         })
         .fold(1.0_f64, f64::max);
     let span = (figures.start, figures.end);
-    view! {
+    Either::Right(view! {
         <div class="grid gap-4 md:grid-cols-2" data-testid="gpu-use">
             <Chart title="Utilisation (%)" top=100.0 span pods=figures.pods.clone()
                 series=|p: &PodGpuUse| p.utilisation.clone() unit="%" scale=1.0 />
@@ -105,8 +105,7 @@ fn Charts(figures: GpuUse) -> impl IntoView {
                 }
             }).collect_view()}
         </ul>
-    }
-    .into_any()
+    })
 }
 
 /// One chart: a line per pod, `series` picking its samples, scaled by `scale` into `unit`.

@@ -38,5 +38,4 @@ pub(super) fn Header(workload: RwSignal<Workload>, deleted: RwSignal<bool>) -> i
             <Actions workload deleted />
         </div>
     }
-    .into_any()
 }

@@ -3,6 +3,7 @@
 
 use crate::components::log_stream::{LogMessage, read};
 use crate::components::style::SECONDARY_BUTTON_CLASS;
+use leptos::either::Either;
 use leptos::prelude::*;
 use tephra_core::model::url::query;
 use tephra_core::model::workload::Workload;
@@ -180,10 +181,10 @@ fn reader(id: String, choice: Memo<Option<Choice>>, again: RwSignal<u32>) -> imp
     move || {
         again.track();
         match choice.get() {
-            Some(c) => view! { <Reader url=c.url(&id, false) follow=c.follow /> }.into_any(),
-            None => view! {
+            Some(c) => Either::Left(view! { <Reader url=c.url(&id, false) follow=c.follow /> }),
+            None => Either::Right(view! {
                 <p class="text-sm text-slate-600 dark:text-slate-300">"No pod to read: logs appear once a pod has started."</p>
-            }.into_any(),
+            }),
         }
     }
 }

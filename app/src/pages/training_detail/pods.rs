@@ -3,6 +3,7 @@
 use super::Headings;
 use crate::components::relative_time::Age;
 use crate::components::style::LINK_CLASS;
+use leptos::either::Either;
 use leptos::prelude::*;
 use tephra_core::model::workload::Workload;
 
@@ -15,12 +16,11 @@ pub(super) fn Pods(
         {move || {
             let pods = workload.with(|w| w.status.pods.clone());
             if pods.is_empty() {
-                return view! {
+                return Either::Left(view! {
                     <p class="text-sm text-slate-600 dark:text-slate-300">"No pods exist right now."</p>
-                }
-                    .into_any();
+                });
             }
-            view! {
+            Either::Right(view! {
                 <div class="overflow-x-auto">
                     <table class="w-full text-left text-sm" data-testid="pods-table">
                         <Headings labels=&["Pod", "Task", "Node", "Phase", "Restarts", "Age", ""] />
@@ -48,9 +48,7 @@ pub(super) fn Pods(
                         </tbody>
                     </table>
                 </div>
-            }
-                .into_any()
+            })
         }}
     }
-    .into_any()
 }

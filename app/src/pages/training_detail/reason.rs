@@ -80,7 +80,6 @@ pub(super) fn Reason(
             })
         }}
     }
-    .into_any()
 }
 
 /// What Tephra cannot fix on its own: an error acting on the cluster (retried with backoff) and a
@@ -107,5 +106,4 @@ pub(super) fn Trouble(workload: RwSignal<Workload>) -> impl IntoView {
             })
         }}
     }
-    .into_any()
 }

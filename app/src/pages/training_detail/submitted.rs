@@ -3,6 +3,7 @@
 //! what was asked for and what Tephra created (the request as JSON, the Volcano Job as YAML).
 
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS};
+use leptos::either::Either;
 use leptos::prelude::*;
 use tephra_core::model::diagnosis::Fix;
 use tephra_core::model::waits::Wait;
@@ -89,13 +90,12 @@ pub(super) fn Asked(
         <section aria-labelledby="yaml-heading" class=CARD_CLASS>
             <h2 id="yaml-heading" class="mb-3 text-lg font-semibold">"Volcano Job (YAML)"</h2>
             {match rendered_yaml {
-                Ok(yaml) => view! {
+                Ok(yaml) => Either::Left(view! {
                     <pre class="max-h-[32rem] overflow-auto rounded-md bg-slate-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:bg-slate-950" data-testid="rendered-yaml" tabindex="0" aria-label="The Volcano Job and its objects (YAML)">
                         {yaml}
                     </pre>
-                }
-                    .into_any(),
-                Err(why) => view! { <p class="text-sm text-red-800 dark:text-red-300">{why}</p> }.into_any(),
+                }),
+                Err(why) => Either::Right(view! { <p class="text-sm text-red-800 dark:text-red-300">{why}</p> }),
             }}
         </section>
     }

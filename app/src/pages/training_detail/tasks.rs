@@ -1,6 +1,7 @@
 //! The pods of each task, counted by phase.
 
 use super::Headings;
+use leptos::either::Either;
 use leptos::prelude::*;
 use tephra_core::model::workload::Workload;
 
@@ -10,12 +11,11 @@ pub(super) fn Tasks(workload: RwSignal<Workload>) -> impl IntoView {
         {move || {
             let tasks = workload.with(|w| w.status.tasks.clone());
             if tasks.is_empty() {
-                return view! {
+                return Either::Left(view! {
                     <p class="text-sm text-slate-600 dark:text-slate-300">"No pods yet."</p>
-                }
-                    .into_any();
+                });
             }
-            view! {
+            Either::Right(view! {
                 <table class="w-full text-left text-sm" data-testid="tasks-table">
                     <Headings labels=&["Task", "Pending", "Running", "Succeeded", "Failed"] />
                     <tbody class="tabular-nums">
@@ -35,9 +35,7 @@ pub(super) fn Tasks(workload: RwSignal<Workload>) -> impl IntoView {
                             .collect_view()}
                     </tbody>
                 </table>
-            }
-                .into_any()
+            })
         }}
     }
-    .into_any()
 }

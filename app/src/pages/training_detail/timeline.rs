@@ -77,7 +77,6 @@ pub(super) fn Timeline(history: Vec<HistoryEntry>) -> impl IntoView {
                 .collect_view()}
         </ol>
     }
-    .into_any()
 }
 
 /// Who or what suspended the training, when a suspension is the latest of its suspends and
