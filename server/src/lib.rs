@@ -264,6 +264,7 @@ impl Application {
             start_kept_logs_retention(&config);
         }
         let services = service::Services::new(config, auth);
+        services.observe().keep_asking_the_database();
         measure_older_workloads(&services).await?;
         let state = http::AppState {
             leptos_options,

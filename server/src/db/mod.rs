@@ -22,7 +22,7 @@ pub mod projects;
 pub mod settings;
 mod sqlite;
 pub(crate) use pools::{on_pool, write_transaction};
-pub use probe::Prober;
+pub use probe::{DbAnswer, PROBE_TIMEOUT, Prober};
 pub mod users;
 pub mod workloads;
 

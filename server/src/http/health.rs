@@ -4,22 +4,22 @@
 //! only sends traffic to replicas that can handle it and an operator sees what is wrong.
 
 use super::AppState;
+use crate::db::{DbAnswer, PROBE_TIMEOUT};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
-use std::time::Duration;
-
-/// How long the readiness probe waits for the database before calling it unreachable.
-const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub async fn healthz() -> Json<Value> {
     Json(json!({ "status": "ok" }))
 }
 
+/// Ready when the database answered within the last seconds (`db::Prober`: a background task
+/// asks, so the probe does no I/O of its own while that answer is fresh), the cluster side has
+/// no problem and the identity provider has been discovered.
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
-    match tokio::time::timeout(READY_TIMEOUT, state.services.observe().database_answers()).await {
-        Ok(Ok(())) => {
+    match state.services.observe().database_answers().await {
+        DbAnswer::Answers => {
             // The probe answers anyone who reaches it: it says which part is down, and the
             // log says why (addresses, the issuer, the API server's errors), for operators only.
             let mut down = Vec::new();
@@ -44,13 +44,16 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) 
                 unavailable(&down.join("; "))
             }
         }
-        Ok(Err(error)) => {
+        DbAnswer::Fails(error) => {
             tracing::warn!(%error, "readiness: database unreachable");
             unavailable("database unreachable")
         }
-        Err(_) => {
+        DbAnswer::Silent => {
             tracing::warn!("readiness: database did not answer in time");
-            unavailable("database did not answer within 2 seconds")
+            unavailable(&format!(
+                "database did not answer within {} seconds",
+                PROBE_TIMEOUT.as_secs()
+            ))
         }
     }
 }

@@ -4,10 +4,9 @@
 //! On the main runtime a probe's request waits behind every task that is ready to run. With
 //! 10,000 open event streams each change wakes 10,000 of them; while a 1,000-pod training came up,
 //! `/readyz` there answered in 3.8 to 10.9 ms at the median (issue 36). Here the probe's thread
-//! runs nothing else (0.8 to 1.5 ms in the same runs). Its answer is the same: `/readyz` still asks
-//! the database, reads the controller's and the identity provider's state, and answers the same
-//! JSON (`super::health`). It does not make the probe faster than the machine: on two cores shared
-//! with the cluster and the 10,000 clients, its p99 stayed about 300 ms (docs/RELIABILITY.md).
+//! runs nothing else (0.8 to 1.5 ms in the same runs). Its answer is the same JSON
+//! (`super::health`): the database's answer a background task keeps (`db::Prober`), the
+//! controller's and the identity provider's state.
 
 use super::AppState;
 use super::health;

@@ -33,8 +33,8 @@ pub struct ReconcilerView {
 /// The database, the cluster's handle and the metrics it reports into.
 pub struct Observe {
     db: Database,
-    /// The readiness probe's own connection.
-    prober: crate::db::Prober,
+    /// The readiness probe's own connection and its last answer.
+    prober: Arc<crate::db::Prober>,
     cluster: ClusterHandle,
     metrics: Arc<Metrics>,
     /// The cluster's name, from the cluster profile.
@@ -49,7 +49,7 @@ impl Observe {
         cluster_name: String,
     ) -> Self {
         Observe {
-            prober: crate::db::Prober::new(db.clone()),
+            prober: Arc::new(crate::db::Prober::new(db.clone())),
             db,
             cluster,
             metrics,
@@ -90,9 +90,14 @@ impl Observe {
         }
     }
 
-    /// Whether the database answers.
-    pub async fn database_answers(&self) -> Result<(), crate::db::DbError> {
-        self.prober.ping().await
+    /// Whether the database answers: what it answered within the last seconds, or asked now.
+    pub async fn database_answers(&self) -> crate::db::DbAnswer {
+        self.prober.answer().await
+    }
+
+    /// Keeps the database's answer fresh from a task of its own, until the pool closes.
+    pub fn keep_asking_the_database(&self) {
+        tokio::spawn(self.prober.clone().keep_asking());
     }
 
     /// Why the cluster is not ready, for operators; empty when it is.
