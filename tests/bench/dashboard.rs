@@ -5,7 +5,9 @@
 //! server and headless Chromium. Run with `scripts/bench`.
 //!
 //! `BENCH_TRAININGS` (default 1000) and `BENCH_SAMPLES` (default 100) scale it down;
-//! `BENCH_NAVIGATIONS` (default 30) is the number of page loads per time-to-interactive figure.
+//! `BENCH_NAVIGATIONS` (default 30) is the number of page loads per time-to-interactive figure;
+//! `BENCH_RUN_WAIT` (seconds, default 600) bounds the wait for every training to run. With a
+//! cluster it also prints the server's memory per running training beyond the idle process.
 //! `BENCH_CLUSTER=0` runs without a testbed (the trainings stay stored, never running) and skips
 //! the pod-to-DOM latency: enough for the bundle's figures. `scripts/bench dashboard` runs only
 //! this benchmark.
@@ -20,6 +22,7 @@ use tephra_tests::bench::{
     env_usize, first_pods, gzip_len, percentiles, seen_at, small_training, watch_phase,
 };
 use tephra_tests::browser::Browser;
+use tephra_tests::process::rss_mib;
 use tephra_tests::tephra::{self, Launch};
 use tephra_tests::testbed::Testbed;
 
@@ -158,6 +161,17 @@ async fn submit_all(http: &reqwest::Client, base: &str, n: usize) -> anyhow::Res
         r?;
     }
     Ok(())
+}
+
+/// Issue 36's memory target: RSS beyond the idle process, per running training.
+fn memory_per_running(idle_mib: f64, running_mib: f64, trainings: usize) {
+    let per = (running_mib - idle_mib) * 1024.0 / trainings.max(1) as f64;
+    println!("\n## Server memory with {trainings} trainings running\n");
+    println!("| idle after start | all running | per running training | target |\n|---|---|---|---|");
+    println!(
+        "| {idle_mib:.0} MiB | {running_mib:.0} MiB | {per:.1} KiB | ≤ 5 KiB: {} |",
+        if per <= 5.0 { "met" } else { "not met" }
+    );
 }
 
 async fn running(http: &reqwest::Client, base: &str) -> anyhow::Result<i64> {
@@ -363,18 +377,25 @@ async fn main() -> anyhow::Result<()> {
     }
     let server = launch.start()?;
     let base = server.base_url();
+    let pid = server.process.id();
     sizes(&base).await?;
+    let idle = rss_mib(pid);
 
     let http = reqwest::Client::new();
     eprintln!("submitting {trainings} trainings");
     submit_all(&http, &base, trainings).await?;
-    let deadline = Instant::now() + Duration::from_secs(600);
+    let wait = Duration::from_secs(env_usize("BENCH_RUN_WAIT", 600) as u64);
+    let deadline = Instant::now() + wait;
     while cluster && running(&http, &base).await? < trainings as i64 {
         anyhow::ensure!(
             Instant::now() < deadline,
-            "not every training runs after 10 minutes"
+            "not every training runs after {} s (BENCH_RUN_WAIT)",
+            wait.as_secs()
         );
         tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    if cluster {
+        memory_per_running(idle, rss_mib(pid), trainings);
     }
 
     let state = if cluster {
