@@ -147,12 +147,25 @@ async fn submit_all(http: &reqwest::Client, base: &str, n: usize) -> anyhow::Res
     let names: Vec<String> = (0..n).map(|i| format!("dash-{i:04}")).collect();
     let results = futures::stream::iter(names)
         .map(|name| async move {
-            http.post(format!("{base}{TRAININGS}"))
-                .json(&small_training(&name))
-                .send()
-                .await?
-                .error_for_status()
-                .map(|_| ())
+            loop {
+                let res = http
+                    .post(format!("{base}{TRAININGS}"))
+                    .json(&small_training(&name))
+                    .send()
+                    .await?;
+                let status = res.status();
+                if status.is_success() {
+                    return anyhow::Ok(());
+                }
+                let body = res.text().await.unwrap_or_default();
+                // A project may have 1,000 waiting (the profile's maxWaitingPerProject): beyond
+                // that, submit again once some have started, as a client would.
+                anyhow::ensure!(
+                    body.contains("maxWaitingPerProject"),
+                    "submitting {name}: {status} {body}"
+                );
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
         })
         .buffer_unordered(8)
         .collect::<Vec<_>>()
@@ -167,7 +180,9 @@ async fn submit_all(http: &reqwest::Client, base: &str, n: usize) -> anyhow::Res
 fn memory_per_running(idle_mib: f64, running_mib: f64, trainings: usize) {
     let per = (running_mib - idle_mib) * 1024.0 / trainings.max(1) as f64;
     println!("\n## Server memory with {trainings} trainings running\n");
-    println!("| idle after start | all running | per running training | target |\n|---|---|---|---|");
+    println!(
+        "| idle after start | all running | per running training | target |\n|---|---|---|---|"
+    );
     println!(
         "| {idle_mib:.0} MiB | {running_mib:.0} MiB | {per:.1} KiB | ≤ 5 KiB: {} |",
         if per <= 5.0 { "met" } else { "not met" }

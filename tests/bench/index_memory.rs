@@ -36,7 +36,10 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        BYTES.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
+        BYTES.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -141,7 +144,11 @@ fn main() {
     let ids: Vec<(Uuid, String, String)> = (0..trainings)
         .map(|i| {
             let id = Uuid::new_v4();
-            (id, format!("dash-{i:05}-{}", &id.to_string()[..8]), Uuid::new_v4().to_string())
+            (
+                id,
+                format!("dash-{i:05}-{}", &id.to_string()[..8]),
+                Uuid::new_v4().to_string(),
+            )
         })
         .collect();
     let mut index = Index::new(key.clone());
@@ -164,17 +171,36 @@ fn main() {
     for (_, name, uid) in &ids {
         let pod = format!("{name}-train-0");
         let group = format!("{name}-{uid}");
-        index.apply_event(&event("PodGroup", &group, "Scheduled", &format!(
-            "pod group is ready; 1/1 tasks in gang unschedulable: 0, {NS}/{group}"
-        )));
-        index.apply_event(&event("Pod", &pod, "Scheduled", &format!(
-            "Successfully assigned {NS}/{pod} to gpu-node-0"
-        )));
-        index.apply_event(&event("Job", name, "ExecuteAction", &format!(
-            "Start to execute action SyncJob for job {name}"
-        )));
+        index.apply_event(&event(
+            "PodGroup",
+            &group,
+            "Scheduled",
+            &format!("pod group is ready; 1/1 tasks in gang unschedulable: 0, {NS}/{group}"),
+        ));
+        index.apply_event(&event(
+            "Pod",
+            &pod,
+            "Scheduled",
+            &format!("Successfully assigned {NS}/{pod} to gpu-node-0"),
+        ));
+        index.apply_event(&event(
+            "Job",
+            name,
+            "ExecuteAction",
+            &format!("Start to execute action SyncJob for job {name}"),
+        ));
     }
     row("+ 3 events each", start, trainings);
+    println!(
+        "\ninline sizes: an index entry {} B, a pod {} B, an event {} B, a Job {} B, a PodGroup {} B, \
+         the observed objects {} B",
+        std::mem::size_of::<server::cluster::index::Entry>(),
+        std::mem::size_of::<tephra_core::model::workload::PodInfo>(),
+        std::mem::size_of::<tephra_core::model::workload::EventInfo>(),
+        std::mem::size_of::<tephra_core::domain::status::JobObservation>(),
+        std::mem::size_of::<tephra_core::domain::status::PodGroupObservation>(),
+        std::mem::size_of::<tephra_core::domain::status::Observed>(),
+    );
     let total = live().0 - start.0;
     println!(
         "\nindex total: {:.1} MiB for {trainings} trainings, {:.2} KiB each",

@@ -53,7 +53,7 @@ pub fn in_phase(phase: Phase, observed: &Observed, events: &[EventInfo]) -> Opti
     let states: BTreeMap<String, PodState> = observed
         .pods
         .iter()
-        .map(|(name, pod)| (name.clone(), pod.kubelet.clone()))
+        .map(|pod| (pod.name.clone(), pod.kubelet.clone()))
         .collect();
     diagnose(&states, events)
 }

@@ -210,7 +210,7 @@ fn tephras_own_verdict_and_a_preemption_explain_themselves() {
         ..Default::default()
     };
     let mut observed = Observed {
-        pods: BTreeMap::from([(pod.name.clone(), pod)]),
+        pods: [pod].into_iter().collect(),
         ..Observed::default()
     };
     assert!(in_phase(Phase::Failed, &observed, &[]).is_some());

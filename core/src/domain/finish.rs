@@ -4,9 +4,9 @@
 //! failed": the controller asks [`judge`] whenever the pods change and records the verdict on the
 //! Job ([`VERDICT_ANNOTATION`]), where the status derivation reads it.
 
+use crate::domain::pods::Pods;
 use crate::model::training::checked::Generic;
 use crate::model::training::generic::FinishRule;
-use crate::model::workload::PodInfo;
 use std::collections::BTreeMap;
 
 /// `Succeeded` or `Failed`, set once by Tephra on a generic job's Volcano Job.
@@ -61,7 +61,7 @@ struct ReplicaType<'a> {
 
 /// The verdict on a generic job named `job` with `pods` (by name), if a rule holds. Failure
 /// rules are judged first: a job that met both at once has failed.
-pub fn judge(request: &Generic, job: &str, pods: &BTreeMap<String, PodInfo>) -> Option<Verdict> {
+pub fn judge(request: &Generic, job: &str, pods: &Pods) -> Option<Verdict> {
     let types: Vec<ReplicaType<'_>> = request
         .replicas()
         .map(|r| ReplicaType {
@@ -106,7 +106,7 @@ pub fn judge(request: &Generic, job: &str, pods: &BTreeMap<String, PodInfo>) -> 
 fn standings(
     types: &[ReplicaType<'_>],
     job: &str,
-    pods: &BTreeMap<String, PodInfo>,
+    pods: &Pods,
 ) -> BTreeMap<(String, i32), Standing> {
     let mut standing = BTreeMap::new();
     for t in types {
@@ -162,6 +162,7 @@ fn first_holding(
 mod tests {
     use super::*;
     use crate::model::training::parse;
+    use crate::model::workload::PodInfo;
     use serde_json::{Value, json};
 
     /// A generic job `j` with `ps` (1 replica) and `worker` (3 replicas, restarting up to twice),
@@ -179,12 +180,12 @@ mod tests {
     }
 
     /// Pods of job `j` from `(type, index, phase, restarts)`.
-    fn pods(list: &[(&str, i32, &str, i32)]) -> BTreeMap<String, PodInfo> {
+    fn pods(list: &[(&str, i32, &str, i32)]) -> Pods {
         list.iter()
             .map(|&(task, i, phase, restarts)| {
                 let name = format!("j-{task}-{i}");
-                let pod = PodInfo {
-                    name: name.clone(),
+                PodInfo {
+                    name,
                     task: task.into(),
                     node: None,
                     phase: phase.into(),
@@ -193,8 +194,7 @@ mod tests {
                     gpus: 0,
                     containers: Vec::new(),
                     kubelet: Default::default(),
-                };
-                (name, pod)
+                }
             })
             .collect()
     }

@@ -18,6 +18,7 @@ pub mod logs;
 pub mod namespaces;
 pub mod node_loss;
 pub mod ownership;
+pub mod pods;
 pub mod policy;
 pub mod preemption;
 pub mod queue_order;

@@ -52,7 +52,8 @@ pub struct Entry {
 pub struct Index {
     /// Verifies Job ownership; without it (no cluster configured) nothing is tracked.
     key: Option<OwnerKey>,
-    entries: HashMap<Uuid, Entry>,
+    /// Boxed: an entry is about 800 bytes, and the table keeps up to half its slots empty.
+    entries: HashMap<Uuid, Box<Entry>>,
     /// (kind, namespace, name) of every tracked object to its workload, for deletes and events.
     owners: HashMap<Key, Uuid>,
     /// Namespaces of the Jobs by workload (Jobs may belong to another installation's rows).
@@ -74,8 +75,8 @@ impl Entry {
             .drain()
             .partition(|(_, (uid, _))| owned.contains(uid));
         self.held_pods = held.into_iter().collect();
-        for (name, (_, info)) in ready {
-            self.observed.pods.insert(name, info);
+        for (_, (_, info)) in ready {
+            self.observed.pods.insert(info);
         }
         if self
             .held_pod_group
@@ -101,7 +102,7 @@ impl Index {
     }
 
     pub fn observed(&self, id: Uuid) -> Option<&Entry> {
-        self.entries.get(&id)
+        self.entries.get(&id).map(Box::as_ref)
     }
 
     /// Every workload with a Job, with the Job's namespace.
@@ -295,7 +296,7 @@ impl Index {
                     retry,
                 });
             }
-            entry.observed.pods.insert(key.2, info);
+            entry.observed.pods.insert(info);
         } else {
             entry.held_pods.insert(key.2, (controller, info));
         }
@@ -350,7 +351,7 @@ impl Index {
             .filter(|(id, _)| {
                 namespace.is_none_or(|ns| self.job_namespaces.get(*id).is_some_and(|n| n == ns))
             })
-            .flat_map(|(_, e)| e.observed.pods.values());
+            .flat_map(|(_, e)| e.observed.pods.iter());
         for pod in pods.filter(|p| matches!(p.phase.as_str(), "Pending" | "Running")) {
             if let Some(node) = &pod.node {
                 *by_node.entry(node.clone()).or_insert(0.0) += f64::from(pod.gpus);

@@ -42,6 +42,7 @@ use std::collections::BTreeMap;
 
 mod pending;
 
+use crate::domain::pods::Pods;
 use pending::pending;
 pub use pending::plain_unschedulable;
 
@@ -73,8 +74,10 @@ pub struct PodGroupObservation {
     pub phase: String,
     pub min_member: i32,
     pub queue: String,
-    /// `spec.minResources`, e.g. `nvidia.com/gpu: 40`.
-    pub min_resources: BTreeMap<String, String>,
+    /// `spec.minResources` as (name, quantity) in name order, e.g. `nvidia.com/gpu`, `40`. A
+    /// list, not a map: it is only read to say what a waiting gang needs, and a map's first
+    /// entry allocates room for eleven, for every PodGroup the index holds.
+    pub min_resources: Vec<(String, String)>,
     /// The message of an `Unschedulable` condition with status True.
     pub unschedulable: Option<String>,
 }
@@ -85,7 +88,7 @@ pub struct Observed {
     pub job: Option<JobObservation>,
     pub pod_group: Option<PodGroupObservation>,
     /// By pod name.
-    pub pods: BTreeMap<String, PodInfo>,
+    pub pods: Pods,
     /// The scheduler preempted the current Job's pods and the Job has not run again since.
     pub preempted: Option<Preempted>,
     /// A pod of the current Job lost its node and the Job has not run again since.
@@ -248,11 +251,7 @@ fn running(observed: &Observed) -> Derived {
         // The scheduler also calls a gang Unknown when a member failed and nothing waits
         // to be placed (a generic job waiting for its rules): that job still runs.
         Some(pg) if pg.phase == "Unknown" && !waiting_pods(observed) => {
-            let failed = observed
-                .pods
-                .values()
-                .filter(|p| p.phase == "Failed")
-                .count();
+            let failed = observed.pods.iter().filter(|p| p.phase == "Failed").count();
             Derived::new(
                 Phase::Running,
                 (failed > 0).then(|| format!("{failed} pod(s) failed; the others run on")),
@@ -271,7 +270,7 @@ fn running(observed: &Observed) -> Derived {
 
 /// Some pod of the Job has not been placed or started yet.
 fn waiting_pods(observed: &Observed) -> bool {
-    observed.pods.values().any(|p| p.phase == "Pending")
+    observed.pods.iter().any(|p| p.phase == "Pending")
 }
 
 /// A training that has finished stays finished once its Job is collected or being deleted: it
@@ -310,9 +309,9 @@ pub fn drift(observed: &Observed) -> Option<String> {
 }
 
 /// Pods of each task by phase, counted from the pods seen.
-pub fn task_counts(pods: &BTreeMap<String, PodInfo>) -> BTreeMap<String, TaskCounts> {
+pub fn task_counts(pods: &Pods) -> BTreeMap<String, TaskCounts> {
     let mut tasks: BTreeMap<String, TaskCounts> = BTreeMap::new();
-    for pod in pods.values() {
+    for pod in pods {
         let counts = tasks.entry(pod.task.clone()).or_default();
         match pod.phase.as_str() {
             "Pending" => counts.pending += 1,
@@ -345,7 +344,7 @@ pub fn live_status(observed: &Observed) -> LiveStatus {
         // What the kubelet reports is read by the diagnosis, not stored or shown.
         pods: observed
             .pods
-            .values()
+            .iter()
             .map(|pod| PodInfo {
                 kubelet: Default::default(),
                 ..pod.clone()

@@ -3,7 +3,6 @@
 
 use super::{Derived, JobObservation, Observed};
 use crate::model::phase::Phase;
-use std::collections::BTreeMap;
 
 pub(super) fn pending(job: &JobObservation, observed: &Observed) -> Derived {
     let Some(pg) = &observed.pod_group else {
@@ -29,11 +28,11 @@ pub(super) fn pending(job: &JobObservation, observed: &Observed) -> Derived {
         };
         return Derived::new(Phase::Pending, Some(reason));
     }
-    let bound = observed.pods.values().filter(|p| p.node.is_some()).count();
+    let bound = observed.pods.iter().filter(|p| p.node.is_some()).count();
     if gang > 0 && bound >= gang as usize {
         let running = observed
             .pods
-            .values()
+            .iter()
             .filter(|p| p.phase == "Running")
             .count();
         return Derived::new(
@@ -77,7 +76,7 @@ fn held_by_queue(message: &str) -> bool {
 }
 
 /// "needs 5 pods at once with 40 nvidia.com/gpu, 20 cpu".
-fn needs(gang: i32, resources: &BTreeMap<String, String>) -> String {
+fn needs(gang: i32, resources: &[(String, String)]) -> String {
     let mut text = format!("needs {gang} pod(s) at once");
     let listed: Vec<String> = resources
         .iter()

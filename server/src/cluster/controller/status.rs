@@ -135,7 +135,7 @@ impl Controller {
         // A new diagnosis, or the failure itself: read the logs while the pods are there.
         let failed_now = derived.phase == Phase::Failed && row.actual_phase != Phase::Failed;
         if failed_now || (diagnosed && row.phase_reason != updated.phase_reason) {
-            self.keep_logs(&updated, entry.observed.pods.values().cloned().collect());
+            self.keep_logs(&updated, entry.observed.pods.iter().cloned().collect());
         }
         publish(&self.events, &event_of(&updated, false));
         Ok(Attempt::Wrote(updated))

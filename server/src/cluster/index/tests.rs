@@ -83,7 +83,7 @@ fn a_signed_job_is_tracked_and_its_early_pods_released() {
     );
     let entry = index.observed(id).unwrap();
     assert!(entry.observed.job.is_some());
-    assert!(entry.observed.pods.contains_key("train-worker-0"));
+    assert!(entry.observed.pods.contains("train-worker-0"));
     // A later pod of the same Job counts at once.
     index.apply_pod(&pod(id, "train-worker-1", "u1"));
     assert_eq!(index.observed(id).unwrap().observed.pods.len(), 2);
@@ -101,6 +101,6 @@ fn pods_of_an_unverified_job_never_count_even_with_the_right_labels() {
             .unwrap()
             .observed
             .pods
-            .contains_key("intruder")
+            .contains("intruder")
     );
 }

@@ -37,26 +37,23 @@ fn a_generic_jobs_verdict_decides_whatever_volcano_says() {
 
 #[test]
 fn a_gang_with_a_failed_member_and_nothing_to_place_still_runs() {
-    let pod = |name: &str, phase: &str| {
-        (
-            name.to_owned(),
-            PodInfo {
-                name: name.into(),
-                task: "worker".into(),
-                node: Some("n".into()),
-                phase: phase.into(),
-                restarts: 0,
-                created_at: None,
-                gpus: 0,
-                containers: Vec::new(),
-                kubelet: Default::default(),
-            },
-        )
+    let pod = |name: &str, phase: &str| PodInfo {
+        name: name.into(),
+        task: "worker".into(),
+        node: Some("n".into()),
+        phase: phase.into(),
+        restarts: 0,
+        created_at: None,
+        gpus: 0,
+        containers: Vec::new(),
+        kubelet: Default::default(),
     };
     let mut observed = Observed {
         job: Some(job("Running")),
         pod_group: Some(pod_group("Unknown")),
-        pods: [pod("a", "Failed"), pod("b", "Running")].into(),
+        pods: [pod("a", "Failed"), pod("b", "Running")]
+            .into_iter()
+            .collect(),
         ..Observed::default()
     };
     assert_eq!(
@@ -83,27 +80,24 @@ fn pod_group(phase: &str) -> PodGroupObservation {
     }
 }
 
-fn pod(name: &str, node: Option<&str>, phase: &str) -> (String, PodInfo) {
-    (
-        name.to_owned(),
-        PodInfo {
-            name: name.into(),
-            task: "worker".into(),
-            node: node.map(str::to_owned),
-            phase: phase.into(),
-            restarts: 0,
-            created_at: None,
-            gpus: 0,
-            containers: Vec::new(),
-            kubelet: Default::default(),
-        },
-    )
+fn pod(name: &str, node: Option<&str>, phase: &str) -> PodInfo {
+    PodInfo {
+        name: name.into(),
+        task: "worker".into(),
+        node: node.map(str::to_owned),
+        phase: phase.into(),
+        restarts: 0,
+        created_at: None,
+        gpus: 0,
+        containers: Vec::new(),
+        kubelet: Default::default(),
+    }
 }
 
 fn observed(
     job: Option<JobObservation>,
     pg: Option<PodGroupObservation>,
-    pods: Vec<(String, PodInfo)>,
+    pods: Vec<PodInfo>,
 ) -> Observed {
     Observed {
         job,
@@ -190,6 +184,7 @@ fn a_gang_the_queue_has_not_admitted_says_what_it_needs() {
         ("count/pods".to_owned(), "5".to_owned()),
     ]
     .into();
+    pg.min_resources.sort();
     let d = derive(
         Phase::Running,
         Phase::Creating,
@@ -359,7 +354,7 @@ fn deleting_wins_over_everything() {
 
 #[test]
 fn tasks_are_counted_by_pod_phase() {
-    let pods: BTreeMap<_, _> = [
+    let pods: Pods = [
         pod("a", Some("n"), "Running"),
         pod("b", Some("n"), "Succeeded"),
         pod("c", None, "Pending"),
