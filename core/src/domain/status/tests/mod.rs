@@ -37,21 +37,11 @@ fn a_generic_jobs_verdict_decides_whatever_volcano_says() {
 
 #[test]
 fn a_gang_with_a_failed_member_and_nothing_to_place_still_runs() {
-    let pod = |name: &str, phase: &str| PodInfo {
-        name: name.into(),
-        task: "worker".into(),
-        node: Some("n".into()),
-        phase: phase.into(),
-        restarts: 0,
-        created_at: None,
-        gpus: 0,
-        containers: Vec::new(),
-        kubelet: Default::default(),
-    };
+    let bound = |name: &str, phase: &str| pod(name, Some("n"), phase);
     let mut observed = Observed {
         job: Some(job("Running")),
         pod_group: Some(pod_group("Unknown")),
-        pods: [pod("a", "Failed"), pod("b", "Running")]
+        pods: [bound("a", "Failed"), bound("b", "Running")]
             .into_iter()
             .collect(),
         ..Observed::default()
@@ -63,7 +53,7 @@ fn a_gang_with_a_failed_member_and_nothing_to_place_still_runs() {
             Some("1 pod(s) failed; the others run on".into())
         )
     );
-    observed.pods.extend([pod("c", "Pending")]);
+    observed.pods.extend([bound("c", "Pending")]);
     assert_eq!(
         derive(Phase::Running, Phase::Running, &observed).phase,
         Phase::Unknown
