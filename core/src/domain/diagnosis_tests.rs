@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::model::diagnosis::Termination;
+use crate::model::live::EventType;
 
 fn container(name: &str) -> ContainerState {
     ContainerState {
@@ -79,7 +80,7 @@ fn a_missing_secret_or_claim_is_named() {
     );
     let event = EventInfo {
         at: None,
-        kind: "Warning".into(),
+        kind: EventType::Warning,
         reason: "FailedMount".into(),
         message: "MountVolume.SetUp failed for volume \"data\" : persistentvolumeclaim \
                   \"imagenet\" not found"

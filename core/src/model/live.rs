@@ -71,14 +71,32 @@ pub struct PodGroupInfo {
 pub struct EventInfo {
     /// RFC 3339, the last time it happened.
     pub at: Option<String>,
-    /// Normal or Warning.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: EventType,
     pub reason: String,
     pub message: String,
     /// `Job/<name>`, `Pod/<name>` or `PodGroup/<name>`.
     pub object: String,
     pub count: i32,
+}
+
+/// The two types of Kubernetes event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum EventType {
+    #[default]
+    Normal,
+    Warning,
+}
+
+impl EventType {
+    /// Kubernetes' `type`; anything but `Warning` is normal, as `kubectl` shows it.
+    pub fn parse(value: Option<&str>) -> Self {
+        match value {
+            Some("Warning") => EventType::Warning,
+            _ => EventType::Normal,
+        }
+    }
 }
 
 /// What the cluster reports about a workload, derived by the watchers.

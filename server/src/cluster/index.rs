@@ -10,17 +10,21 @@
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::ResourceExt;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 use tephra_core::domain::labels::WORKLOAD_ID;
 use tephra_core::domain::node_loss::{self, LostNode};
 use tephra_core::domain::ownership::OwnerKey;
 use tephra_core::domain::preemption::{Preempted, evicted_by_scheduler};
 use tephra_core::domain::status::{Observed, PodGroupObservation};
 use tephra_core::domain::volcano::Job;
-use tephra_core::model::workload::{EventInfo, PodInfo};
+use tephra_core::model::workload::{EventInfo, EventType, PodInfo};
 use uuid::Uuid;
 
 use super::objects::PodGroup;
 use super::observe;
+use owners::{Key, Owners};
+
+mod owners;
 
 /// How many events a workload keeps (newest last).
 const EVENTS_KEPT: usize = 20;
@@ -28,24 +32,23 @@ const EVENTS_KEPT: usize = 20;
 /// The kinds of object the index tracks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ObjectKind {
-    Job,
-    PodGroup,
-    Pod,
+    Job = 0,
+    PodGroup = 1,
+    Pod = 2,
 }
 
-type Key = (ObjectKind, String, String);
-
-/// One workload's objects.
+/// One workload's objects. The index holds one per workload in the cluster, so what is rare
+/// is boxed or kept in a list sized to what it holds.
 #[derive(Debug, Clone, Default)]
 pub struct Entry {
     pub observed: Observed,
     pub events: VecDeque<EventInfo>,
     /// Uids of every Job of this workload whose signature verified (old ones included, since
-    /// their pods may outlive them).
-    owned_jobs: HashSet<String>,
+    /// their pods may outlive them). Usually one.
+    owned_jobs: Vec<String>,
     /// Pods and PodGroups whose controlling Job has not been verified yet, with that Job's uid.
-    held_pods: HashMap<String, (String, PodInfo)>,
-    held_pod_group: Option<(String, PodGroupObservation)>,
+    held_pods: Vec<(String, PodInfo)>,
+    held_pod_group: Option<Box<(String, PodGroupObservation)>>,
 }
 
 #[derive(Debug, Default)]
@@ -54,10 +57,11 @@ pub struct Index {
     key: Option<OwnerKey>,
     /// Boxed: an entry is about 800 bytes, and the table keeps up to half its slots empty.
     entries: HashMap<Uuid, Box<Entry>>,
-    /// (kind, namespace, name) of every tracked object to its workload, for deletes and events.
-    owners: HashMap<Key, Uuid>,
-    /// Namespaces of the Jobs by workload (Jobs may belong to another installation's rows).
-    job_namespaces: HashMap<Uuid, String>,
+    /// The workload of every tracked object, for deletes and events.
+    owners: Owners,
+    /// Namespaces of the Jobs by workload (Jobs may belong to another installation's rows),
+    /// shared with `owners`.
+    job_namespaces: HashMap<Uuid, Arc<str>>,
     /// Jobs that carry a workload id label but no valid owner signature, by (namespace, name):
     /// reported, never tracked, adopted or deleted.
     unsigned: HashMap<(String, String), Uuid>,
@@ -72,19 +76,45 @@ impl Entry {
         let owned = &self.owned_jobs;
         let (ready, held): (Vec<_>, Vec<_>) = self
             .held_pods
-            .drain()
-            .partition(|(_, (uid, _))| owned.contains(uid));
-        self.held_pods = held.into_iter().collect();
-        for (_, (_, info)) in ready {
+            .drain(..)
+            .partition(|(uid, _)| owned.contains(uid));
+        self.held_pods = held;
+        for (_, info) in ready {
             self.observed.pods.insert(info);
         }
         if self
             .held_pod_group
             .as_ref()
-            .is_some_and(|(uid, _)| owned.contains(uid))
+            .is_some_and(|held| owned.contains(&held.0))
         {
-            self.observed.pod_group = self.held_pod_group.take().map(|(_, pg)| pg);
+            self.observed.pod_group = self.held_pod_group.take().map(|held| held.1);
         }
+    }
+
+    fn own_job(&mut self, uid: String) {
+        if !self.owned_jobs.contains(&uid) {
+            self.owned_jobs.reserve_exact(1);
+            self.owned_jobs.push(uid);
+        }
+    }
+
+    fn hold_pod(&mut self, controller: String, info: PodInfo) {
+        self.held_pods.retain(|(_, held)| held.name != info.name);
+        self.held_pods.push((controller, info));
+    }
+
+    /// Keeps `info`, replacing an older copy of the same event (same object and reason), and
+    /// the newest [`EVENTS_KEPT`].
+    fn record_event(&mut self, info: EventInfo) {
+        let events = &mut self.events;
+        events.retain(|e| !(e.object == info.object && e.reason == info.reason));
+        if events.len() == EVENTS_KEPT {
+            events.pop_front();
+        }
+        // One at a time: most workloads see a handful of events, and room for four more
+        // would be held for each of them.
+        events.reserve_exact(1);
+        events.push_back(info);
     }
 }
 
@@ -109,7 +139,7 @@ impl Index {
     pub fn jobs(&self) -> impl Iterator<Item = (Uuid, &str)> {
         self.job_namespaces
             .iter()
-            .map(|(id, ns)| (*id, ns.as_str()))
+            .map(|(id, ns)| (*id, ns.as_ref()))
     }
 
     /// Jobs with Tephra's workload label that Tephra did not sign: (namespace, name, labelled id).
@@ -137,9 +167,8 @@ impl Index {
         }
         let stale: Vec<Key> = self
             .owners
-            .keys()
-            .filter(|key| key.0 == kind && !seen.contains(*key))
-            .cloned()
+            .keys_of(kind)
+            .filter(|key| !seen.contains(key))
             .collect();
         stale
             .into_iter()
@@ -182,14 +211,14 @@ impl Index {
                 if entry
                     .held_pod_group
                     .as_ref()
-                    .is_some_and(|(_, pg)| pg.name == key.2)
+                    .is_some_and(|held| held.1.name == key.2)
                 {
                     entry.held_pod_group = None;
                 }
             }
             ObjectKind::Pod => {
                 entry.observed.pods.remove(&key.2);
-                entry.held_pods.remove(&key.2);
+                entry.held_pods.retain(|(_, held)| held.name != key.2);
             }
         }
         Some(id)
@@ -205,8 +234,8 @@ impl Index {
             return None;
         };
         let observation = observe::job(job, key.2.clone());
-        self.job_namespaces.insert(id, key.1.clone());
-        self.owners.insert(key, id);
+        let namespace = self.owners.insert(&key, id);
+        self.job_namespaces.insert(id, namespace);
         let entry = self.entry(id);
         // Running on a later retry than the one preempted, or whose pod lost its node: it came
         // back.
@@ -229,7 +258,7 @@ impl Index {
         }
         entry.observed.job = Some(observation);
         if let Some(uid) = job.metadata.uid.clone() {
-            entry.owned_jobs.insert(uid);
+            entry.own_job(uid);
             entry.release_held();
         }
         Some(id)
@@ -245,13 +274,13 @@ impl Index {
         let key = (ObjectKind::PodGroup, pg.namespace()?, pg.name_any());
         self.note_listed(&key);
         let observation = observe::pod_group(pg, key.2.clone());
-        self.owners.insert(key, id);
+        self.owners.insert(&key, id);
         let controller = observe::controller_uid(&pg.metadata).unwrap_or_default();
         let entry = self.entry(id);
         if entry.owned_jobs.contains(&controller) {
             entry.observed.pod_group = Some(observation);
         } else {
-            entry.held_pod_group = Some((controller, observation));
+            entry.held_pod_group = Some(Box::new((controller, observation)));
         }
         Some(id)
     }
@@ -265,7 +294,7 @@ impl Index {
         let key = (ObjectKind::Pod, pod.namespace()?, pod.name_any());
         self.note_listed(&key);
         let info = observe::pod(pod, key.2.clone());
-        self.owners.insert(key.clone(), id);
+        self.owners.insert(&key, id);
         let controller = observe::controller_uid(&pod.metadata).unwrap_or_default();
         let entry = self.entry(id);
         if entry.owned_jobs.contains(&controller) {
@@ -278,27 +307,27 @@ impl Index {
                     .as_ref()
                     .is_none_or(|p| p.episode != episode)
                 {
-                    entry.observed.preempted = Some(Preempted {
+                    entry.observed.preempted = Some(Box::new(Preempted {
                         at,
                         message,
                         retry,
                         episode,
-                    });
+                    }));
                 }
             }
             if let Some((loss, message)) = node_loss::lost_node(pod) {
                 let retry = job_retry(pod, entry);
-                entry.observed.lost_node = Some(LostNode {
+                entry.observed.lost_node = Some(Box::new(LostNode {
                     pod: key.2.clone(),
                     node: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
                     loss,
                     message,
                     retry,
-                });
+                }));
             }
             entry.observed.pods.insert(info);
         } else {
-            entry.held_pods.insert(key.2, (controller, info));
+            entry.hold_pod(controller, info);
         }
         Some(id)
     }
@@ -317,7 +346,7 @@ impl Index {
             _ => return None,
         };
         let key = (kind, object.namespace.clone()?, object.name.clone()?);
-        let id = *self.owners.get(&key)?;
+        let id = self.owners.get(&key)?;
         let at = event
             .last_timestamp
             .as_ref()
@@ -325,19 +354,13 @@ impl Index {
             .or_else(|| event.event_time.as_ref().map(|t| t.0.to_string()));
         let info = EventInfo {
             at,
-            kind: event.type_.clone().unwrap_or_else(|| "Normal".into()),
+            kind: EventType::parse(event.type_.as_deref()),
             reason: event.reason.clone().unwrap_or_default(),
             message: event.message.clone().unwrap_or_default(),
             object: format!("{}/{}", object.kind.as_deref().unwrap_or_default(), key.2),
             count: event.count.unwrap_or(1),
         };
-        let events = &mut self.entry(id).events;
-        // A repeated event (same object and reason) replaces its older copy.
-        events.retain(|e| !(e.object == info.object && e.reason == info.reason));
-        events.push_back(info);
-        while events.len() > EVENTS_KEPT {
-            events.pop_front();
-        }
+        self.entry(id).record_event(info);
         Some(id)
     }
 
@@ -349,7 +372,7 @@ impl Index {
             .entries
             .iter()
             .filter(|(id, _)| {
-                namespace.is_none_or(|ns| self.job_namespaces.get(*id).is_some_and(|n| n == ns))
+                namespace.is_none_or(|ns| self.job_namespaces.get(*id).is_some_and(|n| &**n == ns))
             })
             .flat_map(|(_, e)| e.observed.pods.iter());
         for pod in pods.filter(|p| matches!(p.phase.as_str(), "Pending" | "Running")) {
@@ -364,7 +387,7 @@ impl Index {
     pub fn remove(&mut self, id: Uuid) {
         self.entries.remove(&id);
         self.job_namespaces.remove(&id);
-        self.owners.retain(|_, owner| *owner != id);
+        self.owners.forget_workload(id);
     }
 }
 

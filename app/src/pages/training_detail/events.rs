@@ -2,7 +2,7 @@
 
 use leptos::either::Either;
 use leptos::prelude::*;
-use tephra_core::model::workload::Workload;
+use tephra_core::model::workload::{EventType, Workload};
 
 #[component]
 pub(super) fn Events(workload: RwSignal<Workload>) -> impl IntoView {
@@ -20,7 +20,7 @@ pub(super) fn Events(workload: RwSignal<Workload>) -> impl IntoView {
                     {events
                         .into_iter()
                         .map(|e| {
-                            let warning = e.kind == "Warning";
+                            let warning = e.kind == EventType::Warning;
                             view! {
                                 <li class="flex flex-wrap gap-x-3">
                                     <span class=if warning {

@@ -90,9 +90,10 @@ pub struct Observed {
     /// By pod name.
     pub pods: Pods,
     /// The scheduler preempted the current Job's pods and the Job has not run again since.
-    pub preempted: Option<Preempted>,
+    /// Boxed, as are the other rare records: the index holds one of these per workload.
+    pub preempted: Option<Box<Preempted>>,
     /// A pod of the current Job lost its node and the Job has not run again since.
-    pub lost_node: Option<LostNode>,
+    pub lost_node: Option<Box<LostNode>>,
 }
 
 impl Observed {

@@ -87,7 +87,7 @@ impl Controller {
         status.events = entry.events.into_iter().collect();
         status.preemption = preemption::record(
             row.status.preemption.as_ref(),
-            entry.observed.preempted.as_ref(),
+            entry.observed.preempted.as_deref(),
         );
         let newly_preempted = status.preemption.as_ref().map(|p| &p.episode)
             != row.status.preemption.as_ref().map(|p| &p.episode);

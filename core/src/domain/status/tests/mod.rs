@@ -100,12 +100,12 @@ fn observed(
 #[test]
 fn a_preempted_training_says_so_until_it_runs_again() {
     let mut seen = observed(Some(job("Restarting")), None, Vec::new());
-    seen.preempted = Some(Preempted {
+    seen.preempted = Some(Box::new(Preempted {
         at: None,
         message: "Pod is evicted, because of reclaim".into(),
         retry: 0,
         episode: "uid/0".into(),
-    });
+    }));
     let d = derive(Phase::Running, Phase::Running, &seen);
     assert_eq!(d.phase, Phase::Resuming);
     let reason = d.reason.unwrap();
@@ -129,13 +129,13 @@ fn a_preempted_training_says_so_until_it_runs_again() {
 fn a_training_whose_pod_lost_its_node_says_so_until_it_runs_again() {
     use crate::domain::node_loss::{LostNode, NodeLoss};
     let mut seen = observed(Some(job("Restarting")), None, Vec::new());
-    seen.lost_node = Some(LostNode {
+    seen.lost_node = Some(Box::new(LostNode {
         pod: "train-worker-1".into(),
         node: Some("gpu-node-3".into()),
         loss: NodeLoss::Deleted,
         message: "PodGC: node no longer exists".into(),
         retry: 0,
-    });
+    }));
     let reason = derive(Phase::Running, Phase::Running, &seen)
         .reason
         .unwrap();
