@@ -14,7 +14,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use tephra_tests::bench::{
-    self, env_usize, first_pods, percentiles, seen_at, small_training, watch_phase,
+    self, env_usize, first_pods, percentiles, seen_at, small_training, submit_training, watch_phase,
 };
 use tephra_tests::process::rss_mib;
 use tephra_tests::sse::SseStream;
@@ -41,16 +41,9 @@ impl Client {
         }
     }
 
-    async fn submit(&self, body: &Value) -> anyhow::Result<String> {
-        let answer: Value = self
-            .http
-            .post(format!("{}{TRAININGS}", self.base))
-            .json(body)
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
+    async fn submit(&self, name: &str) -> anyhow::Result<String> {
+        let url = format!("{}{TRAININGS}", self.base);
+        let answer = submit_training(&self.http, &url, name).await?;
         Ok(answer["workloadId"].as_str().unwrap_or_default().to_owned())
     }
 
@@ -68,7 +61,7 @@ impl Client {
     /// Submits `count` trainings, `parallel` at a time.
     async fn submit_many(&self, prefix: &str, count: usize, parallel: usize) -> anyhow::Result<()> {
         let results: Vec<anyhow::Result<String>> = futures::stream::iter(0..count)
-            .map(|i| async move { self.submit(&small_training(&format!("{prefix}-{i}"))).await })
+            .map(|i| async move { self.submit(&format!("{prefix}-{i}")).await })
             .buffer_unordered(parallel)
             .collect()
             .await;
@@ -131,13 +124,11 @@ fn watch_jobs(client: kube::Client) -> Seen {
 }
 
 async fn submit_latency(client: &Client, kube: &kube::Client, seen: &Seen) -> anyhow::Result<()> {
-    client.submit(&small_training("warm-up")).await?;
+    client.submit("warm-up").await?;
     let mut api = Vec::new();
     for i in 0..SAMPLES {
         let started = Instant::now();
-        let id = client
-            .submit(&small_training(&format!("submit-{i}")))
-            .await?;
+        let id = client.submit(&format!("submit-{i}")).await?;
         api.push(seen_at(seen, &id).await - started);
     }
     let jobs: Api<DynamicObject> =
@@ -345,15 +336,11 @@ async fn submit_cost(filled: &Client, rows: usize) -> anyhow::Result<()> {
     let empty_server = Launch::default().start()?;
     let empty = Client::new(&empty_server);
     async fn measure(client: &Client, label: &str) -> anyhow::Result<(Duration, Duration)> {
-        client
-            .submit(&small_training(&format!("{label}-warm")))
-            .await?;
+        client.submit(&format!("{label}-warm")).await?;
         let mut samples = Vec::new();
         for i in 0..SAMPLES {
             let started = Instant::now();
-            client
-                .submit(&small_training(&format!("{label}-{i}")))
-                .await?;
+            client.submit(&format!("{label}-{i}")).await?;
             samples.push(started.elapsed());
         }
         Ok(percentiles(&mut samples))

@@ -19,7 +19,7 @@ use kube::api::{Api, Patch, PatchParams};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tephra_tests::bench::{
-    env_usize, first_pods, gzip_len, percentiles, seen_at, small_training, watch_phase,
+    env_usize, first_pods, gzip_len, percentiles, seen_at, submit_training, watch_phase,
 };
 use tephra_tests::browser::Browser;
 use tephra_tests::process::rss_mib;
@@ -144,28 +144,11 @@ async fn page_bytes(
 }
 
 async fn submit_all(http: &reqwest::Client, base: &str, n: usize) -> anyhow::Result<()> {
-    let names: Vec<String> = (0..n).map(|i| format!("dash-{i:04}")).collect();
-    let results = futures::stream::iter(names)
-        .map(|name| async move {
-            loop {
-                let res = http
-                    .post(format!("{base}{TRAININGS}"))
-                    .json(&small_training(&name))
-                    .send()
-                    .await?;
-                let status = res.status();
-                if status.is_success() {
-                    return anyhow::Ok(());
-                }
-                let body = res.text().await.unwrap_or_default();
-                // A project may have 1,000 waiting (the profile's maxWaitingPerProject): beyond
-                // that, submit again once some have started, as a client would.
-                anyhow::ensure!(
-                    body.contains("maxWaitingPerProject"),
-                    "submitting {name}: {status} {body}"
-                );
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
+    let url = format!("{base}{TRAININGS}");
+    let results = futures::stream::iter(0..n)
+        .map(|i| {
+            let url = &url;
+            async move { submit_training(http, url, &format!("dash-{i:04}")).await }
         })
         .buffer_unordered(8)
         .collect::<Vec<_>>()

@@ -31,6 +31,29 @@ pub fn small_training(name: &str) -> Value {
                       "compute": { "cpuCoreRequest": 0.01, "cpuMemoryRequest": "10M" } } })
 }
 
+/// Submits [`small_training`] `name` to `url` and returns the answer. A project may have 1,000
+/// waiting (the profile's `maxWaitingPerProject`); beyond that it submits again once some have
+/// started, as a client would. Any other refusal is an error.
+pub async fn submit_training(
+    http: &reqwest::Client,
+    url: &str,
+    name: &str,
+) -> anyhow::Result<Value> {
+    loop {
+        let res = http.post(url).json(&small_training(name)).send().await?;
+        let status = res.status();
+        if status.is_success() {
+            return Ok(res.json().await?);
+        }
+        let body = res.text().await.unwrap_or_default();
+        anyhow::ensure!(
+            body.contains("maxWaitingPerProject"),
+            "submitting {name}: {status} {body}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+}
+
 /// The Volcano Job Tephra renders for [`small_training`] `name` of workload `id` in `queue`, for
 /// a raw kube-rs client to create as a baseline (unsigned, with no namespace set).
 pub fn raw_job(name: &str, id: &str, queue: &str) -> anyhow::Result<kube::api::DynamicObject> {

@@ -10,6 +10,7 @@
 use super::{Database, DbResult, on_pool};
 use sqlx::{ConnectOptions, PgConnection, SqliteConnection};
 use std::sync::Mutex;
+#[cfg(test)]
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -46,6 +47,8 @@ pub struct Prober {
     open: tokio::sync::Mutex<Option<Open>>,
     last: Mutex<Option<(Instant, DbAnswer)>>,
     fresh: Duration,
+    /// How often it asked: what its tests read.
+    #[cfg(test)]
     asked: AtomicU64,
 }
 
@@ -60,6 +63,7 @@ impl Prober {
             open: tokio::sync::Mutex::new(None),
             last: Mutex::new(None),
             fresh,
+            #[cfg(test)]
             asked: AtomicU64::new(0),
         }
     }
@@ -84,6 +88,7 @@ impl Prober {
     /// Asks now (waiting at most [`PROBE_TIMEOUT`], a wait for the connection included) and keeps
     /// the answer.
     pub async fn ask(&self) -> DbAnswer {
+        #[cfg(test)]
         self.asked.fetch_add(1, Ordering::Relaxed);
         let answer = match tokio::time::timeout(PROBE_TIMEOUT, self.ping()).await {
             Ok(Ok(())) => DbAnswer::Answers,
