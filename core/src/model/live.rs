@@ -84,9 +84,12 @@ pub struct EventInfo {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum EventType {
-    #[default]
-    Normal,
     Warning,
+    /// Also what any other stored value reads as: rows written before this was an enum kept
+    /// Kubernetes' own string.
+    #[default]
+    #[serde(other)]
+    Normal,
 }
 
 impl EventType {
@@ -178,4 +181,23 @@ pub struct ReconcileError {
     pub attempts: u32,
     /// RFC 3339: the next attempt.
     pub next_attempt_at: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_type_is_kubernetes_spelling() {
+        assert_eq!(EventType::parse(Some("Warning")), EventType::Warning);
+        assert_eq!(EventType::parse(Some("Normal")), EventType::Normal);
+        assert_eq!(EventType::parse(None), EventType::Normal);
+        let json = serde_json::to_string(&EventType::Warning).unwrap();
+        assert_eq!(json, r#""Warning""#);
+        let read: EventType = serde_json::from_str(r#""Warning""#).unwrap();
+        assert_eq!(read, EventType::Warning);
+        // Whatever else a stored row holds reads as normal, not as a broken row.
+        let read: EventType = serde_json::from_str(r#""Info""#).unwrap();
+        assert_eq!(read, EventType::Normal);
+    }
 }
