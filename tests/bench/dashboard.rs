@@ -43,10 +43,11 @@ fn epoch_ms() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// The dashboard issue's targets, gzip: `/trainings` must become interactive after downloading
-/// less than this, and no page may download more than [`PAGE_TARGET`].
-const TRAININGS_TARGET: usize = 215 * 1024;
-const PAGE_TARGET: usize = 400 * 1024;
+/// Issue 36's targets, gzip: `/trainings` must become interactive after downloading at most
+/// this, and no page may download more than [`PAGE_TARGET`]. (The dashboard issue's were 215 and
+/// 400 KiB; `tests/browser/page_weight.rs` holds what each page weighs today.)
+const TRAININGS_TARGET: usize = 150 * 1024;
+const PAGE_TARGET: usize = 300 * 1024;
 
 async fn sizes(base: &str) -> anyhow::Result<()> {
     let pkg = tephra::site_root()?.join("pkg");
@@ -127,7 +128,7 @@ async fn page_bytes(
         names.push(url.rsplit('/').next().unwrap_or(url).to_owned());
     }
     let (relation, target, met) = if path == "/trainings" {
-        ("<", TRAININGS_TARGET, total < TRAININGS_TARGET)
+        ("≤", TRAININGS_TARGET, total <= TRAININGS_TARGET)
     } else {
         ("≤", PAGE_TARGET, total <= PAGE_TARGET)
     };
