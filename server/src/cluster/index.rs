@@ -55,7 +55,7 @@ pub struct Entry {
 pub struct Index {
     /// Verifies Job ownership; without it (no cluster configured) nothing is tracked.
     key: Option<OwnerKey>,
-    /// Boxed: an entry is about 800 bytes, and the table keeps up to half its slots empty.
+    /// Boxed: an entry is about 450 bytes, and the table keeps up to half its slots empty.
     entries: HashMap<Uuid, Box<Entry>>,
     /// The workload of every tracked object, for deletes and events.
     owners: Owners,
