@@ -58,13 +58,13 @@ pub fn pod_group(pg: &PodGroup, name: String) -> PodGroupObservation {
         phase: status.phase,
         min_member: pg.spec.min_member,
         queue: pg.spec.queue.clone(),
-        min_resources: pg
-            .spec
-            .min_resources
-            .iter()
-            .flatten()
-            .map(|(k, v)| (k.clone(), v.0.clone()))
-            .collect(),
+        min_resources: exact(
+            pg.spec
+                .min_resources
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.0.clone())),
+        ),
         unschedulable,
     }
 }
@@ -91,18 +91,27 @@ pub fn pod(pod: &Pod, name: String) -> PodInfo {
             .as_ref()
             .map(|t| t.0.to_string()),
         gpus: gpus(pod),
-        containers: pod
-            .spec
-            .iter()
-            .flat_map(|s| {
-                s.containers
-                    .iter()
-                    .chain(s.init_containers.iter().flatten())
-            })
-            .map(|c| c.name.clone())
-            .collect(),
+        containers: exact(
+            pod.spec
+                .iter()
+                .flat_map(|s| {
+                    s.containers
+                        .iter()
+                        .chain(s.init_containers.iter().flatten())
+                })
+                .map(|c| c.name.clone()),
+        ),
         kubelet: kubelet(pod),
     }
+}
+
+/// The items in a `Vec` of their own length. Collecting a flattened or chained iterator, which
+/// cannot tell its length ahead, makes room for four; the index keeps what it observes of every
+/// running workload, and a one-container pod's kubelet states took 704 bytes instead of 176.
+fn exact<T>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut collected: Vec<T> = items.collect();
+    collected.shrink_to_fit();
+    collected
 }
 
 /// What the kubelet reports of the pod's containers, for a diagnosis.
@@ -118,16 +127,17 @@ fn kubelet(pod: &Pod) -> PodState {
         })
         .map(|c| (c.name.as_str(), memory_limit_mib(c)))
         .collect();
-    let containers = status
-        .iter()
-        .flat_map(|s| {
-            s.container_statuses
-                .iter()
-                .flatten()
-                .chain(s.init_container_statuses.iter().flatten())
-        })
-        .map(|c| container_state(c, &limits))
-        .collect();
+    let containers = exact(
+        status
+            .iter()
+            .flat_map(|s| {
+                s.container_statuses
+                    .iter()
+                    .flatten()
+                    .chain(s.init_container_statuses.iter().flatten())
+            })
+            .map(|c| container_state(c, &limits)),
+    );
     PodState {
         reason: status.and_then(|s| s.reason.clone()),
         message: status.and_then(|s| s.message.clone()),
@@ -235,5 +245,28 @@ mod tests {
         };
         let info = pod(&p, "p".into());
         assert_eq!((info.gpus, info.phase.as_str()), (8, "Pending"));
+    }
+
+    #[test]
+    fn what_a_pod_keeps_is_no_longer_than_it_holds() {
+        let p = Pod {
+            spec: Some(PodSpec {
+                containers: vec![Container {
+                    name: "train".into(),
+                    ..Container::default()
+                }],
+                ..PodSpec::default()
+            }),
+            status: Some(k8s_openapi::api::core::v1::PodStatus {
+                container_statuses: Some(vec![Default::default()]),
+                ..Default::default()
+            }),
+            ..Pod::default()
+        };
+        let info = pod(&p, "p".into());
+        assert_eq!(info.containers, ["train"]);
+        assert_eq!(info.containers.capacity(), 1);
+        assert_eq!(info.kubelet.containers.len(), 1);
+        assert_eq!(info.kubelet.containers.capacity(), 1);
     }
 }
