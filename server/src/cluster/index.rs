@@ -9,25 +9,23 @@
 
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::ResourceExt;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tephra_core::domain::labels::WORKLOAD_ID;
 use tephra_core::domain::node_loss::{self, LostNode};
 use tephra_core::domain::ownership::OwnerKey;
 use tephra_core::domain::preemption::{Preempted, evicted_by_scheduler};
-use tephra_core::domain::status::{Observed, PodGroupObservation};
 use tephra_core::domain::volcano::Job;
-use tephra_core::model::workload::{EventInfo, EventType, PodInfo};
+use tephra_core::model::workload::{EventInfo, EventType};
 use uuid::Uuid;
 
 use super::objects::PodGroup;
 use super::observe;
+pub use entry::Entry;
 use owners::{Key, Owners};
 
+mod entry;
 mod owners;
-
-/// How many events a workload keeps (newest last).
-const EVENTS_KEPT: usize = 20;
 
 /// The kinds of object the index tracks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,20 +33,6 @@ pub enum ObjectKind {
     Job = 0,
     PodGroup = 1,
     Pod = 2,
-}
-
-/// One workload's objects. The index holds one per workload in the cluster, so what is rare
-/// is boxed or kept in a list sized to what it holds.
-#[derive(Debug, Clone, Default)]
-pub struct Entry {
-    pub observed: Observed,
-    pub events: VecDeque<EventInfo>,
-    /// Uids of every Job of this workload whose signature verified (old ones included, since
-    /// their pods may outlive them). Usually one.
-    owned_jobs: Vec<String>,
-    /// Pods and PodGroups whose controlling Job has not been verified yet, with that Job's uid.
-    held_pods: Vec<(String, PodInfo)>,
-    held_pod_group: Option<Box<(String, PodGroupObservation)>>,
 }
 
 #[derive(Debug, Default)]
@@ -68,54 +52,6 @@ pub struct Index {
     /// Objects listed since the last `Init` of each kind, to drop what vanished while the watch
     /// was down.
     relisting: HashMap<ObjectKind, HashSet<Key>>,
-}
-
-impl Entry {
-    /// Moves what was held for a Job that has now been verified into what is observed.
-    fn release_held(&mut self) {
-        let owned = &self.owned_jobs;
-        let (ready, held): (Vec<_>, Vec<_>) = self
-            .held_pods
-            .drain(..)
-            .partition(|(uid, _)| owned.contains(uid));
-        self.held_pods = held;
-        for (_, info) in ready {
-            self.observed.pods.insert(info);
-        }
-        if self
-            .held_pod_group
-            .as_ref()
-            .is_some_and(|held| owned.contains(&held.0))
-        {
-            self.observed.pod_group = self.held_pod_group.take().map(|held| held.1);
-        }
-    }
-
-    fn own_job(&mut self, uid: String) {
-        if !self.owned_jobs.contains(&uid) {
-            self.owned_jobs.reserve_exact(1);
-            self.owned_jobs.push(uid);
-        }
-    }
-
-    fn hold_pod(&mut self, controller: String, info: PodInfo) {
-        self.held_pods.retain(|(_, held)| held.name != info.name);
-        self.held_pods.push((controller, info));
-    }
-
-    /// Keeps `info`, replacing an older copy of the same event (same object and reason), and
-    /// the newest [`EVENTS_KEPT`].
-    fn record_event(&mut self, info: EventInfo) {
-        let events = &mut self.events;
-        events.retain(|e| !(e.object == info.object && e.reason == info.reason));
-        if events.len() == EVENTS_KEPT {
-            events.pop_front();
-        }
-        // One at a time: most workloads see a handful of events, and room for four more
-        // would be held for each of them.
-        events.reserve_exact(1);
-        events.push_back(info);
-    }
 }
 
 /// The workload id on an object's labels.
