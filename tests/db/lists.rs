@@ -259,6 +259,32 @@ pub(crate) async fn a_name_search_follows_every_write(db: &Database, _: &str) {
     submit(db, project.id, creator, "plain").await;
     assert_eq!(found("resnet").await, ["resnet-101", "resnet-50"]);
     assert_eq!(found("plain").await, ["plain"]);
+    // With the other conditions beside it (SQLite counts from the matches, then the rows):
+    // only this project's, only this creator's (a join), only the live ones.
+    let other = user(db, "other").await;
+    submit(db, project.id, other, "resnet-other").await;
+    let mine = |part: &str, creator: &str| WorkloadFilter {
+        name_contains: Some(part.into()),
+        project_id: Some(project.id),
+        creator: Some(creator.into()),
+        ..WorkloadFilter::default()
+    };
+    for (part, creator, expected) in [
+        ("resnet", "seeker@example.com", 2),
+        ("resnet", "User other", 1),
+        ("net-1", "seeker@example.com", 1),
+        ("gone", "seeker@example.com", 0),
+        ("et", "seeker@example.com", 2),
+    ] {
+        let filter = mine(part, creator);
+        let counted = db.workloads().count(&filter).await.unwrap();
+        let listed = db.workloads().list(&filter).await.unwrap().len();
+        assert_eq!(
+            (counted, listed),
+            (expected, expected as usize),
+            "{part:?} by {creator}"
+        );
+    }
 }
 
 /// The time a workload waits to run is kept by its status writes: from its submit, through

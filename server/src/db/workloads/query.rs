@@ -114,23 +114,7 @@ impl Workloads<'_> {
     /// project, kind and phase only are summed from `workload_counts` (kept by triggers); a name
     /// or creator filter, or deleted rows, are counted row by row.
     pub async fn count(&self, filter: &WorkloadFilter) -> DbResult<i64> {
-        let mut sql = Sql::new(self.0.engine());
-        let counted =
-            filter.creator.is_none() && filter.name_contains.is_none() && !filter.include_deleted;
-        sql.text = if counted {
-            // The counts have the grouped columns under the same names (and alias).
-            format!(
-                "SELECT CAST(COALESCE(SUM(w.live), 0) AS BIGINT) FROM workload_counts w
-                  WHERE {}",
-                all_of(&sql.grouped(filter))
-            )
-        } else {
-            format!(
-                "SELECT COUNT(*) FROM workloads w {joins} WHERE {conditions}",
-                joins = joins(filter),
-                conditions = all_of(&sql.conditions(filter)),
-            )
-        };
+        let sql = Sql::count(self.0.engine(), filter);
         Ok(on_pool!(self.0, pool =>
             bind_args!(sqlx::query_scalar(&sql.text), &sql.args).fetch_one(pool).await)?)
     }
@@ -217,6 +201,39 @@ impl Sql {
         }
     }
 
+    /// The query counting what `filter` matches (see [`Workloads::count`]).
+    fn count(engine: Engine, filter: &WorkloadFilter) -> Sql {
+        let mut sql = Sql::new(engine);
+        let counted =
+            filter.creator.is_none() && filter.name_contains.is_none() && !filter.include_deleted;
+        sql.text = if counted {
+            // The counts have the grouped columns under the same names (and alias).
+            format!(
+                "SELECT CAST(COALESCE(SUM(w.live), 0) AS BIGINT) FROM workload_counts w
+                  WHERE {}",
+                all_of(&sql.grouped(filter))
+            )
+        } else if let Some(phrase) = sql.trigram_phrase(filter) {
+            // The matches drive the count: a rare part's few hundred rows are looked up by
+            // rowid. Asked as `rowid IN (matches)`, SQLite walked every row of the project's
+            // index probing the matches (a model of 100,000 names in one project: 23 ms,
+            // against 0.1 from the matches; a part in every name: 80 against 59).
+            format!(
+                "SELECT COUNT(*) FROM workload_names n CROSS JOIN workloads w ON w.rowid = n.rowid
+                   {joins} WHERE n.workload_names MATCH {phrase} AND {conditions}",
+                joins = joins(filter),
+                conditions = all_of(&sql.row_conditions(filter)),
+            )
+        } else {
+            format!(
+                "SELECT COUNT(*) FROM workloads w {joins} WHERE {conditions}",
+                joins = joins(filter),
+                conditions = all_of(&sql.conditions(filter)),
+            )
+        };
+        sql
+    }
+
     fn arg(&mut self, arg: Arg) -> String {
         self.args.push(arg);
         format!("${}", self.args.len())
@@ -244,6 +261,15 @@ impl Sql {
     }
 
     fn conditions(&mut self, filter: &WorkloadFilter) -> Vec<String> {
+        let mut all = self.row_conditions(filter);
+        if let Some(part) = &filter.name_contains {
+            all.push(self.name_contains(part));
+        }
+        all
+    }
+
+    /// Every condition of `filter` but its name search.
+    fn row_conditions(&mut self, filter: &WorkloadFilter) -> Vec<String> {
         let mut all = Vec::new();
         if !filter.include_deleted {
             all.push("w.deleted_at IS NULL".to_owned());
@@ -255,9 +281,6 @@ impl Sql {
                 "(u.email = {creator} OR u.display_name = {creator})"
             ));
         }
-        if let Some(part) = &filter.name_contains {
-            all.push(self.name_contains(part));
-        }
         all
     }
 
@@ -266,15 +289,33 @@ impl Sql {
     /// phrase of the part (trigrams in a row are a substring); PostgreSQL's answers the `LIKE`.
     /// A shorter part compares every name.
     fn name_contains(&mut self, part: &str) -> String {
-        let part = part.to_lowercase();
-        if self.engine == Engine::Sqlite && part.chars().count() >= 3 {
-            let phrase = self.arg(Arg::Text(format!("\"{}\"", part.replace('"', "\"\""))));
+        if let Some(phrase) = self.trigram_phrase_of(part) {
+            // A page in the list's order stops at its last row; walking the order's index and
+            // probing the matches does, where starting from the matches would sort them all
+            // (the same model, a part in every name: 52 ms against 105).
             return format!(
                 "w.rowid IN (SELECT rowid FROM workload_names WHERE workload_names MATCH {phrase})"
             );
         }
-        let pattern = self.arg(Arg::Text(like_pattern(&part)));
+        let pattern = self.arg(Arg::Text(like_pattern(&part.to_lowercase())));
         format!("LOWER(w.name) LIKE {pattern} ESCAPE '\\'")
+    }
+
+    /// The bound phrase SQLite's trigram table is asked with, when `filter` searches names by
+    /// a part it can look up.
+    fn trigram_phrase(&mut self, filter: &WorkloadFilter) -> Option<String> {
+        filter
+            .name_contains
+            .as_deref()
+            .and_then(|part| self.trigram_phrase_of(part))
+    }
+
+    /// The phrase of `part` (trigrams in a row are a substring), bound, on SQLite for a part of
+    /// three characters or more; `None` where the name must be compared.
+    fn trigram_phrase_of(&mut self, part: &str) -> Option<String> {
+        let part = part.to_lowercase();
+        (self.engine == Engine::Sqlite && part.chars().count() >= 3)
+            .then(|| self.arg(Arg::Text(format!("\"{}\"", part.replace('"', "\"\"")))))
     }
 
     /// The conditions on the columns `workload_counts` groups by: project, kind and phase.
@@ -345,3 +386,7 @@ fn like_pattern(part: &str) -> String {
     pattern.push('%');
     pattern
 }
+
+// After `bind_args!`, which the tests use.
+#[cfg(test)]
+mod tests;
