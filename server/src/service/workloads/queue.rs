@@ -2,7 +2,7 @@
 //! store for every waiting workload of this cluster (`tephra_core::domain::queue_order`), laid
 //! onto a page of a list or a detail page.
 //!
-//! The order is computed at most once every [`BOARD_FRESH`] and shared by every reader: with
+//! The order is computed at most once a second and shared by every reader (`shared`): with
 //! 10,000 waiting it takes tens of milliseconds, and 10,000 open pages must not each pay it.
 //! Volcano's scheduler itself looks once a second, so a place that old is as true as the
 //! cluster's own view. A reader asking about a workload the shared order does not hold yet (one
@@ -12,9 +12,6 @@ use super::{Workloads, workload_response};
 use crate::db::workloads::{QueueRow, StoredWorkload, WaitingRow, WorkloadListing};
 use app::error::AppError;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
 use tephra_core::domain::queue_order::{self, QueueShare, Waiting, priority_rank};
 use tephra_core::domain::quota::Allowance;
 use tephra_core::model::phase::Phase;
@@ -184,71 +181,7 @@ impl Board {
     }
 }
 
-/// How long a computed order serves readers.
-pub(super) const BOARD_FRESH: Duration = Duration::from_secs(1);
-
-/// The last order computed, and when. The lock is held while one is computed, so readers that
-/// arrive meanwhile wait for it rather than compute their own. A user's action here (submit,
-/// edit, suspend, resume, delete) makes the next reader compute afresh: whoever acted sees it.
-#[derive(Default)]
-pub(super) struct Boards {
-    last: tokio::sync::Mutex<Option<Computed>>,
-    /// How many actions this replica has taken; an order computed before the last is stale.
-    actions: AtomicU64,
-}
-
-struct Computed {
-    at: Instant,
-    actions: u64,
-    board: Arc<Board>,
-}
-
-impl Boards {
-    /// An action changed what waits: the order computed before it serves no one.
-    pub(super) fn forget(&self) {
-        self.actions.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
 impl Workloads {
-    /// The order of every waiting workload of this cluster, at most [`BOARD_FRESH`] old and
-    /// holding each of `waiting` (workloads the caller knows to wait) that is still waiting.
-    pub(super) async fn board(&self, waiting: &[Uuid]) -> Result<Arc<Board>, AppError> {
-        let mut last = self.boards.last.lock().await;
-        let actions = self.boards.actions.load(Ordering::SeqCst);
-        if let Some(computed) = last.as_ref() {
-            let holds = waiting
-                .iter()
-                .all(|id| computed.board.by_id.contains_key(id));
-            if computed.actions == actions && computed.at.elapsed() < BOARD_FRESH && holds {
-                return Ok(Arc::clone(&computed.board));
-            }
-        }
-        let at = Instant::now();
-        let board = Arc::new(self.board_now().await?);
-        *last = Some(Computed {
-            at,
-            actions,
-            board: Arc::clone(&board),
-        });
-        Ok(board)
-    }
-
-    /// The order of every waiting workload of this cluster, read now.
-    async fn board_now(&self) -> Result<Board, AppError> {
-        let workloads = self.db.workloads();
-        let rows = workloads.waiting(&self.cluster.id).await?;
-        let mut projects: Vec<Uuid> = rows.iter().map(|row| row.project_id).collect();
-        projects.sort_unstable();
-        projects.dedup();
-        let queues = workloads.queues(&projects, &rows).await?;
-        Ok(Board::new(
-            rows,
-            queues,
-            self.profile.default_training_priority.as_deref(),
-        ))
-    }
-
     /// Fills in the place of each waiting workload of `page`; reads the store only when one
     /// waits.
     pub(super) async fn fill_positions(&self, page: &mut [Workload]) -> Result<(), AppError> {
@@ -320,3 +253,9 @@ impl Workloads {
         Ok(Some(standing))
     }
 }
+
+mod shared;
+pub(super) use shared::Boards;
+
+#[cfg(test)]
+mod tests;
