@@ -15,10 +15,10 @@ static ALLOCATOR: Counting = Counting;
 
 fn main() {
     let trainings = Trainings::new(env_usize("BENCH_TRAININGS", 10_000));
-    let n = trainings.len().max(1) as f64;
+    let n = trainings.count().max(1) as f64;
     println!(
         "# What the watch index holds per running training ({} trainings)\n",
-        trainings.len()
+        trainings.count()
     );
     println!("Heap held by the index after each kind is applied, per training, cumulative:\n");
     println!("| after | live bytes | live allocations |\n|---|---|---|");
@@ -47,7 +47,7 @@ fn main() {
     println!(
         "\nindex total: {:.1} MiB for {} trainings, {:.2} KiB each",
         total as f64 / 1024.0 / 1024.0,
-        trainings.len(),
+        trainings.count(),
         total as f64 / 1024.0 / n
     );
     drop(index);

@@ -43,12 +43,9 @@ impl Trainings {
         }
     }
 
-    pub fn len(&self) -> usize {
+    /// How many trainings there are.
+    pub fn count(&self) -> usize {
         self.ids.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
     }
 
     /// An index that verifies these trainings' Jobs.
