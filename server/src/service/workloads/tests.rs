@@ -16,7 +16,8 @@ use tephra_core::model::workload::WorkloadQuery;
 
 const MAX_PODS: u64 = 8;
 
-fn workloads(db: &Database) -> Workloads {
+/// The service on `db`; each one (a replica) has its own shared order of the waiting workloads.
+pub(super) fn workloads(db: &Database) -> Workloads {
     Workloads::new(
         db.clone(),
         cluster(),

@@ -4,26 +4,15 @@
 
 use super::shared::{BOARD_FRESH, BOARD_STALE};
 use crate::db::Database;
-use crate::service::testing::{cluster, database, default_project, person};
+use crate::service::testing::{database, default_project, person};
 use crate::service::workloads::Workloads;
+use crate::service::workloads::tests::workloads;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tephra_core::domain::authz::Role;
-use tephra_core::domain::cluster::ClusterProfile;
 use tephra_core::domain::request::WorkloadKind;
 use uuid::Uuid;
-
-/// A replica's workload service: each has its own shared order.
-fn replica(db: &Database) -> Workloads {
-    Workloads::new(
-        db.clone(),
-        cluster(),
-        Arc::new(ClusterProfile::default()),
-        8,
-        None,
-    )
-}
 
 async fn submit(service: &Workloads, db: &Database, name: &str) -> Uuid {
     let researcher = person(db, "ada", Role::Researcher, default_project(db).await).await;
@@ -43,7 +32,7 @@ fn age(service: &Workloads, by: Duration) {
 #[tokio::test]
 async fn a_stale_order_serves_while_the_next_is_computed_behind_the_reader() {
     let db = database().await;
-    let (here, there) = (replica(&db), replica(&db));
+    let (here, there) = (workloads(&db), workloads(&db));
     let first = submit(&here, &db, "first").await;
     let board = here.board(&[first]).await.unwrap();
     assert!(board.position(first).is_some());
@@ -78,7 +67,7 @@ async fn a_stale_order_serves_while_the_next_is_computed_behind_the_reader() {
 #[tokio::test]
 async fn an_order_too_old_or_missing_a_known_waiting_workload_is_computed_by_its_reader() {
     let db = database().await;
-    let (here, there) = (replica(&db), replica(&db));
+    let (here, there) = (workloads(&db), workloads(&db));
     let first = submit(&here, &db, "first").await;
     let board = here.board(&[first]).await.unwrap();
 
@@ -102,7 +91,7 @@ async fn an_order_too_old_or_missing_a_known_waiting_workload_is_computed_by_its
 #[tokio::test]
 async fn an_action_here_makes_the_next_reader_compute_the_order() {
     let db = database().await;
-    let here = replica(&db);
+    let here = workloads(&db);
     let first = submit(&here, &db, "first").await;
     let board = here.board(&[first]).await.unwrap();
     let second = submit(&here, &db, "second").await;
