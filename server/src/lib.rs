@@ -263,8 +263,10 @@ impl Application {
             start_time_limits(&config);
             start_kept_logs_retention(&config);
         }
+        let health = config.cluster.shared.health.clone();
         let services = service::Services::new(config, auth);
         services.observe().keep_asking_the_database();
+        services.workloads().keep_order_computed(health);
         measure_older_workloads(&services).await?;
         let state = http::AppState {
             leptos_options,

@@ -7,6 +7,8 @@
 //! through admission would take most of an hour on two cores): one real training is submitted,
 //! and its row is copied with a new id, name, phase and times (`fill`). The lists read them as
 //! they read any row. On PostgreSQL the fill ends with the `VACUUM ANALYZE` autovacuum would run.
+//! Last, the cost of a submit into the big project, every row of it finished, beside a submit
+//! into an empty project (`lists_submit.rs`).
 
 use anyhow::Context;
 use serde_json::{Value, json};
@@ -19,6 +21,8 @@ use tephra_tests::postgres::TempPostgres;
 mod eta;
 #[path = "lists_fill.rs"]
 mod fill;
+#[path = "lists_submit.rs"]
+mod submit;
 use fill::{fill, wait};
 
 const TARGET_P99: Duration = Duration::from_millis(20);
@@ -110,12 +114,14 @@ async fn measure(
         );
     }
     positions(engine, &http, &server, &big, samples).await?;
+    // Last: it marks every stored training finished.
+    submit::submit_cost(&http, &server, &big, stored, samples).await?;
     server.stop().await
 }
 
 /// How many of the big project's trainings wait to start while positions are measured.
 const WAITING: usize = 10_000;
-/// How many reads of waiting trainings are timed one at a time, each computing the order.
+/// How many reads of waiting trainings are timed one at a time, apart.
 const COLD_SAMPLES: usize = 20;
 
 /// The cost of queue positions: [`WAITING`] of the big project's trainings made to wait, then a
@@ -148,17 +154,29 @@ async fn positions(
             bytes as f64 / 1024.0
         );
     }
-    // The order serves as it is for a second, then while the next is computed behind its reader
-    // for five: a page read once a second gets the order computed after the read before it, a
-    // page read after more than five seconds computes it itself.
+    // The order is kept computed for a minute after each read, so a page read now and then
+    // finds it ready; a read right after an action here (a suspend or resume, untimed) waits
+    // for the order computed since, by the keeping task or by itself.
     let path = "/api/v1/workloads/trainings?projectId={p}&limit=50&phase=Pending";
-    for (apart, what) in [
-        (1_100, "the order refreshed behind the read before"),
-        (5_100, "the order computed afresh"),
+    let acted = eta::a_waiting_training(&server.db).await?;
+    for (apart, act, what) in [
+        (1_100, false, "kept computed"),
+        (5_100, false, "kept computed"),
+        (1_100, true, "right after a suspend or resume here"),
     ] {
         let mut took = Vec::new();
-        for _ in 0..samples.clamp(1, COLD_SAMPLES) {
+        for i in 0..samples.clamp(1, COLD_SAMPLES) {
             tokio::time::sleep(Duration::from_millis(apart)).await;
+            if act {
+                let action = if i % 2 == 0 { "suspend" } else { "resume" };
+                let url = server.url(&format!("/api/v1/workloads/trainings/{acted}/{action}"));
+                let answer = http.post(url).send().await?;
+                anyhow::ensure!(
+                    answer.status().is_success(),
+                    "{action}: {}",
+                    answer.status()
+                );
+            }
             took.push(time(http, server, big, path, 1).await?.0);
         }
         let (p50, p99) = percentiles(&mut took);

@@ -16,12 +16,18 @@ pub(super) const BOARD_FRESH: Duration = Duration::from_secs(1);
 /// minute must not show where things stood a minute ago.
 pub(super) const BOARD_STALE: Duration = Duration::from_secs(5);
 
+/// How long after its last reader the order is kept computed ahead of the next, once a
+/// [`BOARD_FRESH`]: while pages are read (a dashboard open, a script polling) no reader waits
+/// for it, and a cluster nobody looks at does not pay for it.
+pub(super) const KEEP_WARM: Duration = Duration::from_secs(60);
+
 /// The last order computed, and when. Readers take it without waiting: a fresh one as it is, a
-/// stale one while a refresh computes the next behind them (so a page read now and then does
-/// not pay for the order, which reads every waiting row: 35 ms with 10,000 on SQLite). One
-/// order is computed at a time; readers that need one meanwhile wait for it rather than compute
-/// their own. A user's action here (submit, edit, suspend, resume, delete) makes the next
-/// reader compute afresh: whoever acted sees it.
+/// stale one while a refresh computes the next behind them (the order reads every waiting row:
+/// 35 ms with 10,000 on SQLite). For a minute after a read, a task keeps it fresh
+/// ([`Workloads::keep_order_computed`]), so a page read now and then does not pay for it
+/// either. One order is computed at a time; readers that need one meanwhile wait for it rather
+/// than compute their own. A user's action here (submit, edit, suspend, resume, delete) makes
+/// the next reader compute afresh, unless the task did since: whoever acted sees it.
 #[derive(Default)]
 pub(in crate::service::workloads) struct Boards {
     last: std::sync::Mutex<Option<Computed>>,
@@ -31,6 +37,8 @@ pub(in crate::service::workloads) struct Boards {
     refreshing: AtomicBool,
     /// How many actions this replica has taken; an order computed before the last is stale.
     actions: AtomicU64,
+    /// When a reader last asked for the order.
+    last_read: std::sync::Mutex<Option<Instant>>,
 }
 
 #[derive(Clone)]
@@ -81,6 +89,36 @@ impl Boards {
         }
     }
 
+    /// Whether a reader asked for the order within `within`.
+    fn read_within(&self, within: Duration) -> bool {
+        let last_read = *self.last_read.lock().unwrap_or_else(|p| p.into_inner());
+        last_read.is_some_and(|at| at.elapsed() < within)
+    }
+
+    fn read_now(&self) {
+        *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+    }
+
+    /// The last order computed, however old.
+    #[cfg(test)]
+    pub(super) fn kept(&self) -> Option<Arc<Board>> {
+        let last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        last.as_ref().map(|computed| Arc::clone(&computed.board))
+    }
+
+    /// Makes the last read `by` older, as if it had been that much earlier.
+    #[cfg(test)]
+    pub(super) fn unread_for(&self, by: Duration) {
+        if let Some(at) = self
+            .last_read
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+        {
+            *at -= by;
+        }
+    }
+
     fn keep(&self, computed: Computed) {
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(computed);
     }
@@ -128,24 +166,34 @@ impl Source {
         Ok(Board::new(rows, queues, self.default_priority.as_deref()))
     }
 
-    /// Starts computing the next order behind the readers, unless one already is.
-    fn refresh_behind(&self) {
-        if self.boards.refreshing.swap(true, Ordering::SeqCst) {
-            return;
+    /// Computes the order now unless a fresh one is kept, if a reader asked for it within
+    /// [`KEEP_WARM`]: what [`Source::keep_warm`] does once a [`BOARD_FRESH`].
+    async fn keep_warm_once(&self) -> Result<(), AppError> {
+        if self.boards.read_within(KEEP_WARM) && fresh_for(&self.boards, &[]).is_none() {
+            self.compute(|boards| fresh_for(boards, &[])).await?;
         }
-        let source = self.clone();
-        tokio::spawn(async move {
-            let fresh = |boards: &Boards| match boards.serves(&[]) {
-                Serves::Fresh(board) => Some(board),
-                _ => None,
-            };
-            if let Err(error) = source.compute(fresh).await {
-                // The stale order serves until it is too old; then a reader computes it and
-                // answers the error itself.
+        Ok(())
+    }
+
+    /// Keeps the order fresh while it is read, for good (a supervised task).
+    async fn keep_warm(self) {
+        let mut every = tokio::time::interval(BOARD_FRESH);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            if let Err(error) = self.keep_warm_once().await {
+                // Readers compute it themselves meanwhile, and answer the error if it lasts.
                 tracing::warn!(%error, "cannot compute the order of the waiting workloads");
             }
-            source.boards.refreshing.store(false, Ordering::SeqCst);
-        });
+        }
+    }
+}
+
+/// The order kept, if it is fresh and holds each of `waiting`.
+fn fresh_for(boards: &Boards, waiting: &[Uuid]) -> Option<Arc<Board>> {
+    match boards.serves(waiting) {
+        Serves::Fresh(board) => Some(board),
+        _ => None,
     }
 }
 
@@ -159,6 +207,35 @@ impl Workloads {
         }
     }
 
+    /// Keeps the order of the waiting workloads computed ahead of its readers, for a minute
+    /// after each read ([`KEEP_WARM`]), on a supervised task named "queue order".
+    pub fn keep_order_computed(&self, health: crate::supervise::Health) {
+        let source = self.board_source();
+        crate::supervise::supervise("queue order", health, move || source.clone().keep_warm());
+    }
+
+    /// What the task keeping the order computed does once a [`BOARD_FRESH`].
+    #[cfg(test)]
+    pub(super) async fn keep_order_once(&self) -> Result<(), AppError> {
+        self.board_source().keep_warm_once().await
+    }
+
+    /// Starts computing the next order behind the readers, unless one already is.
+    fn refresh_behind(&self) {
+        if self.boards.refreshing.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let source = self.board_source();
+        tokio::spawn(async move {
+            if let Err(error) = source.compute(|boards| fresh_for(boards, &[])).await {
+                // The stale order serves until it is too old; then a reader computes it and
+                // answers the error itself.
+                tracing::warn!(%error, "cannot compute the order of the waiting workloads");
+            }
+            source.boards.refreshing.store(false, Ordering::SeqCst);
+        });
+    }
+
     /// The order of every waiting workload of this cluster, holding each of `waiting`
     /// (workloads the caller knows to wait) that is still waiting: at most [`BOARD_FRESH`] old,
     /// or [`BOARD_STALE`] while the next is computed.
@@ -166,18 +243,17 @@ impl Workloads {
         &self,
         waiting: &[Uuid],
     ) -> Result<Arc<Board>, AppError> {
+        self.boards.read_now();
         match self.boards.serves(waiting) {
             Serves::Fresh(board) => Ok(board),
             Serves::Stale(board) => {
-                self.board_source().refresh_behind();
+                self.refresh_behind();
                 Ok(board)
             }
             Serves::No => {
-                let fresh = |boards: &Boards| match boards.serves(waiting) {
-                    Serves::Fresh(board) => Some(board),
-                    _ => None,
-                };
-                self.board_source().compute(fresh).await
+                self.board_source()
+                    .compute(|boards| fresh_for(boards, waiting))
+                    .await
             }
         }
     }

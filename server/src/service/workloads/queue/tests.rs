@@ -2,7 +2,7 @@
 //! the next is computed behind the reader, older ones not at all. Ages are set by hand (an
 //! order's `at` moved back), so nothing here depends on how long anything takes.
 
-use super::shared::{BOARD_FRESH, BOARD_STALE};
+use super::shared::{BOARD_FRESH, BOARD_STALE, KEEP_WARM};
 use crate::db::Database;
 use crate::service::testing::{database, default_project, person};
 use crate::service::workloads::Workloads;
@@ -98,4 +98,34 @@ async fn an_action_here_makes_the_next_reader_compute_the_order() {
     let next = here.board(&[]).await.unwrap();
     assert!(!Arc::ptr_eq(&board, &next));
     assert!(next.position(second).is_some(), "whoever acted sees it");
+}
+
+#[tokio::test]
+async fn an_order_read_within_a_minute_is_kept_computed_and_one_nobody_reads_is_not() {
+    let db = database().await;
+    let (here, there) = (workloads(&db), workloads(&db));
+    let first = submit(&here, &db, "first").await;
+    let board = here.board(&[first]).await.unwrap();
+
+    // Another replica's submit, and an order a second old: the task computes the next.
+    let second = submit(&there, &db, "second").await;
+    age(&here, BOARD_FRESH);
+    here.keep_order_once().await.unwrap();
+    let kept = here.boards.kept().expect("an order is kept");
+    assert!(!Arc::ptr_eq(&board, &kept), "the task computed the order");
+    assert!(kept.position(second).is_some());
+    here.keep_order_once().await.unwrap();
+    assert!(
+        Arc::ptr_eq(&kept, &here.boards.kept().unwrap()),
+        "a fresh order is not computed again"
+    );
+
+    // Nobody has read it for a minute: it ages.
+    let third = submit(&there, &db, "third").await;
+    age(&here, BOARD_FRESH);
+    here.boards.unread_for(KEEP_WARM);
+    here.keep_order_once().await.unwrap();
+    let unread = here.boards.kept().unwrap();
+    assert!(Arc::ptr_eq(&kept, &unread), "an order nobody reads is left");
+    assert!(unread.position(third).is_none());
 }
