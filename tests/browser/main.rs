@@ -4,6 +4,7 @@
 mod applications;
 mod dashboard;
 mod generic;
+mod live_list;
 mod organisation;
 mod page_weight;
 mod policy;

@@ -199,6 +199,31 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
     );
     browser.screenshot("dashboard-4-running-in-list").await?;
 
+    // A training submitted elsewhere (the API) appears in the open list and one deleted goes:
+    // the page reads itself again and takes the server's fresh list, still without reloading.
+    let (status, other) = tephra
+        .post(
+            "/api/v1/workloads/trainings",
+            &crate::api::training("pt-dashboard-other", 0),
+        )
+        .await?;
+    ensure!(status == 202, "the other training is accepted: {other}");
+    let other = id_of(&other)?;
+    let other_row = format!("#trainings-live tr[data-workload-id='{other}']");
+    browser.wait_for(&other_row, WAIT).await?;
+    tephra
+        .delete(&format!("/api/v1/workloads/trainings/{other}"))
+        .await?;
+    browser.wait_gone(&other_row, WAIT).await?;
+    let still = browser
+        .client
+        .execute("return window.__tephraNoReload === true", vec![])
+        .await?;
+    ensure!(
+        still == serde_json::Value::Bool(true),
+        "the list reloaded the page to show a new or deleted training"
+    );
+
     // The detail page: pods, tasks, the gang.
     browser
         .client

@@ -201,6 +201,19 @@ impl Browser {
         .await
     }
 
+    /// Waits until no element matches `css`.
+    pub async fn wait_gone(&self, css: &str, timeout: Duration) -> anyhow::Result<()> {
+        let c = &self.client;
+        crate::wait_for(&format!("no element {css}"), timeout, || async {
+            c.find_all(Locator::Css(css))
+                .await
+                .ok()
+                .filter(|found| found.is_empty())
+                .map(|_| ())
+        })
+        .await
+    }
+
     /// Saves a screenshot under the test artifacts as `<name>.png`.
     pub async fn screenshot(&self, name: &str) -> anyhow::Result<()> {
         let png = self.client.screenshot().await?;

@@ -22,12 +22,16 @@ fn tone(phase: Phase) -> &'static str {
     }
 }
 
+/// The badge's classes for `phase`: the server renders them, and a list in the browser sets
+/// them when a row's phase changes.
+pub fn badge_class(phase: Phase) -> String {
+    format!(
+        "inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 {}",
+        tone(phase),
+    )
+}
+
 #[component]
 pub fn PhaseBadge(phase: Phase) -> impl IntoView {
-    view! {
-        <span class=format!(
-            "inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 {}",
-            tone(phase),
-        )>{phase.as_str()}</span>
-    }
+    view! { <span class=badge_class(phase)>{phase.as_str()}</span> }
 }

@@ -37,10 +37,10 @@ pub fn Age(rfc3339: String, #[prop(optional)] ago: bool) -> impl IntoView {
         }
     });
     let at = rfc3339.clone();
-    let shown = move || match (now.get(), parse_millis(&at)) {
-        (Some(now), Some(then)) if ago => format!("{} ago", age((now - then) / 1000.0)),
-        (Some(now), Some(then)) => age((now - then) / 1000.0),
-        _ => at
+    let shown = move || match now.get().and_then(|now| age_of(&at, now)) {
+        Some(age) if ago => format!("{age} ago"),
+        Some(age) => age,
+        None => at
             .get(..16)
             .map(|s| s.replace('T', " "))
             .unwrap_or_default(),
@@ -68,6 +68,11 @@ fn js_sys_now() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance().map(|p| p.time_origin() + p.now()))
         .unwrap_or(0.0)
+}
+
+/// How long before `now` (milliseconds since the epoch) `rfc3339` was, as [`Age`] shows it.
+pub fn age_of(rfc3339: &str, now: f64) -> Option<String> {
+    parse_millis(rfc3339).map(|then| age((now - then) / 1000.0))
 }
 
 /// Milliseconds since the epoch of an RFC 3339 UTC time (`2026-11-23T06:13:47.123Z`).
@@ -133,6 +138,15 @@ mod tests {
         assert_eq!(parse_millis("garbage"), None);
         assert_eq!(parse_millis("1970-01-01T00:00:01.123456Z"), Some(1_123.0));
         assert_eq!(parse_millis("1970-01-01T00:00:01.x"), None);
+    }
+
+    #[test]
+    fn an_age_is_counted_from_now_and_a_bad_time_has_none() {
+        assert_eq!(
+            age_of("1970-01-01T00:00:00Z", 125_000.0).as_deref(),
+            Some("2m")
+        );
+        assert_eq!(age_of("yesterday", 125_000.0), None);
     }
 
     #[test]

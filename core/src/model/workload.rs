@@ -178,17 +178,6 @@ pub struct WorkloadRow {
     pub queue_place: Option<String>,
 }
 
-impl WorkloadRow {
-    /// Folds a change from the event stream into the row.
-    pub fn apply(&mut self, e: &RowChange) {
-        self.desired_phase = e.desired_phase;
-        self.actual_phase = e.actual_phase;
-        self.phase_message = e.phase_message.clone();
-        self.running = e.status.tasks.values().map(|t| t.running).sum();
-        self.pods = e.status.tasks.values().map(TaskCounts::total).sum();
-    }
-}
-
 /// The part of a [`WorkloadEvent`] a row of the list shows. The list decodes the stream into this
 /// rather than the whole event, so the list page's WebAssembly carries no decoder for pods,
 /// events or the PodGroup (the list's stream sends none of them anyway).
@@ -202,6 +191,18 @@ pub struct RowChange {
     pub deleted: bool,
     #[serde(default)]
     pub status: RowStatus,
+}
+
+impl RowChange {
+    /// Pods running, and pods in all, over every task: a row's `running` and `pods`.
+    pub fn pods(&self) -> (u32, u32) {
+        self.status
+            .tasks
+            .values()
+            .fold((0, 0), |(running, total), t| {
+                (running + t.running, total + t.total())
+            })
+    }
 }
 
 /// The tasks of [`LiveStatus`], which is all a row counts.
@@ -335,26 +336,9 @@ mod tests {
         };
         let change: RowChange =
             serde_json::from_str(&serde_json::to_string(&event).unwrap()).unwrap();
-        let mut row = WorkloadRow {
-            workload_id: "w1".into(),
-            name: "n".into(),
-            kind: crate::model::kind::WorkloadKind::Training,
-            project_name: "p".into(),
-            created_by: "u".into(),
-            created_at: "2026-11-23T00:00:00Z".into(),
-            desired_phase: Phase::Pending,
-            actual_phase: Phase::Pending,
-            phase_message: None,
-            running: 0,
-            pods: 0,
-            gpus: 0.0,
-            gpu_use: None,
-            queue_place: None,
-        };
-        row.apply(&change);
-        assert_eq!((row.running, row.pods), (2, 4));
-        assert_eq!(row.actual_phase, Phase::Running);
-        assert_eq!(row.phase_message.as_deref(), Some("all pods run"));
+        assert_eq!(change.pods(), (2, 4));
+        assert_eq!(change.actual_phase, Phase::Running);
+        assert_eq!(change.phase_message.as_deref(), Some("all pods run"));
     }
 
     #[test]

@@ -1,9 +1,10 @@
-//! The list itself: sortable columns, one row per training kept current in place, the pages,
-//! and what shows instead when there is nothing to list.
+//! The list itself, rendered by the server: sortable columns, one row per training (its phase,
+//! message and pod count marked for `live` to change in place), the pages, and what shows
+//! instead when there is nothing to list.
 
-use super::{Rows, list_href};
+use super::list_href;
 use crate::components::style::{LINK_CLASS, SECONDARY_BUTTON_CLASS};
-use crate::components::{phase_badge::PhaseBadge, relative_time::Age};
+use crate::components::{phase_badge::badge_class, relative_time::Age};
 use leptos::either::Either;
 use leptos::prelude::*;
 use tephra_core::model::kind::WorkloadKind;
@@ -83,13 +84,7 @@ fn format_gpus(g: f64) -> String {
 }
 
 #[component]
-pub(super) fn TrainingTable(page: WorkloadPage, q: WorkloadQuery, rows: Rows) -> impl IntoView {
-    let shown_rows: Vec<(String, RwSignal<WorkloadRow>)> = page
-        .workloads
-        .iter()
-        .map(|w| (w.workload_id.clone(), RwSignal::new(w.clone())))
-        .collect();
-    rows.set_value(shown_rows.clone());
+pub(super) fn TrainingTable(page: WorkloadPage, q: WorkloadQuery) -> impl IntoView {
     let shown = format!(
         "{}–{} of {}",
         page.offset + 1,
@@ -122,9 +117,10 @@ pub(super) fn TrainingTable(page: WorkloadPage, q: WorkloadQuery, rows: Rows) ->
                     </tr>
                 </thead>
                 <tbody>
-                    {shown_rows
+                    {page
+                        .workloads
                         .into_iter()
-                        .map(|(id, row)| view! { <TrainingRow id row /> })
+                        .map(|w| view! { <TrainingRow w /> })
                         .collect_view()}
                 </tbody>
             </table>
@@ -140,16 +136,15 @@ pub(super) fn TrainingTable(page: WorkloadPage, q: WorkloadQuery, rows: Rows) ->
 }
 
 #[component]
-fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
-    let w = row.get_untracked();
-    let tasks = move || row.with(|w| format!("{}/{}", w.running, w.pods));
-    let phase = move || row.with(|w| w.actual_phase);
-    let message = move || row.with(|w| w.phase_message.clone().unwrap_or_default());
+fn TrainingRow(w: WorkloadRow) -> impl IntoView {
+    let id = w.workload_id.clone();
+    let message = w.phase_message.clone().unwrap_or_default();
+    let title = message.clone();
     view! {
         <tr
             class="border-b border-slate-100 last:border-0 hover:bg-slate-50 dark:border-slate-800 dark:hover:bg-slate-800"
             data-workload-id=id.clone()
-            data-phase=move || phase().as_str()
+            data-phase=w.actual_phase.as_str()
         >
             <td class="px-4 py-2 font-medium">
                 <a href=format!("/trainings/{id}") class=LINK_CLASS>
@@ -161,8 +156,8 @@ fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
             </td>
             <td class="px-4 py-2">{w.project_name.clone()}</td>
             <td class="px-4 py-2">{w.created_by.clone()}</td>
-            <td class="px-4 py-2" title=message data-testid="phase">
-                {move || view! { <PhaseBadge phase=phase() /> }}
+            <td class="px-4 py-2" title=title data-testid="phase">
+                <span class=badge_class(w.actual_phase) data-live="badge">{w.actual_phase.as_str()}</span>
                 {w.queue_place.clone().map(|place| view! {
                     <span class="queue-place ml-2 text-xs text-slate-600 dark:text-slate-300" data-testid="queue-place">
                         {place}
@@ -171,7 +166,7 @@ fn TrainingRow(id: String, row: RwSignal<WorkloadRow>) -> impl IntoView {
                 // Why it waits, stopped or fails, in one line; the whole of it in the title.
                 <div class="max-w-sm truncate text-xs text-slate-600 dark:text-slate-300" data-testid="why">{message}</div>
             </td>
-            <td class="px-4 py-2 tabular-nums" data-testid="tasks">{tasks}</td>
+            <td class="px-4 py-2 tabular-nums" data-testid="tasks">{format!("{}/{}", w.running, w.pods)}</td>
             <td class="px-4 py-2 tabular-nums">
                 {format_gpus(w.gpus)}
                 // Rounded to a whole percent without float formatting (see format_gpus).

@@ -1,0 +1,182 @@
+//! What keeps the list current in the browser. The server renders the whole list (rows, sorting,
+//! pages); this island follows the event stream and changes a row's phase, message and pod
+//! count in place. When a training comes or goes, it reads the page again and puts the
+//! server's fresh list in place of the old one, so the browser never renders a row itself and
+//! the list page carries no view code for its table (the budget in
+//! `tests/browser/page_weight.rs`). It also turns each row's time into its age and keeps it
+//! current.
+
+use leptos::prelude::*;
+
+/// The element holding the list (table and pages, or the empty state), by id.
+pub(super) const LIST_ID: &str = "trainings-live";
+
+/// How long changes the page cannot apply in place (a new training, one that is gone) gather
+/// before the list is read again: a busy cluster must not make it reload on every event.
+#[cfg(feature = "hydrate")]
+const RELOAD_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+/// Most reads of the list in a row while changes keep arriving during each read.
+#[cfg(feature = "hydrate")]
+const RELOADS_WHILE_CHANGING: usize = 3;
+/// How often the ages shown are brought up to date.
+#[cfg(feature = "hydrate")]
+const AGE_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Follows the stream of the project the list shows (`data-project-id` on the list), for as
+/// long as the page is shown. Renders nothing.
+#[island]
+pub(super) fn LiveList() -> impl IntoView {
+    crate::components::hydrated::island_ready();
+    #[cfg(feature = "hydrate")]
+    browser::follow();
+}
+
+#[cfg(feature = "hydrate")]
+mod browser {
+    use super::{AGE_EVERY, LIST_ID, RELOAD_AFTER, RELOADS_WHILE_CHANGING};
+    use crate::components::live::{LiveMessage, subscribe};
+    use crate::components::phase_badge::badge_class;
+    use crate::components::relative_time::age_of;
+    use leptos::prelude::{document, set_interval, set_timeout};
+    use std::cell::Cell;
+    use std::rc::Rc;
+    use tephra_core::model::url::query;
+    use tephra_core::model::workload::RowChange;
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+    use web_sys::{DomParser, Element, Response, SupportedType};
+
+    pub fn follow() {
+        let Some(list) = document().get_element_by_id(LIST_ID) else {
+            return;
+        };
+        let project = list.get_attribute("data-project-id");
+        let url = format!(
+            "/api/v1/workloads/events{}",
+            query(&[("projectId", project.as_deref())])
+        );
+        show_ages();
+        set_interval(show_ages, AGE_EVERY);
+        let changes = Rc::new(Cell::new(0u64));
+        let pending = Rc::new(Cell::new(false));
+        let counted = changes.clone();
+        let reload_soon = move || {
+            if pending.replace(true) {
+                return;
+            }
+            let (pending, changes) = (pending.clone(), counted.clone());
+            set_timeout(
+                move || {
+                    pending.set(false);
+                    leptos::task::spawn_local(read_again(changes));
+                },
+                RELOAD_AFTER,
+            );
+        };
+        // Every connection opens with a resync, the first one too: the rows were read when the
+        // page was rendered, and a change broadcast before this stream connected reaches no one.
+        subscribe(url, move |message: LiveMessage<RowChange>| match message {
+            LiveMessage::Workload(e) => {
+                changes.set(changes.get() + 1);
+                match row_of(&e.workload_id) {
+                    Some(row) if !e.deleted => patch(&row, &e),
+                    _ => reload_soon(),
+                }
+            }
+            LiveMessage::Resync => reload_soon(),
+        });
+    }
+
+    /// The row of workload `id` on screen. Compared by attribute, never written into a selector.
+    fn row_of(id: &str) -> Option<Element> {
+        let rows = document()
+            .query_selector_all("#trainings-live tr[data-workload-id]")
+            .ok()?;
+        (0..rows.length())
+            .filter_map(|i| rows.item(i)?.dyn_into::<Element>().ok())
+            .find(|row| row.get_attribute("data-workload-id").as_deref() == Some(id))
+    }
+
+    /// Shows `e` in `row` as the server renders it (`table.rs`, `TrainingRow`).
+    fn patch(row: &Element, e: &RowChange) {
+        let phase = e.actual_phase;
+        let message = e.phase_message.as_deref().unwrap_or_default();
+        let (running, pods) = e.pods();
+        let _ = row.set_attribute("data-phase", phase.as_str());
+        let part = |selector: &str| row.query_selector(selector).ok().flatten();
+        if let Some(badge) = part("[data-live=badge]") {
+            badge.set_class_name(&badge_class(phase));
+            badge.set_text_content(Some(phase.as_str()));
+        }
+        if let Some(cell) = part("[data-testid=phase]") {
+            let _ = cell.set_attribute("title", message);
+        }
+        if let Some(why) = part("[data-testid=why]") {
+            why.set_text_content(Some(message));
+        }
+        if let Some(tasks) = part("[data-testid=tasks]") {
+            tasks.set_text_content(Some(&format!("{running}/{pods}")));
+        }
+    }
+
+    /// Reads the page again and puts its list in place of the one on screen, a few times at
+    /// most while changes keep arriving during each read (a change that arrives during a read
+    /// may be older than it, or newer).
+    async fn read_again(changes: Rc<Cell<u64>>) {
+        for _ in 0..RELOADS_WHILE_CHANGING {
+            let before = changes.get();
+            if let Err(error) = replace_list().await {
+                leptos::logging::warn!("cannot read the trainings again: {error:?}");
+                return;
+            }
+            if changes.get() == before {
+                return;
+            }
+        }
+    }
+
+    async fn replace_list() -> Result<(), JsValue> {
+        let window = web_sys::window().ok_or("no window")?;
+        let href = window.location().href()?;
+        let response: Response = JsFuture::from(window.fetch_with_str(&href))
+            .await?
+            .dyn_into()?;
+        if !response.ok() {
+            return Err(format!("the page answered {}", response.status()).into());
+        }
+        let text = JsFuture::from(response.text()?)
+            .await?
+            .as_string()
+            .unwrap_or_default();
+        let page = DomParser::new()?.parse_from_string(&text, SupportedType::TextHtml)?;
+        // Signed out meanwhile, or an error page: the page has no list to take.
+        let fresh = page
+            .get_element_by_id(LIST_ID)
+            .ok_or("the page read again has no list")?;
+        let shown = document()
+            .get_element_by_id(LIST_ID)
+            .ok_or("no list on screen")?;
+        shown.replace_with_with_node_1(&document().import_node_with_deep(&fresh, true)?)?;
+        show_ages();
+        Ok(())
+    }
+
+    /// Each row's time as its age ("5m"); the exact time stays in its title.
+    fn show_ages() {
+        let Ok(times) = document().query_selector_all("#trainings-live time[datetime]") else {
+            return;
+        };
+        let now = web_sys::window()
+            .and_then(|w| w.performance())
+            .map(|p| p.time_origin() + p.now());
+        for i in 0..times.length() {
+            let Some(time) = times.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else {
+                continue;
+            };
+            let at = time.get_attribute("datetime").unwrap_or_default();
+            if let Some(age) = now.and_then(|now| age_of(&at, now)) {
+                time.set_text_content(Some(&age));
+            }
+        }
+    }
+}
