@@ -162,10 +162,7 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
     let row = format!("tr[data-workload-id='{id}']");
     browser.wait_for(&row, WAIT).await?;
     browser.wait_for("body[data-hydrated=true]", WAIT).await?;
-    browser
-        .client
-        .execute("window.__tephraNoReload = true", vec![])
-        .await?;
+    browser.mark_page().await?;
     // Three GPUs on a testbed the other cluster tests share: a gang may wait for another test's
     // pods to go, so this waits longer, and says why the row waited if it never ran.
     if let Err(e) = browser
@@ -189,14 +186,7 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
     browser
         .wait_text(&format!("{row} [data-testid=tasks]"), "3/3", WAIT)
         .await?;
-    let still = browser
-        .client
-        .execute("return window.__tephraNoReload === true", vec![])
-        .await?;
-    ensure!(
-        still == serde_json::Value::Bool(true),
-        "the list reloaded the page"
-    );
+    ensure!(!browser.reloaded().await?, "the list reloaded the page");
     browser.screenshot("dashboard-4-running-in-list").await?;
 
     // A training submitted elsewhere (the API) appears in the open list and one deleted goes:
@@ -215,12 +205,8 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         .delete(&format!("/api/v1/workloads/trainings/{other}"))
         .await?;
     browser.wait_gone(&other_row, WAIT).await?;
-    let still = browser
-        .client
-        .execute("return window.__tephraNoReload === true", vec![])
-        .await?;
     ensure!(
-        still == serde_json::Value::Bool(true),
+        !browser.reloaded().await?,
         "the list reloaded the page to show a new or deleted training"
     );
 

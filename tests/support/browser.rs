@@ -201,6 +201,23 @@ impl Browser {
         .await
     }
 
+    /// Marks the open page, so [`Browser::reloaded`] tells whether it was loaded again since.
+    pub async fn mark_page(&self) -> anyhow::Result<()> {
+        self.client
+            .execute("window.__tephraNoReload = true", vec![])
+            .await?;
+        Ok(())
+    }
+
+    /// Whether the page was loaded again since [`Browser::mark_page`].
+    pub async fn reloaded(&self) -> anyhow::Result<bool> {
+        let marked = self
+            .client
+            .execute("return window.__tephraNoReload === true", vec![])
+            .await?;
+        Ok(marked != serde_json::Value::Bool(true))
+    }
+
     /// Waits until no element matches `css`.
     pub async fn wait_gone(&self, css: &str, timeout: Duration) -> anyhow::Result<()> {
         let c = &self.client;
