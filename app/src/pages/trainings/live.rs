@@ -90,7 +90,7 @@ mod browser {
     /// The row of workload `id` on screen. Compared by attribute, never written into a selector.
     fn row_of(id: &str) -> Option<Element> {
         let rows = document()
-            .query_selector_all("#trainings-live tr[data-workload-id]")
+            .query_selector_all(&format!("#{LIST_ID} tr[data-workload-id]"))
             .ok()?;
         (0..rows.length())
             .filter_map(|i| rows.item(i)?.dyn_into::<Element>().ok())
@@ -163,7 +163,7 @@ mod browser {
 
     /// Each row's time as its age ("5m"); the exact time stays in its title.
     fn show_ages() {
-        let Ok(times) = document().query_selector_all("#trainings-live time[datetime]") else {
+        let Ok(times) = document().query_selector_all(&format!("#{LIST_ID} time[datetime]")) else {
             return;
         };
         let now = web_sys::window()
