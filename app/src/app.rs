@@ -2,7 +2,7 @@
 
 use crate::components::layout::Layout;
 use crate::pages::{
-    admin::AdminPage, applications::ApplicationsPage, home::HomePage,
+    admin::AdminPage, applications::ApplicationsPage, gpu_use::GpuUsePage, home::HomePage,
     new_training::NewTrainingPage, not_found::NotFoundPage, organisation::OrganisationPage,
     project::ProjectPage, projects::ProjectsPage, training_detail::TrainingDetailPage,
     trainings::TrainingsPage,
@@ -62,6 +62,9 @@ pub fn App() -> impl IntoView {
                     />
                     <Route ssr=SsrMode::Async path=(StaticSegment("trainings"), ParamSegment("id"))
                         view=TrainingDetailPage
+                    />
+                    <Route ssr=SsrMode::Async path=(StaticSegment("trainings"), ParamSegment("id"), StaticSegment("gpu-use"))
+                        view=GpuUsePage
                     />
                     <Route ssr=SsrMode::Async path=StaticSegment("projects") view=ProjectsPage />
                     <Route ssr=SsrMode::Async path=(StaticSegment("projects"), ParamSegment("name"))

@@ -249,5 +249,37 @@ async fn a_researcher_sees_only_counts_of_other_projects_ahead() -> anyhow::Resu
         page.contains("beta-secret-1"),
         "the administrator sees beta's by name"
     );
+    gpu_use_pages_follow_the_same_rule(&setup, &rae, &mine[1], &hidden[0]).await
+}
+
+/// The page of a training's GPU figures (which its own page reads again every 15 s) is read
+/// with the reader's own rights: rae's own training shows its figures' place (no Prometheus
+/// here, so why there are none), beta's shows nothing of beta's.
+async fn gpu_use_pages_follow_the_same_rule(
+    setup: &Setup,
+    rae: &reqwest::Client,
+    mine: &str,
+    hidden: &str,
+) -> anyhow::Result<()> {
+    let page = |id: &str| {
+        rae.get(setup.tephra.url(&format!("/trainings/{id}/gpu-use")))
+            .send()
+    };
+    let own = page(mine).await?.text().await?;
+    ensure!(
+        own.contains("id=\"gpu-use-live\"") && own.contains("data-testid=\"gpu-use-unavailable\""),
+        "rae's own training's GPU use: {own}"
+    );
+    let theirs = page(hidden).await?.text().await?;
+    ensure!(
+        theirs.contains("id=\"gpu-use-live\"") && !theirs.contains("gpu-use-unavailable"),
+        "beta's training's GPU use is refused: {theirs}"
+    );
+    for secret in ["beta-secret", "beta"] {
+        ensure!(
+            !theirs.contains(secret),
+            "rae's GPU use page shows {secret:?}"
+        );
+    }
     Ok(())
 }

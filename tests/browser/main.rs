@@ -156,6 +156,11 @@ fn every_route(id: &str, name: &'static str) -> Vec<(String, &'static str, &'sta
             "busybox",
         ),
         (
+            format!("/trainings/{id}/gpu-use"),
+            "#gpu-use-live",
+            "GPU use is not shown",
+        ),
+        (
             "/projects".to_owned(),
             "[data-testid=projects-table]",
             "default",

@@ -147,9 +147,20 @@ async fn in_the_browser(t: &Tephra, id: &str, pod: &str) -> anyhow::Result<()> {
                 SHOWN,
             )
             .await?;
+        // The figures' own page, drawn by the server: what the training's page reads again.
+        browser
+            .open(&t.url(&format!("/trainings/{id}/gpu-use")))
+            .await?;
+        browser
+            .wait_text(
+                &format!("#gpu-use-live [data-testid=gpu-use-legend] li[data-pod='{pod}']"),
+                "42 %",
+                SHOWN,
+            )
+            .await?;
         browser.open(&t.url(&format!("/trainings/{id}"))).await?;
         browser.hydrated().await?;
-        // Read in the browser after hydration (the chart is not rendered on the server).
+        // Read in the browser after hydration (the training's page is not held back for them).
         browser
             .wait_text(
                 &format!("[data-testid=gpu-use-legend] li[data-pod='{pod}']"),

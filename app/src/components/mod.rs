@@ -2,6 +2,8 @@
 
 pub mod error_panel;
 pub mod form;
+#[cfg(feature = "hydrate")]
+pub mod fragment;
 pub mod hydrated;
 pub mod layout;
 pub mod live;

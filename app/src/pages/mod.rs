@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod applications;
 pub mod audit;
+pub mod gpu_use;
 pub mod home;
 pub mod new_training;
 pub mod not_found;

@@ -34,6 +34,7 @@ pub(super) fn LiveList() -> impl IntoView {
 #[cfg(feature = "hydrate")]
 mod browser {
     use super::{AGE_EVERY, LIST_ID, RELOAD_AFTER, RELOADS_WHILE_CHANGING};
+    use crate::components::fragment;
     use crate::components::live::{LiveMessage, subscribe};
     use crate::components::phase_badge::badge_class;
     use crate::components::relative_time::age_of;
@@ -43,8 +44,7 @@ mod browser {
     use tephra_core::model::url::query;
     use tephra_core::model::workload::RowChange;
     use wasm_bindgen::{JsCast, JsValue};
-    use wasm_bindgen_futures::JsFuture;
-    use web_sys::{DomParser, Element, Response, SupportedType};
+    use web_sys::Element;
 
     pub fn follow() {
         let Some(list) = document().get_element_by_id(LIST_ID) else {
@@ -136,27 +136,8 @@ mod browser {
     }
 
     async fn replace_list() -> Result<(), JsValue> {
-        let window = web_sys::window().ok_or("no window")?;
-        let href = window.location().href()?;
-        let response: Response = JsFuture::from(window.fetch_with_str(&href))
-            .await?
-            .dyn_into()?;
-        if !response.ok() {
-            return Err(format!("the page answered {}", response.status()).into());
-        }
-        let text = JsFuture::from(response.text()?)
-            .await?
-            .as_string()
-            .unwrap_or_default();
-        let page = DomParser::new()?.parse_from_string(&text, SupportedType::TextHtml)?;
-        // Signed out meanwhile, or an error page: the page has no list to take.
-        let fresh = page
-            .get_element_by_id(LIST_ID)
-            .ok_or("the page read again has no list")?;
-        let shown = document()
-            .get_element_by_id(LIST_ID)
-            .ok_or("no list on screen")?;
-        shown.replace_with_with_node_1(&document().import_node_with_deep(&fresh, true)?)?;
+        let href = web_sys::window().ok_or("no window")?.location().href()?;
+        fragment::replace_from(&href, LIST_ID).await?;
         show_ages();
         Ok(())
     }
