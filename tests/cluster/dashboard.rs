@@ -257,6 +257,7 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
     browser.screenshot("dashboard-5a-logs").await?;
 
     // Edit: one more worker; the panel shows only what Volcano can change on a running Job.
+    browser.mark_page().await?;
     browser.click("[data-action=edit]").await?;
     browser.wait_for("[data-testid=edit-panel]", WAIT).await?;
     let panel = browser.text_of("[data-testid=edit-panel]", WAIT).await?;
@@ -286,6 +287,13 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         pods.contains("worker-2"),
         "the new worker shows live:\n{pods}"
     );
+    let tasks = browser
+        .wait_text("[data-testid=tasks-table] tr[data-task=worker]", "3", WAIT)
+        .await?;
+    ensure!(
+        !browser.reloaded().await?,
+        "the training's page reloaded to show its new worker ({tasks})"
+    );
 
     act(&browser, "suspend").await?;
     browser
@@ -293,6 +301,10 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         .await?;
     browser
         .wait_for("[data-action=resume]:not([disabled])", WAIT)
+        .await?;
+    // The timeline is read again with the phase: the suspension and who asked for it.
+    browser
+        .wait_text("[data-testid=timeline]", "Stopped", WAIT)
         .await?;
     browser.screenshot("dashboard-6-suspended").await?;
     let jobs = tephra.jobs().list(&ListParams::default()).await?;

@@ -70,6 +70,29 @@ fn js_sys_now() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Each `time[datetime]` inside the element `id`, rendered by the server and never hydrated
+/// (parts of a page read again as HTML), as its age ("5m"); the exact time stays in its title.
+#[cfg(feature = "hydrate")]
+pub fn show_ages(id: &str) {
+    use wasm_bindgen::JsCast;
+    let Ok(times) = document().query_selector_all(&format!("#{id} time[datetime]")) else {
+        return;
+    };
+    let now = js_sys_now();
+    for i in 0..times.length() {
+        let Some(time) = times
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let at = time.get_attribute("datetime").unwrap_or_default();
+        if let Some(age) = age_of(&at, now) {
+            time.set_text_content(Some(&age));
+        }
+    }
+}
+
 /// How long before `now` (milliseconds since the epoch) `rfc3339` was, as [`Age`] shows it.
 pub fn age_of(rfc3339: &str, now: f64) -> Option<String> {
     parse_millis(rfc3339).map(|then| age((now - then) / 1000.0))

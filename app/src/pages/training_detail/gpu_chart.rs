@@ -5,38 +5,9 @@
 use crate::pages::gpu_use::GPU_USE_ID;
 use leptos::either::Either;
 use leptos::prelude::*;
-use tephra_core::model::workload::Workload;
-
-#[cfg(feature = "hydrate")]
-const EVERY: std::time::Duration = std::time::Duration::from_secs(15);
 
 #[component]
-pub(super) fn GpuChart(workload: RwSignal<Workload>) -> impl IntoView {
-    let id = workload.with_untracked(|w| w.workload_id.clone());
-    let uses_gpus = workload.with_untracked(|w| w.gpus > 0.0);
-    #[cfg(feature = "hydrate")]
-    if uses_gpus {
-        let url = format!(
-            "/trainings/{}/gpu-use",
-            tephra_core::model::url::encode(&id)
-        );
-        let read = move || {
-            let url = url.clone();
-            leptos::task::spawn_local(async move {
-                if let Err(error) =
-                    crate::components::fragment::replace_from(&url, GPU_USE_ID).await
-                {
-                    leptos::logging::warn!("cannot read the GPU use: {error:?}");
-                }
-            });
-        };
-        read();
-        if let Ok(handle) = set_interval_with_handle(read, EVERY) {
-            on_cleanup(move || handle.clear());
-        }
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = id;
+pub(super) fn GpuChart(uses_gpus: bool) -> impl IntoView {
     if uses_gpus {
         Either::Left(view! {
             <div id=GPU_USE_ID>
@@ -47,5 +18,25 @@ pub(super) fn GpuChart(workload: RwSignal<Workload>) -> impl IntoView {
         Either::Right(view! {
             <p class="text-sm text-slate-600 dark:text-slate-300">"This training asks for no GPUs."</p>
         })
+    }
+}
+
+/// Reads the figures of workload `id` now and every 15 seconds, for as long as the calling
+/// island lives.
+#[cfg(feature = "hydrate")]
+pub(super) fn keep_reading(id: &str) {
+    let url = format!("/trainings/{}/gpu-use", tephra_core::model::url::encode(id));
+    let read = move || {
+        let url = url.clone();
+        leptos::task::spawn_local(async move {
+            let read = crate::components::fragment::replace_from(&url, &[GPU_USE_ID]);
+            if let Err(error) = read.await {
+                leptos::logging::warn!("cannot read the GPU use: {error:?}");
+            }
+        });
+    };
+    read();
+    if let Ok(handle) = set_interval_with_handle(read, std::time::Duration::from_secs(15)) {
+        on_cleanup(move || handle.clear());
     }
 }

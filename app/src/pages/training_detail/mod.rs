@@ -1,5 +1,6 @@
 //! One training: where it is and why, its gang, tasks, pods and events, what was asked for and
-//! what Tephra created, and the actions its phase allows. Everything follows the event stream.
+//! what Tephra created, and the actions its phase allows. Everything follows the event stream:
+//! the phase and actions in place, the rest read again from the server as HTML.
 
 mod actions;
 mod confirm;
@@ -9,6 +10,7 @@ mod gpu_chart;
 mod header;
 mod kept;
 mod logs;
+mod parts;
 mod pods;
 mod queue;
 mod reason;
@@ -16,17 +18,7 @@ mod submitted;
 mod tasks;
 mod timeline;
 
-use self::{
-    events::Events,
-    gpu_chart::GpuChart,
-    header::Header,
-    logs::Logs,
-    pods::Pods,
-    reason::{Reason, Trouble},
-    submitted::{Asked, Submitted},
-    tasks::Tasks,
-    timeline::Timeline,
-};
+use self::{header::Header, logs::Logs, parts::Parts, submitted::Asked};
 use crate::api::get_workload;
 use crate::components::live::{LiveMessage, subscribe};
 use crate::components::loaded::loaded;
@@ -36,8 +28,14 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 use tephra_core::model::url::query;
-use tephra_core::model::usage::Standing;
-use tephra_core::model::workload::{HistoryEntry, Workload, WorkloadEvent};
+use tephra_core::model::workload::{Workload, WorkloadEvent};
+
+/// How long a training's changes gather before its parts are read again.
+#[cfg(feature = "hydrate")]
+const READ_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+/// How often the pods' ages are brought up to date.
+#[cfg(feature = "hydrate")]
+const AGE_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
 
 #[component]
 pub fn TrainingDetailPage() -> impl IntoView {
@@ -53,8 +51,8 @@ pub fn TrainingDetailPage() -> impl IntoView {
             view! {
                 <Title text=d.workload.name.clone() />
                 <div class="flex flex-col gap-6">
-                    <LiveDetail workload=d.workload.clone() history=d.history.clone() standing=d.standing.clone()>
-                        <Submitted detail=d />
+                    <LiveDetail workload=d.workload.clone()>
+                        <Parts detail=d />
                     </LiveDetail>
                     <Asked request rendered_yaml />
                 </div>
@@ -63,33 +61,29 @@ pub fn TrainingDetailPage() -> impl IntoView {
     }
 }
 
-/// Everything on the page that moves: the phase, the reason, the gang, tasks, pods, events and
-/// the actions, from the event stream. The history is read again when the phase changes (only
-/// the server has it).
+/// What acts on the page: the phase and the actions, which follow the event stream, and the
+/// log reader. The parts between them (`children`, [`Parts`]) are the server's, read again as
+/// HTML after the training changes.
 #[island(lazy)]
-fn LiveDetail(
-    workload: Workload,
-    history: Vec<HistoryEntry>,
-    standing: Option<Standing>,
-    children: Children,
-) -> impl IntoView {
+fn LiveDetail(workload: Workload, children: Children) -> impl IntoView {
     crate::components::hydrated::island_ready();
     let id = workload.workload_id.clone();
+    #[cfg(feature = "hydrate")]
+    if workload.gpus > 0.0 {
+        gpu_chart::keep_reading(&id);
+    }
     let workload = RwSignal::new(workload);
-    let history = RwSignal::new(history);
-    let standing = RwSignal::new(standing);
     let deleted = RwSignal::new(false);
+    let log_pod = RwSignal::new(None::<String>);
+    #[cfg(feature = "hydrate")]
+    let parts = browser::follow_parts(log_pod);
     let reload = {
         let id = id.clone();
         move || {
             let id = id.clone();
             leptos::task::spawn_local(async move {
                 match get_workload(id).await {
-                    Ok(fresh) => {
-                        workload.set(fresh.workload);
-                        history.set(fresh.history);
-                        standing.set(fresh.standing);
-                    }
+                    Ok(fresh) => workload.set(fresh.workload),
                     Err(AppError::NotFound(_)) => deleted.set(true),
                     Err(error) => leptos::logging::warn!("cannot reload the training: {error}"),
                 }
@@ -101,26 +95,23 @@ fn LiveDetail(
             "/api/v1/workloads/events{}",
             query(&[("workloadId", Some(&id))])
         ),
-        move |message: LiveMessage<WorkloadEvent>| match message {
-            LiveMessage::Workload(e) if e.deleted => deleted.set(true),
-            LiveMessage::Workload(e) => {
-                let phase_changed = workload.with_untracked(|w| w.actual_phase != e.actual_phase);
-                workload.update(|w| {
+        move |message: LiveMessage<WorkloadEvent>| {
+            match message {
+                LiveMessage::Workload(e) if e.deleted => deleted.set(true),
+                LiveMessage::Workload(e) => workload.update(|w| {
                     w.desired_phase = e.desired_phase;
                     w.actual_phase = e.actual_phase;
                     w.phase_message = e.phase_message.clone();
                     w.updated_at = e.updated_at.clone();
                     w.status = e.status;
-                });
-                if phase_changed {
-                    reload();
-                }
+                }),
+                LiveMessage::Resync => reload(),
             }
-            LiveMessage::Resync => reload(),
+            #[cfg(feature = "hydrate")]
+            parts.changed();
         },
     );
     let phase = Memo::new(move |_| workload.with(|w| w.actual_phase));
-    let log_pod = RwSignal::new(None::<String>);
     view! {
         <div class="flex flex-col gap-6" data-testid="training-detail" data-phase=move || phase.get().as_str()>
             <Header workload deleted />
@@ -130,36 +121,45 @@ fn LiveDetail(
                     <a href="/trainings" class="text-indigo-700 underline dark:text-indigo-300">"Back to the trainings"</a>
                 </p>
             </Show>
-            <Reason workload standing history />
-            <Trouble workload />
             {children()}
-            <div class="grid gap-6 lg:grid-cols-3">
-                <section aria-labelledby="timeline-heading" class=format!("{CARD_CLASS} lg:col-span-1")>
-                    <h2 id="timeline-heading" class="mb-3 text-lg font-semibold">"Timeline"</h2>
-                    {move || view! { <Timeline history=history.get() /> }}
-                </section>
-                <section aria-labelledby="tasks-heading" class=format!("{CARD_CLASS} lg:col-span-2")>
-                    <h2 id="tasks-heading" class="mb-3 text-lg font-semibold">"Tasks"</h2>
-                    <Tasks workload />
-                </section>
-            </div>
-            <section aria-labelledby="gpu-heading" class=CARD_CLASS>
-                <h2 id="gpu-heading" class="mb-3 text-lg font-semibold">"GPU use"</h2>
-                <GpuChart workload />
-            </section>
-            <section aria-labelledby="pods-heading" class=CARD_CLASS>
-                <h2 id="pods-heading" class="mb-3 text-lg font-semibold">"Pods"</h2>
-                <Pods workload log_pod />
-            </section>
             <section aria-labelledby="logs-heading" id="logs" class=CARD_CLASS>
                 <h2 id="logs-heading" class="mb-3 text-lg font-semibold">"Logs"</h2>
                 <Logs workload selected=log_pod />
             </section>
-            <section aria-labelledby="events-heading" class=CARD_CLASS>
-                <h2 id="events-heading" class="mb-3 text-lg font-semibold">"Recent events"</h2>
-                <Events workload />
-            </section>
         </div>
+    }
+}
+
+#[cfg(feature = "hydrate")]
+mod browser {
+    use super::parts::{PART_IDS, POD_ID};
+    use super::{AGE_EVERY, READ_AFTER};
+    use crate::components::fragment::Rereader;
+    use crate::components::relative_time::show_ages;
+    use leptos::prelude::*;
+    use wasm_bindgen::JsCast;
+
+    /// Keeps the pods' ages current, reads the parts again when told of a change, and makes a
+    /// pod's "Logs" link choose that pod in the reader.
+    pub(super) fn follow_parts(log_pod: RwSignal<Option<String>>) -> Rereader {
+        let ages = || show_ages(POD_ID);
+        ages();
+        if let Ok(handle) = set_interval_with_handle(ages, AGE_EVERY) {
+            on_cleanup(move || handle.clear());
+        }
+        // On the window, as the links are put in place again with every read.
+        let links = window_event_listener(leptos::ev::click, move |e| {
+            let pod = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|el| el.closest("[data-log-pod]").ok().flatten())
+                .and_then(|el| el.get_attribute("data-log-pod"));
+            if let Some(pod) = pod {
+                log_pod.set(Some(pod));
+            }
+        });
+        on_cleanup(move || links.remove());
+        Rereader::new(PART_IDS, READ_AFTER, ages)
     }
 }
 

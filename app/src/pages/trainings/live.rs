@@ -15,9 +15,6 @@ pub(super) const LIST_ID: &str = "trainings-live";
 /// before the list is read again: a busy cluster must not make it reload on every event.
 #[cfg(feature = "hydrate")]
 const RELOAD_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
-/// Most reads of the list in a row while changes keep arriving during each read.
-#[cfg(feature = "hydrate")]
-const RELOADS_WHILE_CHANGING: usize = 3;
 /// How often the ages shown are brought up to date.
 #[cfg(feature = "hydrate")]
 const AGE_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
@@ -33,18 +30,18 @@ pub(super) fn LiveList() -> impl IntoView {
 
 #[cfg(feature = "hydrate")]
 mod browser {
-    use super::{AGE_EVERY, LIST_ID, RELOAD_AFTER, RELOADS_WHILE_CHANGING};
-    use crate::components::fragment;
+    use super::{AGE_EVERY, LIST_ID, RELOAD_AFTER};
+    use crate::components::fragment::Rereader;
     use crate::components::live::{LiveMessage, subscribe};
     use crate::components::phase_badge::badge_class;
-    use crate::components::relative_time::age_of;
-    use leptos::prelude::{document, set_interval, set_timeout};
-    use std::cell::Cell;
-    use std::rc::Rc;
+    use crate::components::relative_time::show_ages;
+    use leptos::prelude::{document, set_interval};
     use tephra_core::model::url::query;
     use tephra_core::model::workload::RowChange;
-    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen::JsCast;
     use web_sys::Element;
+
+    const LIST: &[&str] = &[LIST_ID];
 
     pub fn follow() {
         let Some(list) = document().get_element_by_id(LIST_ID) else {
@@ -55,35 +52,21 @@ mod browser {
             "/api/v1/workloads/events{}",
             query(&[("projectId", project.as_deref())])
         );
-        show_ages();
-        set_interval(show_ages, AGE_EVERY);
-        let changes = Rc::new(Cell::new(0u64));
-        let pending = Rc::new(Cell::new(false));
-        let counted = changes.clone();
-        let reload_soon = move || {
-            if pending.replace(true) {
-                return;
-            }
-            let (pending, changes) = (pending.clone(), counted.clone());
-            set_timeout(
-                move || {
-                    pending.set(false);
-                    leptos::task::spawn_local(read_again(changes));
-                },
-                RELOAD_AFTER,
-            );
-        };
+        let ages = || show_ages(LIST_ID);
+        ages();
+        set_interval(ages, AGE_EVERY);
+        let list = Rereader::new(LIST, RELOAD_AFTER, ages);
         // Every connection opens with a resync, the first one too: the rows were read when the
         // page was rendered, and a change broadcast before this stream connected reaches no one.
         subscribe(url, move |message: LiveMessage<RowChange>| match message {
-            LiveMessage::Workload(e) => {
-                changes.set(changes.get() + 1);
-                match row_of(&e.workload_id) {
-                    Some(row) if !e.deleted => patch(&row, &e),
-                    _ => reload_soon(),
+            LiveMessage::Workload(e) => match row_of(&e.workload_id) {
+                Some(row) if !e.deleted => {
+                    list.noted();
+                    patch(&row, &e);
                 }
-            }
-            LiveMessage::Resync => reload_soon(),
+                _ => list.changed(),
+            },
+            LiveMessage::Resync => list.changed(),
         });
     }
 
@@ -116,48 +99,6 @@ mod browser {
         }
         if let Some(tasks) = part("[data-testid=tasks]") {
             tasks.set_text_content(Some(&format!("{running}/{pods}")));
-        }
-    }
-
-    /// Reads the page again and puts its list in place of the one on screen, a few times at
-    /// most while changes keep arriving during each read (a change that arrives during a read
-    /// may be older than it, or newer).
-    async fn read_again(changes: Rc<Cell<u64>>) {
-        for _ in 0..RELOADS_WHILE_CHANGING {
-            let before = changes.get();
-            if let Err(error) = replace_list().await {
-                leptos::logging::warn!("cannot read the trainings again: {error:?}");
-                return;
-            }
-            if changes.get() == before {
-                return;
-            }
-        }
-    }
-
-    async fn replace_list() -> Result<(), JsValue> {
-        let href = web_sys::window().ok_or("no window")?.location().href()?;
-        fragment::replace_from(&href, LIST_ID).await?;
-        show_ages();
-        Ok(())
-    }
-
-    /// Each row's time as its age ("5m"); the exact time stays in its title.
-    fn show_ages() {
-        let Ok(times) = document().query_selector_all(&format!("#{LIST_ID} time[datetime]")) else {
-            return;
-        };
-        let now = web_sys::window()
-            .and_then(|w| w.performance())
-            .map(|p| p.time_origin() + p.now());
-        for i in 0..times.length() {
-            let Some(time) = times.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else {
-                continue;
-            };
-            let at = time.get_attribute("datetime").unwrap_or_default();
-            if let Some(age) = now.and_then(|now| age_of(&at, now)) {
-                time.set_text_content(Some(&age));
-            }
         }
     }
 }
