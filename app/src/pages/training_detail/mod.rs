@@ -107,8 +107,11 @@ fn LiveDetail(workload: Workload, children: Children) -> impl IntoView {
                 }),
                 LiveMessage::Resync => reload(),
             }
+            // A deleted training's page has no parts to read.
             #[cfg(feature = "hydrate")]
-            parts.changed();
+            if !deleted.get_untracked() {
+                parts.changed();
+            }
         },
     );
     let phase = Memo::new(move |_| workload.with(|w| w.actual_phase));
