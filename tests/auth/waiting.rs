@@ -3,7 +3,7 @@
 //! cluster's `maxWaitingPerProject` a submit and a resume are refused naming the rule, and
 //! nothing is stored or changed.
 
-use super::{Setup, ada, user};
+use super::{Browser, Setup, ada, user};
 use anyhow::{Context, ensure};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -281,5 +281,23 @@ async fn gpu_use_pages_follow_the_same_rule(
             "rae's GPU use page shows {secret:?}"
         );
     }
+    // Without a session: sent to sign in, with nothing of the training.
+    let anonymous = Browser::default()
+        .get(&setup.tephra.url(&format!("/trainings/{mine}/gpu-use")))
+        .await?;
+    let status = anonymous.status();
+    let to = anonymous
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|l| l.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let body = anonymous.text().await?;
+    ensure!(
+        status.is_redirection()
+            && to.starts_with("/auth/login?next=")
+            && !body.contains("gpu-use-live"),
+        "an anonymous read of the GPU use page: {status} {to} {body}"
+    );
     Ok(())
 }
