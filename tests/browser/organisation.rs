@@ -1,7 +1,8 @@
 //! The organisation page: an administrator creates a department and a project with GPU quotas
 //! and an idle GPU timeout, sees them in the tables and in the org-unit API, tries a project policy (a widening one is
 //! refused, naming the rule), saves a narrowing one after its preview, gives a user a role in the
-//! project and takes it back, and deletes the project.
+//! project and takes it back, and deletes the project; all on one page, never loaded again. With
+//! scripts off, the same forms post and come back to the page.
 
 use serde_json::Value;
 use std::time::Duration;
@@ -16,6 +17,7 @@ async fn an_administrator_sets_up_a_department_a_project_and_its_policy() -> any
     let base = server.base_url();
     let browser = Browser::start().await?;
     browser.open(&format!("{base}/organisation")).await?;
+    browser.mark_page().await?;
     // No cluster here: the cluster view says so instead of showing empty tables.
     browser
         .wait_for("[data-testid=cluster-empty]", WAIT)
@@ -166,6 +168,8 @@ async fn an_administrator_sets_up_a_department_a_project_and_its_policy() -> any
     .await?;
     assert_eq!(rules["accessRules"][0]["scopeName"], "vision", "{rules}");
     assert_eq!(rules["accessRules"][0]["roleName"], "Researcher", "{rules}");
+    // The choices were read again with the tables; the policy's scope kept what was chosen.
+    assert_eq!(value_of(&browser, "policy-scope").await?, "project:vision");
     browser
         .click("[data-testid='remove-member-ada@example.com']")
         .await?;
@@ -173,6 +177,51 @@ async fn an_administrator_sets_up_a_department_a_project_and_its_policy() -> any
 
     browser.click("[data-testid=delete-vision]").await?;
     crate::wait_gone(&browser, "[data-testid=projects-admin-table]", "vision").await?;
+    // The deleted project is no longer a scope to choose: the editor is back on the system's.
+    tephra_tests::wait_for("the policy scope to leave vision", WAIT, || async {
+        let scope = value_of(&browser, "policy-scope").await.ok()?;
+        (scope == "system:").then_some(())
+    })
+    .await?;
+    assert!(!browser.reloaded().await?, "every form was posted in place");
     browser.close().await?;
     Ok(())
+}
+
+/// With scripts off, a form is a plain post: the server saves and sends the browser back to the
+/// page, which shows what was saved.
+#[tokio::test]
+async fn without_scripts_the_forms_still_save() -> anyhow::Result<()> {
+    let server = tephra::start_release()?;
+    let base = server.base_url();
+    let browser = Browser::start_with(&["--blink-settings=scriptEnabled=false"]).await?;
+    browser.client.goto(&format!("{base}/organisation")).await?;
+    browser.fill("department-name", "offline").await?;
+    browser.fill("department-gpu-quota", "2").await?;
+    browser
+        .click("[data-testid=department-form] button[type=submit]")
+        .await?;
+    let departments = browser
+        .wait_text("[data-testid=departments-table]", "offline", WAIT)
+        .await?;
+    assert!(
+        departments.contains("default: 2 (limit none)"),
+        "{departments}"
+    );
+    let url = browser.client.current_url().await?;
+    assert_eq!(url.path(), "/organisation", "back on the page");
+    browser.close().await?;
+    Ok(())
+}
+
+/// The value of the form control with this id.
+async fn value_of(browser: &Browser, id: &str) -> anyhow::Result<String> {
+    let value = browser
+        .client
+        .execute(
+            "return document.getElementById(arguments[0]).value",
+            vec![Value::from(id)],
+        )
+        .await?;
+    Ok(value.as_str().unwrap_or_default().to_owned())
 }

@@ -4,8 +4,12 @@
 //!
 //! System administrators manage departments and every policy; a department's administrators
 //! manage its projects and their policies. The server refuses the rest, naming the permission.
+//!
+//! The server renders the tables and forms; the browser carries only the policy editor and what
+//! posts the forms in place ([`follow`]).
 
 mod cluster;
+mod follow;
 mod form;
 mod members;
 mod policy;
@@ -31,8 +35,13 @@ pub fn OrganisationPage() -> impl IntoView {
         </p>
         {loaded(org, |org| {
             let nodes = org.cluster.clone();
+            let policy = org.system_policy.clone().unwrap_or_default();
+            let scopes = policy::scopes(&org);
             view! {
-                <units::Units org />
+                <units::Departments org=org.clone() />
+                <units::Projects org=org.clone() />
+                <members::Members org />
+                <policy::PolicyEditor policy scopes />
                 <section class=format!("my-6 {CARD_CLASS}") aria-labelledby="cluster-heading">
                     <h2 id="cluster-heading" class="mb-3 font-semibold">"Cluster"</h2>
                     <cluster::Cluster cluster=nodes />
@@ -74,12 +83,12 @@ fn shares(resources: &[PoolResources]) -> String {
 fn Refusal(error: AppError) -> impl IntoView {
     let fields = error.field_errors();
     view! {
-        <div role="alert" class="mt-3 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200" data-testid="refusal">
+        <div role="alert" class=form::REFUSAL data-testid="refusal">
             {if fields.is_empty() {
                 Either::Left(view! { <p>{error.to_string()}</p> })
             } else {
                 Either::Right(view! {
-                    <ul class="list-disc pl-5">
+                    <ul class=form::REFUSAL_LIST>
                         {fields.into_iter().map(|e| view! { <li><code>{e.path}</code>": "{e.message}</li> }).collect_view()}
                     </ul>
                 })

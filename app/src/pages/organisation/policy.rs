@@ -13,27 +13,26 @@ use leptos::prelude::*;
 use tephra_core::model::org::Organisation;
 use tephra_core::model::policy::{PolicyField, PolicyKind};
 
+/// The select of scopes, read again after a save so a department or project created on the
+/// page can be chosen at once.
+pub(super) const POLICY_SCOPE_ID: &str = "policy-scope";
+
 /// The scopes a policy can be set on, as `(value, label)`: `system:`, `department:<name>`,
 /// `project:<name>`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Scopes(Vec<(String, String)>);
-
-impl Scopes {
-    pub fn of(org: &Organisation) -> Scopes {
-        let mut scopes = vec![("system:".to_owned(), "The system".to_owned())];
-        scopes.extend(org.departments.iter().map(|d| {
-            (
-                format!("department:{}", d.name),
-                format!("Department {}", d.name),
-            )
-        }));
-        scopes.extend(
-            org.projects
-                .iter()
-                .map(|p| (format!("project:{}", p.name), format!("Project {}", p.name))),
-        );
-        Scopes(scopes)
-    }
+pub(super) fn scopes(org: &Organisation) -> Vec<(String, String)> {
+    let mut scopes = vec![("system:".to_owned(), "The system".to_owned())];
+    scopes.extend(org.departments.iter().map(|d| {
+        (
+            format!("department:{}", d.name),
+            format!("Department {}", d.name),
+        )
+    }));
+    scopes.extend(
+        org.projects
+            .iter()
+            .map(|p| (format!("project:{}", p.name), format!("Project {}", p.name))),
+    );
+    scopes
 }
 
 fn split(scope: &str) -> (String, String) {
@@ -47,10 +46,15 @@ const PREVIEW_COLUMNS: [Column; 3] = [
     Column::text("Starts as"),
 ];
 
-/// Part of the organisation page's island, so a department or project created there can be
-/// chosen at once. It opens on the system's trainings `policy`, rendered by the server too.
-#[component]
-pub fn PolicyEditor(policy: String, scopes: Signal<Scopes>) -> impl IntoView {
+/// The page's one island. It opens on the system's trainings `policy`, rendered by the server too.
+/// The scope is followed on its label: the page puts a fresh select in place after a save.
+///
+/// It also posts the page's forms ([`super::follow`]): one island rather than two measured
+/// 1.3 to 2.6 KiB less on every other page, as wasm-split cuts fewer shared chunks.
+#[island(lazy)]
+pub fn PolicyEditor(policy: String, scopes: Vec<(String, String)>) -> impl IntoView {
+    crate::components::hydrated::island_ready();
+    super::follow::follow();
     let scope = RwSignal::new("system:".to_owned());
     let kind = RwSignal::new(PolicyKind::Trainings);
     let text = RwSignal::new(policy.clone());
@@ -87,10 +91,10 @@ pub fn PolicyEditor(policy: String, scopes: Signal<Scopes>) -> impl IntoView {
                 ") bind it. A department's or project's policy may only narrow the ones around it."
             </p>
             <div class="grid gap-3 sm:grid-cols-2">
-                <label class="text-sm font-medium">
+                <label class="text-sm font-medium" on:change=move |ev| scope.set(event_target_value(&ev))>
                     "Scope"
-                    <select id="policy-scope" class=FIELD on:change=move |ev| scope.set(event_target_value(&ev))>
-                        {move || scopes.get().0.into_iter().map(|(value, label)| view! { <option value=value>{label}</option> }).collect_view()}
+                    <select id=POLICY_SCOPE_ID class=FIELD>
+                        {scopes.into_iter().map(|(value, label)| view! { <option value=value>{label}</option> }).collect_view()}
                     </select>
                 </label>
                 <label class="text-sm font-medium">

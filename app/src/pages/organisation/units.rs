@@ -1,20 +1,20 @@
 //! Departments and projects: the tables, and a form for each that creates one or sets its GPU
-//! share in a node pool. The tables follow every save and delete.
+//! share in a node pool. The server renders them; the browser reads them again after a save.
 
-use super::form::{CELL, FIELD, LABEL, ROW, outcome};
-use super::members::Members;
-use super::policy::{PolicyEditor, Scopes};
-use super::{Refusal, shares};
-use crate::api::{
-    AddMember, DeleteProject, RemoveMember, SaveDepartment, SaveProject, get_organisation,
-};
+use super::form::{CELL, FIELD, LABEL, Outcome, ROW, ServerForm};
+use super::shares;
+use crate::api::{DeleteProject, SaveDepartment, SaveProject};
 use crate::components::style::{CARD_CLASS, PRIMARY_BUTTON_CLASS, ROW_DANGER_BUTTON_CLASS};
 use crate::components::table::{Column, Table};
 use crate::components::usage::Usage;
-use crate::error::AppError;
-use leptos::either::Either;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use tephra_core::model::org::{DEFAULT_PROJECT, Organisation, SchedulingRules, gpu_totals};
+
+/// The tables and the choices that follow what is stored, read again after each save.
+pub(super) const DEPARTMENTS_ID: &str = "org-departments";
+pub(super) const PROJECTS_ID: &str = "org-projects";
+pub(super) const PROJECT_DEPARTMENT_ID: &str = "project-department";
 
 const DEPARTMENT_COLUMNS: [Column; 4] = [
     Column::text("Name"),
@@ -55,91 +55,58 @@ fn QuotaInputs(prefix: &'static str) -> impl IntoView {
     }
 }
 
-/// The page's one island: the tables, their forms and the policy editor share what the server
-/// last said about the organisation.
-#[island(lazy)]
-pub fn Units(org: Organisation) -> impl IntoView {
-    crate::components::hydrated::island_ready();
-    let save_department = ServerAction::<SaveDepartment>::new();
-    let save_project = ServerAction::<SaveProject>::new();
-    let delete = ServerAction::<DeleteProject>::new();
-    let add_member = ServerAction::<AddMember>::new();
-    let remove_member = ServerAction::<RemoveMember>::new();
-    let policy = org.system_policy.clone().unwrap_or_default();
-    let org = RwSignal::new(Ok::<_, AppError>(org));
-    Effect::new(move |_| {
-        let changes = save_department.version().get()
-            + save_project.version().get()
-            + delete.version().get()
-            + add_member.version().get()
-            + remove_member.version().get();
-        if changes > 0 {
-            leptos::task::spawn_local(async move { org.set(get_organisation().await) });
-        }
-    });
+#[component]
+pub(super) fn Departments(org: Organisation) -> impl IntoView {
     view! {
         <section class=format!("mb-6 {CARD_CLASS}") aria-labelledby="departments-heading">
             <h2 id="departments-heading" class="mb-3 font-semibold">"Departments"</h2>
-            {move || match org.get() {
-                Ok(org) => Either::Left(view! { <DepartmentTable org /> }),
-                Err(error) => Either::Right(view! { <Refusal error /> }),
-            }}
+            <div id=DEPARTMENTS_ID><DepartmentTable org /></div>
             <h3 class="mt-4 text-sm font-semibold">"Create a department or set its quota"</h3>
-            <ActionForm action=save_department attr:class="mt-2 grid gap-3 sm:grid-cols-6 sm:items-end" attr:data-testid="department-form">
+            <ServerForm action=SaveDepartment::PATH outcome="department-outcome" done="Saved." testid="department-form" class="mt-2 grid gap-3 sm:grid-cols-6 sm:items-end">
                 <label class=LABEL>
                     "Name"
                     <input id="department-name" name="name" required class=FIELD />
                 </label>
                 <QuotaInputs prefix="department" />
                 <button type="submit" class=PRIMARY_BUTTON_CLASS>"Save department"</button>
-            </ActionForm>
-            {outcome(move || save_department.value().get(), "Saved.")}
+            </ServerForm>
+            <Outcome id="department-outcome" />
         </section>
+    }
+}
+
+#[component]
+pub(super) fn Projects(org: Organisation) -> impl IntoView {
+    let departments: Vec<String> = org.departments.iter().map(|d| d.name.clone()).collect();
+    view! {
         <section class=format!("mb-6 {CARD_CLASS}") aria-labelledby="projects-heading">
             <h2 id="projects-heading" class="mb-3 font-semibold">"Projects"</h2>
-            {move || match org.get() {
-                Ok(org) => Either::Left(view! { <ProjectTable org delete /> }),
-                Err(error) => Either::Right(view! { <Refusal error /> }),
-            }}
-            {outcome(move || delete.value().get(), "Deleted.")}
+            <div id=PROJECTS_ID><ProjectTable org /></div>
+            <Outcome id="project-delete-outcome" />
             <h3 class="mt-4 text-sm font-semibold">"Create a project or set its quota"</h3>
-            <ProjectForm org save_project />
-            {outcome(move || save_project.value().get(), "Saved.")}
+            <ProjectForm departments />
+            <Outcome id="project-outcome" />
         </section>
-        <Members org add=add_member remove=remove_member />
-        <PolicyEditor policy scopes=Signal::derive(move || {
-            org.with(|o| o.as_ref().map(Scopes::of).unwrap_or_default())
-        }) />
     }
 }
 
 /// The form that creates a project or sets its GPU share in a node pool.
 #[component]
-fn ProjectForm(
-    org: RwSignal<Result<Organisation, AppError>>,
-    save_project: ServerAction<SaveProject>,
-) -> impl IntoView {
+fn ProjectForm(departments: Vec<String>) -> impl IntoView {
     view! {
-        <ActionForm action=save_project attr:class="mt-2 grid gap-3 sm:grid-cols-4 sm:items-start" attr:data-testid="project-form">
+        <ServerForm action=SaveProject::PATH outcome="project-outcome" done="Saved." testid="project-form" class="mt-2 grid gap-3 sm:grid-cols-4 sm:items-start">
             <label class=LABEL>
                 "Name"
                 <input id="project-name" name="name" required class=FIELD />
             </label>
             <label class=LABEL>
                 "Department"
-                <select id="project-department" name="department" class=FIELD>
-                    // Follows the table, so a department created here can be chosen at once.
-                    {move || {
-                        let names: Vec<String> = org.with(|o| {
-                            o.as_ref()
-                                .map(|o| o.departments.iter().map(|d| d.name.clone()).collect())
-                                .unwrap_or_default()
-                        });
-                        names
-                            .into_iter()
-                            .map(|name| view! { <option value=name.clone()>{name.clone()}</option> })
-                            .collect_view()
-                    }}
+                // Read again after a save, so a department created here can be chosen at once.
+                <select id=PROJECT_DEPARTMENT_ID name="department" class=FIELD>
+                    {departments
+                        .into_iter()
+                        .map(|name| view! { <option value=name.clone()>{name.clone()}</option> })
+                        .collect_view()}
                 </select>
             </label>
             <QuotaInputs prefix="project" />
@@ -153,7 +120,7 @@ fn ProjectForm(
                 </p>
             </div>
             <button type="submit" class=format!("sm:mt-6 {PRIMARY_BUTTON_CLASS}")>"Save project"</button>
-        </ActionForm>
+        </ServerForm>
     }
 }
 
@@ -177,7 +144,7 @@ fn DepartmentTable(org: Organisation) -> impl IntoView {
 }
 
 #[component]
-fn ProjectTable(org: Organisation, delete: ServerAction<DeleteProject>) -> impl IntoView {
+fn ProjectTable(org: Organisation) -> impl IntoView {
     view! {
         <Table testid="projects-admin-table" columns=&PROJECT_COLUMNS>
             {org.projects.into_iter().map(|p| {
@@ -193,12 +160,12 @@ fn ProjectTable(org: Organisation, delete: ServerAction<DeleteProject>) -> impl 
                         <td class=format!("{CELL} text-right tabular-nums")>{p.workloads}</td>
                         <td class=CELL>
                             {deletable.then(|| view! {
-                                <ActionForm action=delete>
+                                <ServerForm action=DeleteProject::PATH outcome="project-delete-outcome" done="Deleted.">
                                     <input type="hidden" name="name" value=name.clone() />
                                     <button type="submit" data-testid=format!("delete-{name}") class=ROW_DANGER_BUTTON_CLASS>
                                         "Delete"
                                     </button>
-                                </ActionForm>
+                                </ServerForm>
                             })}
                         </td>
                     </tr>
