@@ -189,7 +189,7 @@ async fn an_administrator_sets_up_a_department_a_project_and_its_policy() -> any
 }
 
 /// With scripts off, a form is a plain post: the server saves and sends the browser back to the
-/// page, which shows what was saved.
+/// page, which shows what was saved; a refusal is a page of its own naming the field.
 #[tokio::test]
 async fn without_scripts_the_forms_still_save() -> anyhow::Result<()> {
     let server = tephra::start_release()?;
@@ -210,6 +210,32 @@ async fn without_scripts_the_forms_still_save() -> anyhow::Result<()> {
     );
     let url = browser.client.current_url().await?;
     assert_eq!(url.path(), "/organisation", "back on the page");
+
+    // A refused post says why, naming the field, and stores nothing.
+    browser.fill("department-name", "lots").await?;
+    browser.fill("department-gpu-quota", "many").await?;
+    browser
+        .click("[data-testid=department-form] button[type=submit]")
+        .await?;
+    let refused = browser
+        .wait_text("main", "The form was not accepted", WAIT)
+        .await?;
+    assert!(refused.contains("gpu_quota"), "{refused}");
+    assert!(refused.contains("\"many\""), "{refused}");
+    let stored: Value = reqwest::get(format!("{base}/api/v1/org-unit/departments"))
+        .await?
+        .json()
+        .await?;
+    let names: Vec<&str> = stored["departments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"offline") && !names.contains(&"lots"),
+        "{stored}"
+    );
     browser.close().await?;
     Ok(())
 }

@@ -2,6 +2,10 @@
 //! rejected draft or a database outage would look like a server bug to the browser's network log,
 //! to proxies and to monitoring. The encoded [`AppError`] knows its status; this middleware puts it
 //! on the response. The hydrated client reads any 4xx or 5xx as an error, so it sees no change.
+//!
+//! A plain form post (scripts off) is answered by Leptos with a redirect back to the page, the
+//! error included, and the page would show nothing of it. Such an error is answered instead with
+//! a page of its own, naming each field, under the error's status.
 
 use super::api::error::status_of;
 use app::error::AppError;
@@ -17,7 +21,8 @@ const MAX_ERROR_BODY: usize = 1 << 20;
 
 pub async fn restore(request: Request, next: Next) -> Response {
     let response = next.run(request).await;
-    if response.status() != StatusCode::INTERNAL_SERVER_ERROR
+    let plain_post = response.status().is_redirection();
+    if !(response.status() == StatusCode::INTERNAL_SERVER_ERROR || plain_post)
         || !response.headers().contains_key(SERVER_FN_ERROR_HEADER)
     {
         return response;
@@ -30,8 +35,23 @@ pub async fn restore(request: Request, next: Next) -> Response {
             return Response::from_parts(parts, Body::empty());
         }
     };
-    if let Ok(error) = serde_json::from_slice::<AppError>(&bytes) {
-        parts.status = status_of(&error);
+    match serde_json::from_slice::<AppError>(&bytes) {
+        Ok(error) if plain_post => refused(&error),
+        Ok(error) => {
+            parts.status = status_of(&error);
+            Response::from_parts(parts, Body::from(bytes))
+        }
+        Err(_) => Response::from_parts(parts, Body::from(bytes)),
     }
-    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// What a plain form post was refused: the error names the fields, and the browser's Back
+/// returns to the form with what was typed.
+fn refused(error: &AppError) -> Response {
+    super::sign_in::page(
+        status_of(error),
+        "The form was not accepted",
+        &format!("{error}. Go back to correct it: what you typed is still in the form."),
+        None,
+    )
 }
