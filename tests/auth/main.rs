@@ -10,6 +10,7 @@ mod exposed;
 mod forged;
 mod identity;
 mod matrix;
+mod org_forms;
 mod streams;
 mod tenant_lists;
 mod waiting;
