@@ -50,7 +50,7 @@ const PREVIEW_COLUMNS: [Column; 3] = [
 /// The scope is followed on its label: the page puts a fresh select in place after a save.
 ///
 /// It also posts the page's forms ([`super::follow`]): one island rather than two measured
-/// 0.5 to 2.7 KiB less on every other page, as wasm-split cuts fewer shared chunks.
+/// 0.4 to 2.6 KiB less on every other page, as wasm-split cuts fewer shared chunks.
 #[island(lazy)]
 pub fn PolicyEditor(policy: String, scopes: Vec<(String, String)>) -> impl IntoView {
     crate::components::hydrated::island_ready();
