@@ -13,6 +13,7 @@ mod matrix;
 mod org_forms;
 mod streams;
 mod tenant_lists;
+mod training_form;
 mod waiting;
 
 use anyhow::{Context, bail, ensure};

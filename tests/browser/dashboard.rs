@@ -56,6 +56,7 @@ async fn invalid_input_gets_the_apis_own_message_before_submit() {
         .await
         .unwrap();
     let portion = message_under(&browser, "f-spec-compute-gpuPortionRequest").await;
+    browser.settled().await.unwrap();
     browser
         .client
         .find(Locator::XPath("//button[contains(., 'Add a toleration')]"))
@@ -168,6 +169,7 @@ async fn every_page_passes_axe_in_light_and_dark_mode() {
                     "Add a volume",
                     "Add a toleration",
                 ] {
+                    browser.settled().await.unwrap();
                     browser
                         .client
                         .find(Locator::XPath(&format!(

@@ -10,6 +10,7 @@ use tephra_tests::tephra;
 const WAIT: Duration = Duration::from_secs(10);
 
 async fn click_text(browser: &Browser, tag: &str, text: &str) {
+    browser.settled().await.unwrap();
     browser
         .client
         .find(Locator::XPath(&format!("//{tag}[contains(., '{text}')]")))

@@ -3,6 +3,7 @@
 
 mod applications;
 mod dashboard;
+mod form;
 mod generic;
 mod live_list;
 mod organisation;

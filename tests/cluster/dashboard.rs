@@ -16,6 +16,7 @@ const WAIT: Duration = Duration::from_secs(90);
 const DISTRIBUTED: &str = "/api/v1/workloads/distributed";
 
 async fn click_text(browser: &Browser, tag: &str, text: &str) -> anyhow::Result<()> {
+    browser.settled().await?;
     browser
         .client
         .find(Locator::XPath(&format!("//{tag}[contains(., '{text}')]")))

@@ -14,6 +14,7 @@ async fn a_cross_site_post_is_refused_and_stores_nothing() {
     let client = Running::no_redirects();
     let api = format!("{}/api/v1/workloads/trainings", server.base);
     let form = format!("{}/api/fn/submit_training_form", server.base);
+    let drawn = format!("{}/api/fn/training_form", server.base);
     let attempts = [
         // What a page on evil.example makes the browser send: a "simple" request, no preflight.
         (
@@ -36,6 +37,13 @@ async fn a_cross_site_post_is_refused_and_stores_nothing() {
                 ("origin", "https://evil.example"),
                 ("sec-fetch-site", "cross-site"),
             ],
+        ),
+        // The form as its page posts it, asking for a submit.
+        (
+            &drawn,
+            "application/x-www-form-urlencoded",
+            "draft%5Bdocument%5D=%7B%22name%22%3A%22evil%22%2C%22projectId%22%3A%22default%22%2C%22spec%22%3A%7B%22image%22%3A%22busybox%22%7D%7D&draft%5B~submit%5D=on",
+            vec![("sec-fetch-site", "cross-site")],
         ),
     ];
     for (url, content_type, body, headers) in attempts {

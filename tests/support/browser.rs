@@ -134,7 +134,22 @@ impl Browser {
     }
 
     /// Replaces the text of the input with this id, as typing would.
+    /// Waits until the new-training form is drawn as it stands: no pause in typing is pending
+    /// and no answer from the server is awaited (`data-form-busy` on `<body>`). A page without
+    /// the form is always settled.
+    pub async fn settled(&self) -> anyhow::Result<()> {
+        let c = &self.client;
+        crate::wait_for("the form to settle", Duration::from_secs(30), || async {
+            c.find(Locator::Css("body:not([data-form-busy])"))
+                .await
+                .ok()
+                .map(|_| ())
+        })
+        .await
+    }
+
     pub async fn fill(&self, id: &str, text: &str) -> anyhow::Result<()> {
+        self.settled().await?;
         let input = self
             .client
             .find(Locator::Id(id))
@@ -147,6 +162,7 @@ impl Browser {
 
     /// Picks the option with this value in the select with this id.
     pub async fn select(&self, id: &str, value: &str) -> anyhow::Result<()> {
+        self.settled().await?;
         let select = self
             .client
             .find(Locator::Id(id))
@@ -157,6 +173,7 @@ impl Browser {
     }
 
     pub async fn click(&self, css: &str) -> anyhow::Result<()> {
+        self.settled().await?;
         let element = self
             .client
             .find(Locator::Css(css))

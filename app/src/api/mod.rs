@@ -7,7 +7,6 @@ use crate::error::AppError;
 use codec::JsonAnswer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
-use std::collections::BTreeMap;
 use tephra_core::model::access::{ApplicationView, AuditPage, AuditQuery, CreatedApplication};
 use tephra_core::model::action::Action;
 use tephra_core::model::workload::{Workload, WorkloadDetail, WorkloadPage, WorkloadQuery};
@@ -16,8 +15,10 @@ use tephra_core::model::{
 };
 
 pub mod codec;
+mod form;
 mod members;
 mod org;
+pub use form::*;
 pub use members::*;
 pub use org::*;
 
@@ -97,37 +98,6 @@ pub async fn submit_training(draft: Draft) -> Result<Submitted, AppError> {
 pub struct Submitted {
     pub workload_id: String,
     pub name: String,
-}
-
-/// The form posted without JavaScript (URL-encoded fields named `draft[...]`, see
-/// `draft::posted`). Always answers with a redirect: to the new training, or back to the form
-/// with what was typed and the error.
-#[server(prefix = "/api/fn", endpoint = "submit_training_form", output = JsonAnswer)]
-pub async fn submit_training_form(draft: BTreeMap<String, String>) -> Result<(), AppError> {
-    let (backend, principal) = crate::backend::acting().await?;
-    let draft = Draft::from_posted(&draft);
-    match backend
-        .submit_workload(&principal, draft.kind(), draft.to_request())
-        .await
-    {
-        Ok(workload) => leptos_axum::redirect(&format!("/trainings/{}", workload.workload_id)),
-        Err(error) => {
-            let draft = serde_json::to_string(&draft).map_err(|_| AppError::Internal)?;
-            let error = serde_json::to_string(&error).map_err(|_| AppError::Internal)?;
-            let query = form_urlencoded(&[("draft", &draft), ("error", &error)]);
-            leptos_axum::redirect(&format!("/trainings/new?{query}"));
-        }
-    }
-    Ok(())
-}
-
-#[cfg(feature = "ssr")]
-fn form_urlencoded(pairs: &[(&str, &str)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={}", tephra_core::model::url::encode(v)))
-        .collect::<Vec<_>>()
-        .join("&")
 }
 
 #[server(prefix = "/api/fn", endpoint = "act_on_workload", input = Json, output = JsonAnswer)]

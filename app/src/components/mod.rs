@@ -11,6 +11,8 @@ pub mod loaded;
 pub mod log_stream;
 pub mod navigate;
 pub mod phase_badge;
+#[cfg(feature = "hydrate")]
+pub mod post;
 pub mod relative_time;
 pub mod style;
 pub mod table;

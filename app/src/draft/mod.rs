@@ -7,11 +7,13 @@
 //! API's own path and message. A clone is the stored request, whole: keys no field shows are kept
 //! and submitted as they were.
 
+mod env;
 pub mod fields;
 mod generic;
 mod gpu;
 mod link;
 pub use generic::TYPE_KEY;
+pub mod op;
 pub mod path;
 pub mod posted;
 #[cfg(test)]

@@ -2,19 +2,24 @@
 //! [`Path`].
 //!
 //! From the path a field derives everything else: the value it shows and writes (converted by
-//! its [`Kind`]), its element id, the name an HTML form posts it under (so the form submits
-//! without JavaScript), and its error, which is the request validator's (the API's) own message
-//! for that path. A field shows its error once it has been edited, and every field does after a
-//! submit attempt.
+//! its [`Kind`]), its element id, the name an HTML form posts it under, and its error, which is
+//! the request validator's (the API's) own message for that path. A field shows its error once it
+//! has been edited, and every field does after a submit attempt.
+//!
+//! The fields are drawn on the server only, from what the form last posted; a button that
+//! changes the form's shape (a row added or removed) posts its [`Op`]. The browser's part is
+//! `pages::new_training::follow`.
 
-use crate::draft::posted::{input_name, unchecked_name};
+use crate::draft::op::Op;
+use crate::draft::posted::{OP, input_name, unchecked_name};
 use crate::draft::{Kind, Path};
 use leptos::either::Either;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use serde_json::Value;
 
 mod state;
-pub use state::{FormState, check, use_form};
+pub use state::{Drawn, FormState, check, use_form};
 
 pub const INPUT_CLASS: &str = "block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm disabled:cursor-not-allowed disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-indigo-500 aria-[invalid=true]:border-red-600 dark:border-slate-600 dark:bg-slate-900 dark:aria-[invalid=true]:border-red-400";
 const LABEL_CLASS: &str = "text-sm font-medium";
@@ -42,15 +47,13 @@ fn posted(name: String) -> String {
 fn Message(path: String, #[prop(optional)] hint: &'static str) -> impl IntoView {
     let form = use_form();
     let id = field_id(&path);
-    let rule = {
-        let path = path.clone();
-        move || form.hint(&path).map(|h| h.text)
-    };
-    let message = move || form.message(&path);
+    let rule = form.hint(&path).map(|h| h.text);
+    let message = form.message(&path);
+    // `data-live`: replaced as the user types (the fields around them are not).
     view! {
         {(!hint.is_empty()).then(|| view! { <p id=format!("{id}-hint") class=HINT_CLASS>{hint}</p> })}
-        <p id=format!("{id}-policy") class=HINT_CLASS data-policy-for=id.clone()>{rule}</p>
-        <p id=format!("{id}-error") class=ERROR_CLASS data-error-for=id.clone() aria-live="polite">
+        <p id=format!("{id}-policy") class=HINT_CLASS data-policy-for=id.clone() data-live="">{rule}</p>
+        <p id=format!("{id}-error") class=ERROR_CLASS data-error-for=id.clone() aria-live="polite" data-live="">
             {message}
         </p>
     }
@@ -65,9 +68,42 @@ fn described_by(id: &str, hint: &str) -> String {
 }
 
 /// Whether the policy locks the field at `path`; such a field is shown, not edited.
-fn locked(form: FormState, path: &str) -> impl Fn() -> bool + Clone + Send + Sync + use<> {
-    let path = path.to_owned();
-    move || form.hint(&path).is_some_and(|h| h.locked)
+fn locked(form: FormState, path: &str) -> bool {
+    form.hint(path).is_some_and(|h| h.locked)
+}
+
+/// A button that posts `op`: with scripts the page draws the form again with it made, without
+/// them the server sends the browser back to the form with it made.
+#[component]
+pub fn OpButton(
+    op: Op,
+    label: String,
+    #[prop(optional)] disabled: bool,
+    #[prop(default = LINK_BUTTON_CLASS)] class: &'static str,
+    /// The form it belongs to, when it is drawn outside it.
+    #[prop(optional)]
+    form: Option<&'static str>,
+    #[prop(optional)] testid: Option<&'static str>,
+    #[prop(optional)] id: Option<String>,
+    #[prop(optional)] expanded: Option<bool>,
+) -> impl IntoView {
+    view! {
+        <button
+            type="submit"
+            id=id
+            form=form
+            name=posted(OP.to_owned())
+            value=op.code()
+            formaction=crate::api::EditTrainingForm::PATH
+            formnovalidate=true
+            class=class
+            disabled=disabled
+            aria-expanded=expanded.map(|e| e.to_string())
+            data-testid=testid
+        >
+            {label}
+        </button>
+    }
 }
 
 /// A text input. Numbers are text inputs with a numeric keyboard, because a browser's number
@@ -84,7 +120,7 @@ pub fn TextField(
     #[prop(optional)] required: bool,
 ) -> impl IntoView {
     let form = use_form();
-    let (value, set) = form.bind(&path, kind);
+    let value = form.text(&path);
     let name = posted(input_name(kind, &path));
     let path = path.to_string();
     let id = field_id(&path);
@@ -93,11 +129,7 @@ pub fn TextField(
         (Kind::Number, true) => Some("decimal"),
         _ => None,
     };
-    let invalid = {
-        let path = path.clone();
-        move || form.message(&path).is_some()
-    };
-    let touched_path = path.clone();
+    let invalid = form.message(&path).is_some();
     let locked = locked(form, &path);
     view! {
         <div class="flex flex-col gap-1">
@@ -113,18 +145,10 @@ pub fn TextField(
                 class=INPUT_CLASS
                 placeholder=placeholder
                 required=required
-                readonly=locked.clone()()
-                prop:readOnly=locked
-                aria-invalid=move || invalid().to_string()
+                readonly=locked
+                aria-invalid=invalid.to_string()
                 aria-describedby=described_by(&id, hint)
-                // The attribute is what the server renders (a page read before or without
-                // hydration); the property is what the browser shows after an edit.
-                value=value.get_untracked()
-                prop:value=move || value.get()
-                on:input=move |ev| {
-                    form.touch(&touched_path);
-                    set.run(event_target_value(&ev));
-                }
+                value=value
             />
             <Message path hint />
         </div>
@@ -141,11 +165,10 @@ pub fn SelectField(
     #[prop(optional)] hint: &'static str,
 ) -> impl IntoView {
     let form = use_form();
-    let (value, set) = form.bind(&path, kind);
+    let value = form.text(&path);
     let name = posted(input_name(kind, &path));
     let path = path.to_string();
     let id = field_id(&path);
-    let touched_path = path.clone();
     let locked = locked(form, &path);
     view! {
         <div class="flex flex-col gap-1">
@@ -154,23 +177,12 @@ pub fn SelectField(
                 id=id.clone()
                 name=name
                 class=INPUT_CLASS
-                disabled=locked.clone()()
-                prop:disabled=locked
+                disabled=locked
                 aria-describedby=described_by(&id, hint)
-                on:change=move |ev| {
-                    form.touch(&touched_path);
-                    set.run(event_target_value(&ev));
-                }
             >
                 {options
                     .iter()
-                    .map(|(v, l)| {
-                        view! {
-                            <option value=*v selected=move || value.get() == *v>
-                                {*l}
-                            </option>
-                        }
-                    })
+                    .map(|(v, l)| view! { <option value=*v selected=value == *v>{*l}</option> })
                     .collect_view()}
             </select>
             <Message path hint />
@@ -188,14 +200,11 @@ pub fn CheckboxField(
     #[prop(optional)] hint: &'static str,
 ) -> impl IntoView {
     let form = use_form();
-    let draft = form.draft;
     let name = posted(input_name(kind, &path));
     let shown = posted(unchecked_name(kind, &path));
-    let (read, write) = (path.clone(), path.clone());
-    let checked = move || draft.with(|d| d.is_true(&read));
+    let checked = form.draft.with(|d| d.is_true(&path));
     let path = path.to_string();
     let id = field_id(&path);
-    let touched_path = path.clone();
     let locked = locked(form, &path);
     view! {
         <div class="flex flex-col gap-1">
@@ -206,17 +215,10 @@ pub fn CheckboxField(
                     name=name
                     type="checkbox"
                     value="true"
-                    class="h-4 w-4 rounded-sm border-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                    class=CHECKBOX_CLASS
                     aria-describedby=described_by(&id, hint)
-                    checked=checked()
-                    prop:checked=checked
-                    disabled=locked.clone()()
-                    prop:disabled=locked
-                    on:change=move |ev| {
-                        form.touch(&touched_path);
-                        let text = event_target_checked(&ev).to_string();
-                        draft.update(|d| d.set_text(&write, kind, &text));
-                    }
+                    checked=checked
+                    disabled=locked
                 />
                 <label for=id.clone() class=LABEL_CLASS>{label}</label>
             </div>
@@ -225,14 +227,17 @@ pub fn CheckboxField(
     }
 }
 
+const CHECKBOX_CLASS: &str =
+    "h-4 w-4 rounded-sm border-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500";
+
 /// Errors about a whole row or section rather than one field.
 #[component]
 pub fn GroupMessage(path: String) -> impl IntoView {
     let form = use_form();
     let id = field_id(&path);
     view! {
-        <p class=ERROR_CLASS data-error-for=id>
-            {move || form.message(&path)}
+        <p id=format!("{id}-error") class=ERROR_CLASS data-error-for=id data-live="">
+            {form.message(&path)}
         </p>
     }
 }
@@ -256,43 +261,25 @@ pub fn RowList(
     legend: bool,
 ) -> impl IntoView {
     let form = use_form();
-    let draft = form.draft;
-    let (count, push) = (path.clone(), path.clone());
+    let count = form.draft.with(|d| d.rows(&path));
     let rows = view! {
         <div class="mt-2 flex flex-col gap-3">
-            <For each=move || 0..draft.with(|d| d.rows(&count)) key=|i| *i let:i>
-                {
-                    let here = path.index(i);
-                    let list = path.clone();
-                    view! {
-                        <div class=ROW_CLASS data-row=here.to_string()>
-                            {row(here.clone())}
-                            <button
-                                type="button"
-                                class=format!("{LINK_BUTTON_CLASS} md:mt-6")
-                                on:click=move |_| draft.update(|d| d.remove_row(&list, i))
-                            >
-                                {format!("Remove this {what}")}
-                            </button>
-                            <GroupMessage path=here.to_string() />
-                        </div>
-                    }
-                }
-            </For>
-            {(!add.is_empty()).then(|| {
-                let list = push.to_string();
-                let closed = move || form.adding_closed(&list);
+            {(0..count).map(|i| {
+                let here = path.index(i);
+                let remove = Op::Remove { list: path.clone(), index: i };
                 view! {
-                    <button
-                        type="button"
-                        class=LINK_BUTTON_CLASS
-                        disabled=closed.clone()()
-                        prop:disabled=closed.clone()
-                        on:click=move |_| if !closed() { draft.update(|d| d.push_row(&push, template())) }
-                    >
-                        {format!("+ {add}")}
-                    </button>
+                    <div class=ROW_CLASS data-row=here.to_string()>
+                        {row(here.clone())}
+                        <OpButton op=remove label=format!("Remove this {what}")
+                            class=REMOVE_CLASS />
+                        <GroupMessage path=here.to_string() />
+                    </div>
                 }
+            }).collect_view()}
+            {(!add.is_empty()).then(|| {
+                let closed = form.adding_closed(&path.to_string());
+                let op = Op::Add { list: path.clone(), row: template() };
+                view! { <OpButton op label=format!("+ {add}") disabled=closed /> }
             })}
         </div>
     };
@@ -308,16 +295,18 @@ pub fn RowList(
     }
 }
 
-/// A checkbox for a choice that is not a request field of its own (a variable from a secret, a
-/// distributed training): `checked` reads it from the draft and `set` rewrites the draft. `name`
-/// is what a form posted without JavaScript sends when it is checked, if anything.
+const REMOVE_CLASS: &str = "self-start rounded-md px-2 py-1 text-sm font-medium text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 md:mt-6 dark:text-indigo-300";
+
+/// A checkbox for a choice that is not a request field of its own (a distributed training, a
+/// variable from a secret). `name` is what the form posts when it is checked, if anything; `op`
+/// is what the page posts when it changes, if anything (with " on" or " off" after it).
 #[component]
 pub fn Toggle(
     label: &'static str,
     id: String,
-    checked: Signal<bool>,
-    set: Callback<bool>,
+    checked: bool,
     #[prop(optional)] name: &'static str,
+    #[prop(optional)] op: Option<String>,
 ) -> impl IntoView {
     let name = (!name.is_empty()).then(|| posted(name.to_owned()));
     view! {
@@ -327,10 +316,9 @@ pub fn Toggle(
                 name=name
                 type="checkbox"
                 value="true"
-                class="h-4 w-4 rounded-sm border-slate-400 focus-visible:outline-2 focus-visible:outline-indigo-500"
-                checked=checked.get_untracked()
-                prop:checked=move || checked.get()
-                on:change=move |ev| set.run(event_target_checked(&ev))
+                class=CHECKBOX_CLASS
+                checked=checked
+                data-op=op
             />
             <label for=id class=LABEL_CLASS>{label}</label>
         </div>

@@ -64,8 +64,6 @@ fn Gpus() -> impl IntoView {
                                     name=format!("draft[{GPU_MODE}]")
                                     value=m.as_str()
                                     checked=mode.get_untracked() == m
-                                    prop:checked=move || mode.get() == m
-                                    on:change=move |_| draft.update(|d| d.set_gpu_mode(m))
                                 />
                                 <label for=id class="text-sm">{label(m)}</label>
                             </span>

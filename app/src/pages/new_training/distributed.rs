@@ -15,7 +15,6 @@ pub fn Distributed() -> impl IntoView {
     let form = use_form();
     let draft = form.draft;
     let on = Signal::derive(move || draft.with(|d| d.is_distributed()));
-    let set = Callback::new(move |on: bool| draft.update(|d| d.set_distributed(on)));
     let at = |key: String| spec().key(key);
     let same = at(key!(DistributedSpec.master_spec_same_as_worker));
     let own = {
@@ -27,7 +26,7 @@ pub fn Distributed() -> impl IntoView {
         <Section title="Distributed">
             <div class=GRID_CLASS>
                 <Toggle label="Distributed training (a master and workers, started together)"
-                    id="f-distributed".to_owned() name=DISTRIBUTED checked=on set />
+                    id="f-distributed".to_owned() name=DISTRIBUTED checked=on.get_untracked() />
             </div>
             <Show when=move || on.get()>
                 <div class=GRID_CLASS>

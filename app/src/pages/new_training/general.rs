@@ -49,35 +49,22 @@ pub fn General(projects: Vec<(String, String)>) -> impl IntoView {
 fn ProjectField(projects: Vec<(String, String)>) -> impl IntoView {
     let form = use_form();
     let path = project();
-    let (value, set) = form.bind(&path, Kind::Text);
+    let value = form.text(&path);
     let name = format!(
         "draft[{}]",
         crate::draft::posted::input_name(Kind::Text, &path)
     );
     let path = path.to_string();
     let id = field_id(&path);
-    let touched = path.clone();
     view! {
         <div class="flex flex-col gap-1">
             <label for=id.clone() class="text-sm font-medium">"Project"</label>
-            <select
-                id=id.clone()
-                name=name
-                class=INPUT_CLASS
-                on:change=move |ev| {
-                    form.touch(&touched);
-                    set.run(event_target_value(&ev));
-                }
-            >
+            <select id=id.clone() name=name class=INPUT_CLASS>
                 {projects
                     .into_iter()
                     .map(|(name, label)| {
-                        let is = name.clone();
-                        view! {
-                            <option value=name selected=move || value.get() == is>
-                                {label}
-                            </option>
-                        }
+                        let selected = value == name;
+                        view! { <option value=name selected=selected>{label}</option> }
                     })
                     .collect_view()}
             </select>
@@ -100,41 +87,29 @@ fn name_value_row() -> serde_json::Value {
 /// A variable's value is typed, or taken from a key of a secret.
 fn env_fields(row: Path) -> AnyView {
     let form = use_form();
-    let draft = form.draft;
-    let value = row.key(key!(EnvironmentVariable.value));
+    let from_secret = form.draft.with(|d| d.from_secret(&row));
     let secret = row.key(key!(EnvironmentVariable.secret));
-    let from_secret = {
-        let secret = secret.clone();
-        Signal::derive(move || draft.with(|d| d.get(&secret).is_some()))
-    };
-    let set = {
-        let (value, secret) = (value.clone(), secret.clone());
-        Callback::new(move |on: bool| {
-            draft.update(|d| {
-                if on {
-                    d.set(&value, None);
-                    let keys = [key!(SecretKeyRef.name), key!(SecretKeyRef.key)];
-                    d.set(&secret, Some(blank_row(&keys)));
-                } else {
-                    d.set(&secret, None);
-                    d.set(&value, Some(serde_json::Value::String(String::new())));
-                }
-            })
-        })
-    };
-    view! {
-        <TextField label="Name" path=row.key(key!(EnvironmentVariable.name)) kind=Kind::Required />
+    let name = view! { <TextField label="Name" path=row.key(key!(EnvironmentVariable.name)) kind=Kind::Required /> };
+    let toggle = view! {
         <Toggle label="From a secret" id=format!("{}-from-secret", field_id(&row.to_string()))
-            checked=from_secret set />
-        <Show when=move || !from_secret.get()>
-            <TextField label="Value" path=value.clone() kind=Kind::Verbatim />
-        </Show>
-        <Show when=move || from_secret.get()>
+            checked=from_secret op=format!("secret {}", row.dotted()) />
+    };
+    if from_secret {
+        view! {
+            {name}
+            {toggle}
             <TextField label="Secret" path=secret.key(key!(SecretKeyRef.name)) kind=Kind::Required />
             <TextField label="Key in the secret" path=secret.key(key!(SecretKeyRef.key)) kind=Kind::Required />
-        </Show>
+        }
+        .into_any()
+    } else {
+        view! {
+            {name}
+            {toggle}
+            <TextField label="Value" path=row.key(key!(EnvironmentVariable.value)) kind=Kind::Verbatim />
+        }
+        .into_any()
     }
-    .into_any()
 }
 
 fn label_fields(row: Path) -> AnyView {

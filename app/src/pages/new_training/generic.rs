@@ -19,7 +19,6 @@ pub fn Generic() -> impl IntoView {
     let form = use_form();
     let draft = form.draft;
     let on = Signal::derive(move || draft.with(|d| d.is_generic()));
-    let set = Callback::new(move |on: bool| draft.update(|d| d.set_generic(on)));
     let at = |key: String| spec().key(key);
     let paused = at(key!(GenericSpec.run_mode))
         .key(key!(RunMode.pause))
@@ -28,7 +27,7 @@ pub fn Generic() -> impl IntoView {
         <Section title="Generic job">
             <div class=GRID_CLASS>
                 <Toggle label="Generic job (replica types such as ps and worker, after T9k's GenericJob)"
-                    id="f-generic".to_owned() name=GENERIC checked=on set />
+                    id="f-generic".to_owned() name=GENERIC checked=on.get_untracked() />
             </div>
             <Show when=move || on.get()>
                 <p class="mt-2 text-sm text-slate-600 dark:text-slate-300">

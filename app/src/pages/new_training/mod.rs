@@ -5,11 +5,20 @@
 //!
 //! Every field is bound to the request by its path (see `components::form`), so a new request
 //! field is one line in the section that shows it.
+//!
+//! The server draws the form, here and each time it changes: the browser posts it as it stands
+//! ([`follow`]) and puts the server's drawing in place ([`body`], [`answer`]). The browser
+//! carries no copy of the request, its validator or its fields, so the page weighs what a list
+//! does; a keystroke costs a round trip, which the page makes after a pause in typing.
 
+#[cfg(feature = "ssr")]
+pub mod answer;
+mod body;
 mod compute;
 mod distributed;
 mod fit;
 mod fix;
+mod follow;
 mod general;
 mod generic;
 mod lifecycle;
@@ -18,19 +27,14 @@ mod scheduling;
 mod security;
 mod storage;
 
-use crate::api::{clone_workload, form_policy, list_projects, submit_training};
-use crate::components::form::{FormState, field_id, use_form};
+use crate::api::{clone_workload, list_projects};
 use crate::components::loaded::loaded;
-use crate::components::style::{PRIMARY_BUTTON_CLASS, SECONDARY_BUTTON_CLASS};
-use crate::components::toast::use_toasts;
 use crate::draft::Draft;
-use crate::draft::posted::DOCUMENT;
 use crate::error::AppError;
+use body::{Body, Shown};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
-use tephra_core::model::policy::FormHints;
-use tephra_core::model::project::ProjectSummary;
 use tephra_core::model::training::NAME_MAX;
 use tephra_core::model::validation::FieldError;
 
@@ -39,42 +43,33 @@ const FIELDSET_CLASS: &str =
 const LEGEND_CLASS: &str = "px-1 text-lg font-semibold";
 const GRID_CLASS: &str = "mt-2 grid gap-4 md:grid-cols-2";
 
-/// Where the form starts from.
-#[derive(Clone, serde::Serialize, serde::Deserialize)]
+/// Where the form starts from, besides the form itself.
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 struct Start {
-    draft: Draft,
-    /// What the policies of the draft's project show beside each field.
-    policy: FormHints,
-    errors: Vec<FieldError>,
-    /// An error from a submit without JavaScript that no field can show.
-    problem: Option<String>,
     cloned_from: Option<String>,
     /// Filled in from the page's address (`?draft=`): what it would run and reach, to check.
     from_link: Option<Vec<String>>,
+    /// What no field of the clone shows, and it keeps.
+    unshown: Vec<String>,
+    applied: Vec<fix::Applied>,
 }
 
-impl Start {
-    fn fresh(draft: Draft) -> Start {
-        Start {
-            draft,
-            policy: FormHints::default(),
-            errors: Vec::new(),
-            problem: None,
-            cloned_from: None,
-            from_link: None,
-        }
-    }
-}
-
-async fn start(
+/// What the page's address asks for.
+#[derive(Clone, PartialEq)]
+struct Asked {
     from: Option<String>,
     posted: Option<String>,
     error: Option<String>,
     project: Option<String>,
     fix: Option<String>,
-) -> Result<(Start, Vec<ProjectSummary>, Vec<fix::Applied>), AppError> {
+    preview: bool,
+}
+
+async fn start(asked: Asked) -> Result<(Start, Body), AppError> {
     let projects = list_projects().await?;
-    let default_project = project
+    let default_project = asked
+        .project
+        .clone()
         .or_else(|| {
             projects
                 .iter()
@@ -83,41 +78,40 @@ async fn start(
         })
         .or_else(|| projects.first().map(|p| p.name.clone()))
         .unwrap_or_default();
-    let (mut start, projects) = start_from(from, posted, error, default_project, projects).await?;
-    let mut applied = Vec::new();
+    let (mut start, mut draft, served, problem) = start_from(&asked, default_project).await?;
     // A fix applies to a clone of the failed training only.
-    if let Some(fix) = fix.filter(|_| start.cloned_from.is_some()) {
+    let mut problem = problem;
+    if let Some(fix) = asked.fix.filter(|_| start.cloned_from.is_some()) {
         match fix.parse() {
-            Ok(fix) => applied = fix::apply(&mut start.draft, &fix),
-            Err(why) => {
-                start.problem = Some(format!("the fix in the address is unreadable: {why}"))
-            }
+            Ok(fix) => start.applied = fix::apply(&mut draft, &fix),
+            Err(why) => problem = Some(format!("the fix in the address is unreadable: {why}")),
         }
     }
-    // A project the user cannot see has no policy to show; submitting names the problem.
-    let project = start.draft.project();
-    let policy = form_policy(project).await.unwrap_or_default();
-    let mut start = Start { policy, ..start };
-    if start.cloned_from.is_none() && start.errors.is_empty() && start.problem.is_none() {
-        // A new training starts from the policy's defaults, as the server would fill them.
-        start
-            .draft
-            .fill_defaults(start.policy.policy().layers(false));
-    }
-    Ok((start, projects, applied))
+    start.unshown = draft.unshown_keys();
+    // A new training starts from the policy's defaults, as the server would fill them.
+    let fill = start.cloned_from.is_none() && served.is_empty() && problem.is_none();
+    let shown = Shown {
+        // A submit that came back: every problem shows.
+        submitted: !served.is_empty() || problem.is_some(),
+        preview: asked.preview,
+        ..Shown::default()
+    };
+    let body = body::body(draft, shown, served, problem, fill).await?;
+    Ok((start, body))
 }
 
-async fn start_from(
-    from: Option<String>,
-    posted: Option<String>,
-    error: Option<String>,
-    default_project: String,
-    projects: Vec<ProjectSummary>,
-) -> Result<(Start, Vec<ProjectSummary>), AppError> {
-    if let Some(posted) = posted {
-        let draft = serde_json::from_str(&posted).unwrap_or_else(|_| Draft::new(&default_project));
-        let error: Option<AppError> = error.and_then(|e| serde_json::from_str(&e).ok());
-        let errors = error
+/// The draft, what the server said about it and a problem no field shows.
+type Started = (Start, Draft, Vec<FieldError>, Option<String>);
+
+async fn start_from(asked: &Asked, default_project: String) -> Result<Started, AppError> {
+    if let Some(posted) = &asked.posted {
+        let draft: Draft =
+            serde_json::from_str(posted).unwrap_or_else(|_| Draft::new(&default_project));
+        let error: Option<AppError> = asked
+            .error
+            .as_ref()
+            .and_then(|e| serde_json::from_str(e).ok());
+        let served = error
             .as_ref()
             .map(AppError::field_errors)
             .unwrap_or_default();
@@ -125,15 +119,13 @@ async fn start_from(
             .filter(|e| e.field_errors().is_empty())
             .map(|e| e.to_string());
         let start = Start {
-            errors,
-            problem,
             from_link: Some(draft.carried()),
-            ..Start::fresh(draft)
+            ..Start::default()
         };
-        return Ok((start, projects));
+        return Ok((start, draft, served, problem));
     }
-    if let Some(id) = from {
-        let mut draft = clone_workload(id).await?;
+    if let Some(id) = &asked.from {
+        let mut draft = clone_workload(id.clone()).await?;
         let original = draft.name();
         let copy = format!("{original}-copy");
         if copy.len() <= NAME_MAX {
@@ -141,11 +133,12 @@ async fn start_from(
         }
         let start = Start {
             cloned_from: Some(original),
-            ..Start::fresh(draft)
+            ..Start::default()
         };
-        return Ok((start, projects));
+        return Ok((start, draft, Vec::new(), None));
     }
-    Ok((Start::fresh(Draft::new(&default_project)), projects))
+    let draft = Draft::new(&default_project);
+    Ok((Start::default(), draft, Vec::new(), None))
 }
 
 #[component]
@@ -153,17 +146,16 @@ pub fn NewTrainingPage() -> impl IntoView {
     let params = use_query_map();
     let start = Resource::new(
         move || {
-            params.with(|p| {
-                (
-                    p.get("from"),
-                    p.get("draft"),
-                    p.get("error"),
-                    p.get("project"),
-                    p.get("fix"),
-                )
+            params.with(|p| Asked {
+                from: p.get("from"),
+                posted: p.get("draft"),
+                error: p.get("error"),
+                project: p.get("project"),
+                fix: p.get("fix"),
+                preview: p.get("preview").is_some(),
             })
         },
-        |(from, posted, error, project, fix)| start(from, posted, error, project, fix),
+        start,
     );
     view! {
         <Title text="New training" />
@@ -171,109 +163,18 @@ pub fn NewTrainingPage() -> impl IntoView {
         <p class="mb-6 text-sm text-slate-600 dark:text-slate-300">
             "Fields marked * are required. Each field is checked as you type, with the same rules the API applies."
         </p>
-        {loaded(start, |(start, projects, applied)| {
-            // The island gets only what the project field shows: a summary's decoder would
-            // weigh on the form's script.
-            let projects: Vec<(String, String)> = projects
-                .into_iter()
-                .map(|p| (p.name.clone(), format!("{} (queue {})", p.name, p.queue)))
-                .collect();
-            view! {
-                <fix::FixApplied applied />
-                <TrainingForm start projects />
-            }
+        {loaded(start, |(start, body)| view! {
+            <fix::FixApplied applied=start.applied />
+            {start.cloned_from.map(|name| view! {
+                <p class="mb-4 rounded-md border border-sky-300 bg-sky-50 p-3 text-sm dark:border-sky-700 dark:bg-sky-950" data-testid="cloned-from">
+                    "A copy of " <span class="font-medium">{name}</span> ". Change what you need and submit."
+                    {(!start.unshown.is_empty()).then(|| format!(" It also keeps settings this form does not show: {}.", start.unshown.join(", ")))}
+                </p>
+            })}
+            {start.from_link.map(|lines| view! { <FromLink lines /> })}
+            <body::FormBody body />
+            <follow::FormFollow />
         })}
-    }
-}
-
-/// The whole form is one island: every section reads and writes the same draft, and the
-/// validator runs in the browser as you type.
-#[island(lazy)]
-fn TrainingForm(start: Start, projects: Vec<(String, String)>) -> impl IntoView {
-    crate::components::hydrated::island_ready();
-    let bounced = !start.errors.is_empty() || start.problem.is_some();
-    // What no field shows is posted back with the fields when there is no JavaScript.
-    let document = serde_json::to_string(&start.draft).unwrap_or_default();
-    let form = FormState::new(start.draft, start.policy, start.errors, bounced);
-    provide_context(form);
-    follow_project_policy(form);
-    let toasts = use_toasts();
-    let summary_ref = NodeRef::<leptos::html::Div>::new();
-
-    let submit = Action::new(|draft: &Draft| submit_training(draft.clone()));
-    Effect::new(move |_| match submit.value().get() {
-        Some(Ok(workload)) => {
-            toasts.success_on_next_page(&format!("submitted {}", workload.name));
-            crate::components::navigate::to(&format!("/trainings/{}", workload.workload_id));
-        }
-        Some(Err(error)) => {
-            form.server_errors.set(error.field_errors());
-            toasts.error(format!("the training was not submitted: {error}"));
-        }
-        None => {}
-    });
-    let on_submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        form.submitted.set(true);
-        let draft = form.draft.get_untracked();
-        leptos::task::spawn_local(async move {
-            // The answer about this very draft, not one still on its way about an older one.
-            if form.check(draft.clone()).await.is_empty() {
-                submit.dispatch(draft);
-            } else if let Some(summary) = summary_ref.get_untracked() {
-                let _ = summary.focus();
-            }
-        });
-    };
-    let submitting = submit.pending();
-
-    view! {
-        {start.cloned_from.map(|name| view! {
-            <p class="mb-4 rounded-md border border-sky-300 bg-sky-50 p-3 text-sm dark:border-sky-700 dark:bg-sky-950" data-testid="cloned-from">
-                "A copy of " <span class="font-medium">{name}</span> ". Change what you need and submit."
-                {move || {
-                    let keys = form.draft.with(Draft::unshown_keys);
-                    (!keys.is_empty()).then(|| format!(" It also keeps settings this form does not show: {}.", keys.join(", ")))
-                }}
-            </p>
-        })}
-        {start.from_link.map(|lines| view! { <FromLink lines /> })}
-        {start.problem.map(|problem| view! {
-            <p role="alert" class="mb-4 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
-                {problem}
-            </p>
-        })}
-        <div class="grid gap-6 xl:grid-cols-[minmax(0,1fr)_28rem]">
-            <form
-                method="post"
-                action="/api/fn/submit_training_form"
-                novalidate=true
-                class="flex flex-col gap-6"
-                on:submit=on_submit
-                data-testid="training-form"
-            >
-                <ErrorSummary summary_ref />
-                <general::General projects />
-                <compute::ComputeSection />
-                <storage::StorageSection />
-                <security::SecuritySection />
-                <scheduling::Scheduling />
-                <distributed::Distributed />
-                <generic::Generic />
-                <lifecycle::Lifecycle />
-                <input type="hidden" name=format!("draft[{DOCUMENT}]") value=document />
-                <div class="flex items-center gap-3">
-                    <button type="submit" class=PRIMARY_BUTTON_CLASS disabled=move || submitting.get() data-testid="submit">
-                        {move || if submitting.get() { "Submitting…" } else { "Submit training" }}
-                    </button>
-                    <a href="/trainings" class=SECONDARY_BUTTON_CLASS>"Cancel"</a>
-                </div>
-            </form>
-            <div class="flex flex-col gap-4 self-start xl:sticky xl:top-4">
-                <fit::FitNow />
-                <preview::Preview />
-            </div>
-        </div>
     }
 }
 
@@ -290,73 +191,6 @@ fn FromLink(lines: Vec<String>) -> impl IntoView {
                 {lines.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
             </ul>
         </section>
-    }
-}
-
-/// When the draft moves to another project, the form takes on that project's policies.
-fn follow_project_policy(form: FormState) {
-    let shown_for = StoredValue::new(form.draft.with_untracked(Draft::project));
-    Effect::new(move |_| {
-        let project = form.draft.with(Draft::project);
-        if shown_for.get_value() == project {
-            return;
-        }
-        shown_for.set_value(project.clone());
-        leptos::task::spawn_local(async move {
-            let policy = form_policy(project.clone()).await.unwrap_or_default();
-            // Only if the draft still names that project when the answer comes.
-            if form.draft.with_untracked(Draft::project) == project {
-                form.policy.set(policy);
-            }
-        });
-    });
-}
-
-/// The list of every problem, shown after a submit attempt, with links to the fields.
-#[component]
-fn ErrorSummary(summary_ref: NodeRef<leptos::html::Div>) -> impl IntoView {
-    let form = use_form();
-    let errors = move || {
-        if form.submitted.get() {
-            form.all_errors()
-        } else {
-            form.server_errors.get()
-        }
-    };
-    view! {
-        <div
-            node_ref=summary_ref
-            tabindex="-1"
-            role="alert"
-            class=move || if errors().is_empty() {
-                "hidden"
-            } else {
-                "rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900 focus-visible:outline-2 focus-visible:outline-red-500 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
-            }
-            data-testid="error-summary"
-        >
-            <p class="font-semibold">
-                {move || {
-                    let n = errors().len();
-                    format!("{n} field{} to fix before submitting", if n == 1 { "" } else { "s" })
-                }}
-            </p>
-            <ul class="mt-2 list-disc pl-5">
-                {move || {
-                    errors()
-                        .into_iter()
-                        .map(|e| view! {
-                            <li>
-                                <a href=format!("#{}", field_id(&e.path)) class="underline">
-                                    <code>{e.path.clone()}</code>
-                                </a>
-                                ": " {e.message}
-                            </li>
-                        })
-                        .collect_view()
-                }}
-            </ul>
-        </div>
     }
 }
 

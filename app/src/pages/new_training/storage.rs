@@ -1,10 +1,10 @@
 //! Storage: every kind of volume the API takes, one list per kind, as the request holds them.
 
 use super::{GRID_CLASS, Section, blank_row};
-use crate::components::form::{
-    CheckboxField, INPUT_CLASS, LINK_BUTTON_CLASS, RowList, TextField, use_form,
-};
+use crate::components::form::{CheckboxField, INPUT_CLASS, OpButton, RowList, TextField, use_form};
 use crate::draft::fields::storage;
+use crate::draft::op::Op;
+use crate::draft::posted::VOLUME;
 use crate::draft::{Kind, Path};
 use crate::key;
 use leptos::prelude::*;
@@ -78,83 +78,59 @@ static KINDS: [VolumeKind; 8] = [
     },
 ];
 
-/// The path of the list the volume kind chooser has chosen.
-fn chosen_list(chosen: usize) -> String {
-    storage().key((KINDS[chosen].list)()).to_string()
+#[cfg(feature = "ssr")]
+/// Adds a volume of the kind whose list is `kind` (`pvc`, `nfs`...), as "+ Add a volume" does.
+pub fn add_volume(draft: &mut crate::draft::Draft, kind: &str) {
+    if let Some(k) = KINDS.iter().find(|k| (k.list)() == kind) {
+        draft.push_row(&storage().key(kind), (k.template)());
+    }
 }
 
 #[component]
 pub fn StorageSection() -> impl IntoView {
     let form = use_form();
-    let draft = form.draft;
-    let chosen = RwSignal::new(0usize);
+    let list = |kind: &VolumeKind| storage().key((kind.list)());
+    let policy = KINDS
+        .iter()
+        .filter_map(|k| {
+            let hint = form.hint(&list(k).to_string())?;
+            Some(format!("{}: {}", k.label, hint.text))
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    // Every kind may be closed by the policy; then there is nothing to add.
+    let all_closed = KINDS
+        .iter()
+        .all(|k| form.adding_closed(&list(k).to_string()));
     view! {
         <Section title="Storage">
             {KINDS
                 .iter()
-                .map(|kind| {
-                    let path = storage().key((kind.list)());
-                    let count = path.clone();
-                    view! {
-                        <Show when=move || draft.with(|d| d.rows(&count) > 0)>
-                            <RowList title=kind.label path=path.clone() what="volume"
-                                template=kind.template row=kind.fields />
-                        </Show>
-                    }
+                .filter(|kind| form.draft.with(|d| d.rows(&list(kind)) > 0))
+                .map(|kind| view! {
+                    <RowList title=kind.label path=list(kind) what="volume"
+                        template=kind.template row=kind.fields />
                 })
                 .collect_view()}
             <div class="mt-4 flex flex-wrap items-end gap-3">
                 <div class="flex flex-col gap-1">
                     <label for="f-new-volume-kind" class="text-sm font-medium">"Kind of volume"</label>
-                    <select
-                        id="f-new-volume-kind"
-                        class=INPUT_CLASS
-                        on:change=move |ev| {
-                            let list = event_target_value(&ev);
-                            chosen.set(KINDS.iter().position(|k| (k.list)() == list).unwrap_or(0));
-                        }
-                    >
+                    // Choosing changes nothing until "Add" is pressed (`data-quiet`).
+                    <select id="f-new-volume-kind" name=format!("draft[{VOLUME}]") class=INPUT_CLASS data-quiet="">
                         {KINDS
                             .iter()
                             .map(|k| {
-                                let list = storage().key((k.list)()).to_string();
-                                let closed = move || form.adding_closed(&list);
-                                view! {
-                                    <option value=(k.list)() disabled=closed.clone()() prop:disabled=closed>
-                                        {k.label}
-                                    </option>
-                                }
+                                let closed = form.adding_closed(&list(k).to_string());
+                                let chosen = form.volume.with(|v| v.as_deref() == Some((k.list)().as_str()));
+                                view! { <option value=(k.list)() disabled=closed selected=chosen>{k.label}</option> }
                             })
                             .collect_view()}
                     </select>
                 </div>
-                <button
-                    type="button"
-                    class=LINK_BUTTON_CLASS
-                    disabled=move || form.adding_closed(&chosen_list(chosen.get()))
-                    on:click=move |_| {
-                        let list = chosen_list(chosen.get_untracked());
-                        if !form.adding_closed(&list) {
-                            let kind = &KINDS[chosen.get_untracked()];
-                            draft.update(|d| d.push_row(&storage().key((kind.list)()), (kind.template)()));
-                        }
-                    }
-                >
-                    "+ Add a volume"
-                </button>
+                <OpButton op=Op::AddVolume label="+ Add a volume".to_owned() disabled=all_closed />
             </div>
-            <p class="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="storage-policy">
-                {move || {
-                    KINDS
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, k)| {
-                            let hint = form.hint(&chosen_list(i))?;
-                            Some(format!("{}: {}", k.label, hint.text))
-                        })
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                }}
+            <p id="storage-policy" class="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="storage-policy" data-live="">
+                {policy}
             </p>
         </Section>
     }
@@ -183,14 +159,14 @@ fn pvc_fields(row: Path) -> AnyView {
     let existing = row.key(key!(Pvc.existing_pvc));
     let info = row.key(key!(Pvc.claim_info));
     let modes = info.key(key!(ClaimInfo.access_modes));
-    let new_claim = Signal::derive(move || form.draft.with(|d| !d.is_true(&existing)));
+    let new_claim = !form.draft.with(|d| d.is_true(&existing));
     view! {
         <TextField label="Claim name" path=row.key(key!(Pvc.claim_name))
             hint="Optional for a new claim: one is named after the training." />
         <CheckboxField label="The claim exists already" path=row.key(key!(Pvc.existing_pvc)) kind=Kind::Bool />
         {mount(&row, key!(Pvc.path))}
         {read_only(&row, key!(Pvc.read_only))}
-        <Show when=move || new_claim.get()>
+        {new_claim.then(|| view! {
             <div class=GRID_CLASS>
                 <TextField label="Size" path=info.key(key!(ClaimInfo.size)) placeholder="100Gi" />
                 <TextField label="Storage class" path=info.key(key!(ClaimInfo.storage_class)) />
@@ -198,7 +174,7 @@ fn pvc_fields(row: Path) -> AnyView {
                 <CheckboxField label="Read-only, many nodes" path=modes.key(key!(AccessModes.read_only_many)) />
                 <CheckboxField label="Read-write, many nodes" path=modes.key(key!(AccessModes.read_write_many)) />
             </div>
-        </Show>
+        })}
     }
     .into_any()
 }

@@ -18,12 +18,8 @@ mod browser {
     use crate::error::AppError;
     use leptos::prelude::*;
     use std::time::Duration;
-    use wasm_bindgen::{JsCast, JsValue};
-    use wasm_bindgen_futures::JsFuture;
-    use web_sys::{
-        Element, FormData, HtmlFormElement, HtmlSelectElement, RequestInit, Response,
-        UrlSearchParams,
-    };
+    use wasm_bindgen::JsCast;
+    use web_sys::{Element, FormData, HtmlFormElement, HtmlSelectElement};
 
     /// The choices that follow what is stored.
     const CHOICES: [&str; 3] = [PROJECT_DEPARTMENT_ID, MEMBER_SCOPE_ID, POLICY_SCOPE_ID];
@@ -108,33 +104,14 @@ mod browser {
         }
     }
 
-    /// Posts the form as the browser would, asking for the server function's own answer rather
-    /// than a redirect to the page.
+    /// Posts the form as the browser would, asking for the server function's own answer
+    /// rather than a redirect to the page.
     async fn post(form: &HtmlFormElement) -> Result<(), AppError> {
-        let sent = async {
-            let fields: JsValue = FormData::new_with_form(form)?.into();
-            let body = UrlSearchParams::new_with_str_sequence_sequence(&fields)?;
-            let init = RequestInit::new();
-            init.set_method("POST");
-            init.set_body(&body);
-            let headers = web_sys::Headers::new()?;
-            headers.set("Accept", "application/json")?;
-            init.set_headers(&headers);
-            let window = web_sys::window().ok_or("no window")?;
-            let response: Response =
-                JsFuture::from(window.fetch_with_str_and_init(&form.action(), &init))
-                    .await?
-                    .dyn_into()?;
-            let text = JsFuture::from(response.text()?).await?;
-            Ok::<_, JsValue>((response.ok(), response.status(), text.as_string()))
-        };
-        match sent.await {
-            Ok((true, _, _)) => Ok(()),
-            Ok((false, status, text)) => Err(text
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .unwrap_or_else(|| AppError::Transport(format!("the server answered {status}")))),
-            Err(error) => Err(AppError::Transport(format!("{error:?}"))),
-        }
+        let fields =
+            FormData::new_with_form(form).map_err(|e| AppError::Transport(format!("{e:?}")))?;
+        crate::components::post::post(&form.action(), fields)
+            .await
+            .map(drop)
     }
 
     /// Puts the answer in the slot `id`: `done`, or the refusal with each field it names.
