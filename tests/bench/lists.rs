@@ -155,8 +155,8 @@ async fn positions(
         );
     }
     // The order is kept computed for a minute after each read, so a page read now and then
-    // finds it ready; a read right after an action here (a suspend or resume, untimed) waits
-    // for the order computed since, by the keeping task or by itself.
+    // finds it ready; a read right after an action here (a suspend or resume, untimed) brings
+    // the kept order up to date with the action.
     let path = "/api/v1/workloads/trainings?projectId={p}&limit=50&phase=Pending";
     let acted = eta::a_waiting_training(&server.db).await?;
     for (apart, act, what) in [

@@ -387,7 +387,17 @@ pub(crate) async fn holders_and_waiting_gpus_follow_the_start(db: &Database, _: 
     assert_eq!(row.priority_class, None);
     let pools: Vec<String> = serde_json::from_str(row.node_pools.as_deref().unwrap()).unwrap();
     assert_eq!(pools, ["a"]);
+    // The same row read alone, as the kept order reads those acted on; an unknown id is none.
+    let ids = [uuid::Uuid::new_v4(), id];
+    let among = db.workloads().waiting_among("default", &ids).await.unwrap();
+    assert_eq!(among, std::slice::from_ref(row));
     set_phase(db, id, Phase::Creating, Phase::Running).await;
+    let among = db
+        .workloads()
+        .waiting_among("default", &[id])
+        .await
+        .unwrap();
+    assert!(among.is_empty(), "it no longer waits: {among:?}");
     let holders = db.workloads().holding("default").await.unwrap();
     let held = holders
         .iter()

@@ -148,6 +148,39 @@ impl Workloads<'_> {
         }
     }
 
+    /// Those of `ids` that wait to start on `cluster`: what an order kept in memory is brought
+    /// up to date with after actions on them, without reading every waiting row again.
+    pub async fn waiting_among(&self, cluster: &str, ids: &[Uuid]) -> DbResult<Vec<WaitingRow>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list: Vec<String> = (2..ids.len() + 2).map(|i| format!("${i}")).collect();
+        let among = format!("{WAITING_ROWS} AND w.id IN ({})", list.join(", "));
+        match self.0 {
+            Database::Sqlite(crate::db::SqliteDb { pool, .. }) => {
+                let sql = format!("{SQLITE_PACKED} {among}");
+                let mut query = sqlx::query_scalar(&sql).bind(cluster);
+                for id in ids {
+                    query = query.bind(*id);
+                }
+                let packed: Json<Vec<Packed>> = query.fetch_one(pool).await?;
+                packed.0.into_iter().map(Packed::row).collect()
+            }
+            Database::Postgres(pool) => {
+                let sql = format!(
+                    "SELECT w.id, w.project_id, w.name, u.display_name AS creator_name,
+                            w.created_at, COALESCE(w.gpus, 0.0) AS gpus, {} {among}",
+                    request_fields(Engine::Postgres)
+                );
+                let mut query = sqlx::query_as(&sql).bind(cluster);
+                for id in ids {
+                    query = query.bind(*id);
+                }
+                Ok(query.fetch_all(pool).await?)
+            }
+        }
+    }
+
     /// The GPUs the workloads waiting to start ask: of `project`, and of all of `department`'s
     /// projects.
     pub async fn waiting_gpus(&self, department: i64, project: Uuid) -> DbResult<(f64, f64)> {

@@ -71,7 +71,7 @@ impl Workloads {
     /// Workload `id` changed here (a user's action): the controller looks at it now, and the
     /// next place read sees the change.
     fn changed(&self, id: uuid::Uuid) {
-        self.boards.forget();
+        self.boards.acted_on(id);
         self.cluster.poke(id);
     }
 

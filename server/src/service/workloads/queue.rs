@@ -112,6 +112,24 @@ impl Board {
         }
     }
 
+    /// The rows of this order with `acted` brought up to date: each leaves it, and those of
+    /// `now` (the ones of `acted` that wait, read after the actions) join it.
+    fn rows_after(&self, acted: &[Uuid], now: Vec<WaitingRow>) -> Vec<WaitingRow> {
+        let mut rows: Vec<WaitingRow> = self
+            .rows
+            .iter()
+            .filter(|row| !acted.contains(&row.id))
+            .cloned()
+            .collect();
+        rows.extend(now);
+        rows
+    }
+
+    /// Whether each of `waiting` has a place in it.
+    fn holds(&self, waiting: &[Uuid]) -> bool {
+        waiting.iter().all(|id| self.by_id.contains_key(id))
+    }
+
     pub(super) fn position(&self, id: Uuid) -> Option<QueuePosition> {
         self.by_id.get(&id).map(|&i| self.positions[i])
     }
@@ -254,6 +272,15 @@ impl Workloads {
     }
 }
 
+/// The projects that have a workload among `rows`, each once.
+fn projects_of(rows: &[WaitingRow]) -> Vec<Uuid> {
+    let mut projects: Vec<Uuid> = rows.iter().map(|row| row.project_id).collect();
+    projects.sort_unstable();
+    projects.dedup();
+    projects
+}
+
+mod acted;
 mod shared;
 pub(super) use shared::Boards;
 

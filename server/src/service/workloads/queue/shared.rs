@@ -1,10 +1,11 @@
 //! The order of the waiting workloads, shared by its readers: see [`Boards`].
 
 use super::Board;
+use super::acted::Acted;
 use crate::service::workloads::Workloads;
 use app::error::AppError;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
 
@@ -26,24 +27,30 @@ pub(super) const KEEP_WARM: Duration = Duration::from_secs(60);
 /// 35 ms with 10,000 on SQLite). For a minute after a read, a task keeps it fresh
 /// ([`Workloads::keep_order_computed`]), so a page read now and then does not pay for it
 /// either. One order is computed at a time; readers that need one meanwhile wait for it rather
-/// than compute their own. A user's action here (submit, edit, suspend, resume, delete) makes
-/// the next reader compute afresh, unless the task did since: whoever acted sees it.
+/// than compute their own. After a user's action here (submit, edit, suspend, resume, delete)
+/// the next reader brings the order up to date with the workloads acted on, reading only their
+/// rows and the queues (a few milliseconds where computing it takes tens): whoever acted sees it.
 #[derive(Default)]
 pub(in crate::service::workloads) struct Boards {
     last: std::sync::Mutex<Option<Computed>>,
     /// Held while an order is computed.
     computing: tokio::sync::Mutex<()>,
+    /// Held while an order is brought up to date with actions; not while one is computed, so
+    /// a reader after an action does not wait for the tens of milliseconds that takes.
+    patching: tokio::sync::Mutex<()>,
     /// A refresh behind the readers is under way.
     refreshing: AtomicBool,
-    /// How many actions this replica has taken; an order computed before the last is stale.
-    actions: AtomicU64,
+    /// The workloads this replica acted on, which an order computed before is behind on.
+    acted: std::sync::Mutex<Acted>,
     /// When a reader last asked for the order.
     last_read: std::sync::Mutex<Option<Instant>>,
 }
 
 #[derive(Clone)]
 struct Computed {
+    /// When its rows were read: a patched order keeps its age, as the rest of it is that old.
     at: Instant,
+    /// How many actions it holds.
     actions: u64,
     board: Arc<Board>,
 }
@@ -53,26 +60,36 @@ enum Serves {
     Fresh(Arc<Board>),
     /// Serves it, and a refresh should start.
     Stale(Arc<Board>),
+    /// Serves it once brought up to date with the actions taken here since.
+    Behind(Computed),
     No,
 }
 
 impl Boards {
-    /// An action changed what waits: the order computed before it serves no one.
-    pub(in crate::service::workloads) fn forget(&self) {
-        self.actions.fetch_add(1, Ordering::SeqCst);
+    /// An action here changed workload `id` (after its write committed): the order computed
+    /// before it is behind.
+    pub(in crate::service::workloads) fn acted_on(&self, id: Uuid) {
+        self.acted().record(id);
+    }
+
+    pub(super) fn acted(&self) -> std::sync::MutexGuard<'_, Acted> {
+        self.acted.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Whether the last order serves a reader that knows `waiting` to wait.
     fn serves(&self, waiting: &[Uuid]) -> Serves {
-        let actions = self.actions.load(Ordering::SeqCst);
+        let actions = self.acted().count;
         let Some(computed) = self.last.lock().unwrap_or_else(|p| p.into_inner()).clone() else {
             return Serves::No;
         };
         let age = computed.at.elapsed();
-        let holds = waiting
-            .iter()
-            .all(|id| computed.board.by_id.contains_key(id));
-        if computed.actions != actions || !holds || age >= BOARD_STALE {
+        if age >= BOARD_STALE {
+            return Serves::No;
+        }
+        if computed.actions != actions {
+            return Serves::Behind(computed);
+        }
+        if !computed.board.holds(waiting) {
             Serves::No
         } else if age < BOARD_FRESH {
             Serves::Fresh(computed.board)
@@ -119,8 +136,23 @@ impl Boards {
         }
     }
 
+    /// Keeps `patched` as the last order if the order it was patched from still is: one
+    /// computed meanwhile is newer.
+    fn keep_patched(&self, from: &Computed, patched: Computed) {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let same = last
+            .as_ref()
+            .is_some_and(|now| now.at == from.at && now.actions == from.actions);
+        if same {
+            *last = Some(patched);
+        }
+    }
+
+    /// Keeps `computed` as the last order; the actions it holds are let go.
     fn keep(&self, computed: Computed) {
+        let actions = computed.actions;
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(computed);
+        self.acted().held(actions);
     }
 }
 
@@ -145,7 +177,7 @@ impl Source {
             return Ok(board);
         }
         let at = Instant::now();
-        let actions = self.boards.actions.load(Ordering::SeqCst);
+        let actions = self.boards.acted().count;
         let board = Arc::new(self.board_now().await?);
         self.boards.keep(Computed {
             at,
@@ -155,22 +187,52 @@ impl Source {
         Ok(board)
     }
 
+    /// Brings the last order up to date with the actions taken here since it was computed (one
+    /// at a time), or computes it when it cannot be, for a reader that knows `waiting` to wait.
+    async fn catch_up(&self, waiting: &[Uuid]) -> Result<Arc<Board>, AppError> {
+        let turn = self.boards.patching.lock().await;
+        let computed = match self.boards.serves(waiting) {
+            Serves::Fresh(board) | Serves::Stale(board) => return Ok(board),
+            Serves::Behind(computed) => Some(computed),
+            Serves::No => None,
+        };
+        let since = computed.and_then(|c| Some((self.boards.acted().since(c.actions)?, c)));
+        let Some(((actions, acted), computed)) = since else {
+            drop(turn);
+            return self.compute(|boards| fresh_for(boards, waiting)).await;
+        };
+        let workloads = self.db.workloads();
+        let now = workloads.waiting_among(&self.cluster, &acted).await?;
+        let rows = computed.board.rows_after(&acted, now);
+        let queues = workloads.queues(&super::projects_of(&rows), &rows).await?;
+        let board = Arc::new(Board::new(rows, queues, self.default_priority.as_deref()));
+        let patched = Computed {
+            at: computed.at,
+            actions,
+            board: Arc::clone(&board),
+        };
+        self.boards.keep_patched(&computed, patched);
+        drop(turn);
+        if board.holds(waiting) {
+            Ok(board)
+        } else {
+            self.compute(|boards| fresh_for(boards, waiting)).await
+        }
+    }
+
     /// The order of every waiting workload of this cluster, read now.
     async fn board_now(&self) -> Result<Board, AppError> {
         let workloads = self.db.workloads();
         let rows = workloads.waiting(&self.cluster).await?;
-        let mut projects: Vec<Uuid> = rows.iter().map(|row| row.project_id).collect();
-        projects.sort_unstable();
-        projects.dedup();
-        let queues = workloads.queues(&projects, &rows).await?;
+        let queues = workloads.queues(&super::projects_of(&rows), &rows).await?;
         Ok(Board::new(rows, queues, self.default_priority.as_deref()))
     }
 
     /// Computes the order now unless a fresh one is kept, if a reader asked for it within
     /// [`KEEP_WARM`]: what [`Source::keep_warm`] does once a [`BOARD_FRESH`].
     async fn keep_warm_once(&self) -> Result<(), AppError> {
-        if self.boards.read_within(KEEP_WARM) && fresh_for(&self.boards, &[]).is_none() {
-            self.compute(|boards| fresh_for(boards, &[])).await?;
+        if self.boards.read_within(KEEP_WARM) && young(&self.boards).is_none() {
+            self.compute(young).await?;
         }
         Ok(())
     }
@@ -187,6 +249,15 @@ impl Source {
             }
         }
     }
+}
+
+/// The order kept if it was computed within [`BOARD_FRESH`], whatever was done here since: a
+/// reader brings such an order up to date with the actions itself.
+fn young(boards: &Boards) -> Option<Arc<Board>> {
+    let last = boards.last.lock().unwrap_or_else(|p| p.into_inner());
+    last.as_ref()
+        .filter(|computed| computed.at.elapsed() < BOARD_FRESH)
+        .map(|computed| Arc::clone(&computed.board))
 }
 
 /// The order kept, if it is fresh and holds each of `waiting`.
@@ -250,6 +321,7 @@ impl Workloads {
                 self.refresh_behind();
                 Ok(board)
             }
+            Serves::Behind(_) => self.board_source().catch_up(waiting).await,
             Serves::No => {
                 self.board_source()
                     .compute(|boards| fresh_for(boards, waiting))

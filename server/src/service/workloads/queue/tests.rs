@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tephra_core::domain::authz::Role;
 use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::action::Action;
 use uuid::Uuid;
 
 async fn submit(service: &Workloads, db: &Database, name: &str) -> Uuid {
@@ -89,15 +90,42 @@ async fn an_order_too_old_or_missing_a_known_waiting_workload_is_computed_by_its
 }
 
 #[tokio::test]
-async fn an_action_here_makes_the_next_reader_compute_the_order() {
+async fn after_an_action_here_the_next_reader_brings_the_order_up_to_date_with_it() {
     let db = database().await;
-    let here = workloads(&db);
+    let (here, there) = (workloads(&db), workloads(&db));
     let first = submit(&here, &db, "first").await;
     let board = here.board(&[first]).await.unwrap();
+    // Another replica's submit: only a computed order holds it.
+    let elsewhere = submit(&there, &db, "elsewhere").await;
     let second = submit(&here, &db, "second").await;
     let next = here.board(&[]).await.unwrap();
     assert!(!Arc::ptr_eq(&board, &next));
     assert!(next.position(second).is_some(), "whoever acted sees it");
+    assert_eq!(next.position(second).map(|p| p.ahead()), Some(1));
+    assert!(
+        next.position(elsewhere).is_none(),
+        "the order was brought up to date with the action here, not computed again"
+    );
+
+    let researcher = person(&db, "ada", Role::Researcher, default_project(&db).await).await;
+    here.act(None, Action::Suspend, &researcher, &first.to_string())
+        .await
+        .expect("the suspend is accepted");
+    let after = here.board(&[]).await.unwrap();
+    assert!(
+        after.position(first).is_none(),
+        "a suspended workload waits no more"
+    );
+    assert_eq!(after.position(second).map(|p| p.ahead()), Some(0));
+    assert!(
+        Arc::ptr_eq(&after, &here.board(&[]).await.unwrap()),
+        "the order brought up to date serves the next reader as it is"
+    );
+
+    // A reader that knows a workload the order lacks still computes it.
+    let computed = here.board(&[elsewhere]).await.unwrap();
+    assert_eq!(computed.position(elsewhere).map(|p| p.ahead()), Some(0));
+    assert_eq!(computed.position(second).map(|p| p.ahead()), Some(1));
 }
 
 #[tokio::test]
