@@ -128,24 +128,7 @@ type ProjectTuple = (Uuid, String, Json<Vec<PoolResources>>);
 impl Workloads<'_> {
     /// Every workload of `cluster` that waits to start (may run and has not started).
     pub async fn waiting(&self, cluster: &str) -> DbResult<Vec<WaitingRow>> {
-        match self.0 {
-            Database::Sqlite(crate::db::SqliteDb { pool, .. }) => {
-                let sql = format!("{SQLITE_PACKED} {WAITING_ROWS}");
-                let packed: Json<Vec<Packed>> = sqlx::query_scalar(&sql)
-                    .bind(cluster)
-                    .fetch_one(pool)
-                    .await?;
-                packed.0.into_iter().map(Packed::row).collect()
-            }
-            Database::Postgres(pool) => {
-                let sql = format!(
-                    "SELECT w.id, w.project_id, w.name, u.display_name AS creator_name,
-                            w.created_at, COALESCE(w.gpus, 0.0) AS gpus, {} {WAITING_ROWS}",
-                    request_fields(Engine::Postgres)
-                );
-                Ok(sqlx::query_as(&sql).bind(cluster).fetch_all(pool).await?)
-            }
-        }
+        self.waiting_of(cluster, None).await
     }
 
     /// Those of `ids` that wait to start on `cluster`: what an order kept in memory is brought
@@ -154,8 +137,19 @@ impl Workloads<'_> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let list: Vec<String> = (2..ids.len() + 2).map(|i| format!("${i}")).collect();
-        let among = format!("{WAITING_ROWS} AND w.id IN ({})", list.join(", "));
+        self.waiting_of(cluster, Some(ids)).await
+    }
+
+    /// The waiting rows of `cluster`, of `ids` only when given.
+    async fn waiting_of(&self, cluster: &str, ids: Option<&[Uuid]>) -> DbResult<Vec<WaitingRow>> {
+        let among = match ids {
+            Some(ids) => {
+                let list: Vec<String> = (2..ids.len() + 2).map(|i| format!("${i}")).collect();
+                format!("{WAITING_ROWS} AND w.id IN ({})", list.join(", "))
+            }
+            None => WAITING_ROWS.to_owned(),
+        };
+        let ids = ids.unwrap_or_default();
         match self.0 {
             Database::Sqlite(crate::db::SqliteDb { pool, .. }) => {
                 let sql = format!("{SQLITE_PACKED} {among}");
