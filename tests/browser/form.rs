@@ -32,6 +32,31 @@ async fn drawing_the_form_again_keeps_what_was_typed_and_the_focus() -> anyhow::
     let cpu = c.find(Locator::Id("f-spec-compute-cpuCoreRequest")).await?;
     assert_eq!(cpu.prop("value").await?.as_deref(), Some("1."));
 
+    // A message and "will it fit now?" change their text in place, so a screen reader announces
+    // them (a live region put in the place of another is not): their elements stay.
+    let live = "['f-spec-compute-cpuCoreRequest-error', 'fit-verdict']";
+    let mark = format!("for (const id of {live}) document.getElementById(id).dataset.kept = 'yes'");
+    c.execute(&mark, vec![]).await?;
+    browser.fill("f-spec-compute-cpuCoreRequest", "-1").await?;
+    browser.settled().await?;
+    let read = format!(
+        "return {live}.map(id => {{ const e = document.getElementById(id); \
+         return [e.dataset.kept || '', e.textContent]; }})"
+    );
+    let parts = c.execute(&read, vec![]).await?;
+    let part = |i: usize, j: usize| parts[i][j].as_str().unwrap_or_default().to_owned();
+    assert_eq!(
+        (part(0, 0), part(1, 0)),
+        ("yes".into(), "yes".into()),
+        "{parts}"
+    );
+    assert!(!part(0, 1).trim().is_empty(), "the message shows: {parts}");
+    assert!(
+        part(1, 1).contains("to fix"),
+        "the fit waits for a valid form: {parts}"
+    );
+    browser.fill("f-spec-compute-cpuCoreRequest", "1").await?;
+
     // A choice changes the form's shape: it is drawn whole, with the focus where it was.
     browser.click("#f-distributed").await?;
     browser.settled().await?;

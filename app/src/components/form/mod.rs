@@ -49,7 +49,7 @@ fn Message(path: String, #[prop(optional)] hint: &'static str) -> impl IntoView 
     let id = field_id(&path);
     let rule = form.hint(&path).map(|h| h.text);
     let message = form.message(&path);
-    // `data-live`: replaced as the user types (the fields around them are not).
+    // `data-live`: its content is put in place as the user types (the fields around it are not).
     view! {
         {(!hint.is_empty()).then(|| view! { <p id=format!("{id}-hint") class=HINT_CLASS>{hint}</p> })}
         <p id=format!("{id}-policy") class=HINT_CLASS data-policy-for=id.clone() data-live="">{rule}</p>

@@ -1,8 +1,8 @@
 //! The server's side of the form in the browser: the posted form read back into a draft and how
 //! it is shown, the button's edit made, then the region drawn again or the training submitted.
 
-use super::body::{self, FormBody, Shown};
-use crate::api::{FormAnswer, form_policy, form_urlencoded, submit_training};
+use super::body::{self, Around, FormBody, Shown};
+use crate::api::{FormAnswer, form_urlencoded, submit_training};
 use crate::components::form::check;
 use crate::draft::Draft;
 use crate::draft::op::Op;
@@ -55,10 +55,10 @@ pub async fn answer(posted: BTreeMap<String, String>) -> Result<FormAnswer, AppE
         .and_then(|s| serde_json::from_str(s).ok())
         .unwrap_or_default();
     let mut problem = None;
+    let around = Around::ask(draft.project()).await?;
     if posted.contains_key(SUBMIT) {
         shown.submitted = true;
-        let hints = form_policy(draft.project()).await.unwrap_or_default();
-        if check(&draft, &hints).is_empty() {
+        if check(&draft, &around.hints).is_empty() {
             match submit_training(draft.clone()).await {
                 Ok(submitted) => return Ok(FormAnswer::Submitted(submitted)),
                 // Who may do what, and a server that cannot answer, are the request's status.
@@ -79,7 +79,7 @@ pub async fn answer(posted: BTreeMap<String, String>) -> Result<FormAnswer, AppE
             }
         }
     }
-    let body = body::body(draft, shown, served, problem, false).await?;
+    let body = body::body(draft, around, shown, served, problem, false).await?;
     let owner = Owner::new();
     let html = owner.with(|| view! { <FormBody body /> }.to_html());
     Ok(FormAnswer::Form(html))

@@ -14,6 +14,8 @@ use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use std::collections::HashSet;
 use tephra_core::model::fit::FitShown;
+use tephra_core::model::policy::FormHints;
+use tephra_core::model::project::ProjectSummary;
 use tephra_core::model::validation::FieldError;
 
 /// The id of the region the browser puts in place.
@@ -47,23 +49,48 @@ pub struct Body {
     problem: Option<String>,
 }
 
-/// Asks the server (the same calls as the API's) what the region shows about `draft`.
-/// `fill`: start a new training from its project's defaults.
+/// What the region is drawn around besides the draft: the projects the user may choose and the
+/// chosen project's policy. Each drawing asks for them once, whoever needs them first.
+pub struct Around {
+    pub projects: Vec<ProjectSummary>,
+    pub hints: FormHints,
+}
+
+impl Around {
+    /// The projects, and the policy of `project`.
+    #[cfg(feature = "ssr")]
+    pub async fn ask(project: String) -> Result<Around, AppError> {
+        let projects = crate::api::list_projects().await?;
+        Ok(Around {
+            projects,
+            hints: Around::hints(project).await,
+        })
+    }
+
+    /// The policy of `project`. A project the user cannot see has no policy to show;
+    /// submitting names the problem.
+    pub async fn hints(project: String) -> FormHints {
+        crate::api::form_policy(project).await.unwrap_or_default()
+    }
+}
+
+/// Asks the server (the same calls as the API's) what the region shows about `draft`, drawn
+/// around `around` (asked for `draft`'s project). `fill`: start a new training from its
+/// project's defaults.
 pub async fn body(
     mut draft: Draft,
+    around: Around,
     shown: Shown,
     served: Vec<FieldError>,
     problem: Option<String>,
     fill: bool,
 ) -> Result<Body, AppError> {
-    use crate::api::{fit_training, form_policy, list_projects, preview_training};
-    let projects = list_projects()
-        .await?
+    use crate::api::{fit_training, preview_training};
+    let Around { projects, hints } = around;
+    let projects = projects
         .into_iter()
         .map(|p| (p.name.clone(), format!("{} (queue {})", p.name, p.queue)))
         .collect();
-    // A project the user cannot see has no policy to show; submitting names the problem.
-    let hints = form_policy(draft.project()).await.unwrap_or_default();
     if fill {
         draft.fill_defaults(hints.policy().layers(false));
     }

@@ -62,9 +62,9 @@ pub fn FitNow(fit: Result<FitShown, AppError>) -> impl IntoView {
         }
     };
     view! {
-        <section id="fit" aria-labelledby="fit-heading" class=PANEL_CLASS data-testid="fit" data-live="">
+        <section id="fit" aria-labelledby="fit-heading" class=PANEL_CLASS data-testid="fit">
             <h2 id="fit-heading" class="text-lg font-semibold">"Will it fit now?"</h2>
-            <div aria-live="polite" data-testid="fit-verdict" class="mt-1 flex flex-col gap-1">
+            <div id="fit-verdict" aria-live="polite" data-testid="fit-verdict" class="mt-1 flex flex-col gap-1" data-live="">
                 {verdict}
             </div>
         </section>

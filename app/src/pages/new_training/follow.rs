@@ -294,6 +294,8 @@ mod browser {
     }
 
     /// Puts in place what typing changes, and each field's `aria-invalid`; never a field's value.
+    /// A live part keeps its element and takes the new content and class, and only when they
+    /// changed: a screen reader announces a live region that changes, not one put in its place.
     fn put_live(fresh: &Element) -> Result<(), JsValue> {
         let live = fresh.query_selector_all("[data-live]")?;
         for i in 0..live.length() {
@@ -301,7 +303,12 @@ mod browser {
                 continue;
             };
             if let Some(old) = document().get_element_by_id(&part.id()) {
-                old.replace_with_with_node_1(&document().import_node_with_deep(&part, true)?)?;
+                if old.inner_html() != part.inner_html() {
+                    old.set_inner_html(&part.inner_html());
+                }
+                if old.class_name() != part.class_name() {
+                    old.set_class_name(&part.class_name());
+                }
             }
         }
         let fields = fresh.query_selector_all("input[aria-invalid]")?;

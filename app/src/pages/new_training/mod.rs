@@ -96,7 +96,11 @@ async fn start(asked: Asked) -> Result<(Start, Body), AppError> {
         preview: asked.preview,
         ..Shown::default()
     };
-    let body = body::body(draft, shown, served, problem, fill).await?;
+    let around = body::Around {
+        hints: body::Around::hints(draft.project()).await,
+        projects,
+    };
+    let body = body::body(draft, around, shown, served, problem, fill).await?;
     Ok((start, body))
 }
 

@@ -20,7 +20,7 @@ pub fn Preview(yaml: Option<Result<String, AppError>>, form: &'static str) -> im
             </p>
         }),
         Some(Ok(yaml)) => EitherOf3::B(view! {
-            <div id="yaml-preview" aria-live="polite">
+            <div>
                 <pre
                     class="max-h-[75vh] overflow-auto rounded-lg border border-slate-200 bg-white p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-800 dark:bg-slate-900"
                     data-testid="yaml-preview"
@@ -31,7 +31,7 @@ pub fn Preview(yaml: Option<Result<String, AppError>>, form: &'static str) -> im
             </div>
         }),
         Some(Err(error)) => EitherOf3::C(view! {
-            <div id="yaml-preview" aria-live="polite">{preview_error(&error)}</div>
+            <div>{preview_error(&error)}</div>
         }),
     };
     view! {
@@ -41,7 +41,7 @@ pub fn Preview(yaml: Option<Result<String, AppError>>, form: &'static str) -> im
                 <OpButton op=Op::Preview(!open) label=label.to_owned() class=SECONDARY_BUTTON_CLASS
                     form id="preview-toggle".to_owned() testid="preview-toggle" expanded=open />
             </div>
-            <div id="preview-panel" data-live="">{shown}</div>
+            <div id="preview-panel" aria-live="polite" data-live="">{shown}</div>
         </aside>
     }
 }
