@@ -1,6 +1,7 @@
 //! The dashboard's numbers: the release bundle's size (WASM, JS, CSS; raw and gzip), server-side
 //! rendering time to first byte and the browser's time to interactive for the trainings list with
-//! 1,000 trainings, and the time from a pod's phase change in the cluster to the list's DOM
+//! 1,000 trainings, the new-training form's round trip per pause in typing, and the time from a
+//! pod's phase change in the cluster to the list's DOM
 //! showing it, beside a raw kube-rs watch of the same pods. Starts its own testbed, the release
 //! server and headless Chromium. Run with `scripts/bench`.
 //!
@@ -11,6 +12,9 @@
 //! `BENCH_CLUSTER=0` runs without a testbed (the trainings stay stored, never running) and skips
 //! the pod-to-DOM latency: enough for the bundle's figures. `scripts/bench dashboard` runs only
 //! this benchmark.
+
+#[path = "dashboard_form.rs"]
+mod dashboard_form;
 
 use fantoccini::Locator;
 use futures::StreamExt;
@@ -442,6 +446,7 @@ async fn main() -> anyhow::Result<()> {
     tti(&browser, &base, "/trainings", navigations).await?;
     tti(&browser, &base, "/trainings?limit=500", navigations).await?;
     tti(&browser, &base, "/trainings/new", navigations).await?;
+    dashboard_form::round_trip(&http, &base, samples.max(20)).await?;
 
     if let Some(testbed) = &testbed {
         let kube = testbed.client().await?;
