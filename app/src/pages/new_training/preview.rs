@@ -20,19 +20,15 @@ pub fn Preview(yaml: Option<Result<String, AppError>>, form: &'static str) -> im
             </p>
         }),
         Some(Ok(yaml)) => EitherOf3::B(view! {
-            <div>
-                <pre
-                    class="max-h-[75vh] overflow-auto rounded-lg border border-slate-200 bg-white p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-800 dark:bg-slate-900"
-                    data-testid="yaml-preview"
-                    tabindex="0"
-                >
-                    {yaml}
-                </pre>
-            </div>
+            <pre
+                class="max-h-[75vh] overflow-auto rounded-lg border border-slate-200 bg-white p-3 text-xs focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-slate-800 dark:bg-slate-900"
+                data-testid="yaml-preview"
+                tabindex="0"
+            >
+                {yaml}
+            </pre>
         }),
-        Some(Err(error)) => EitherOf3::C(view! {
-            <div>{preview_error(&error)}</div>
-        }),
+        Some(Err(error)) => EitherOf3::C(preview_error(&error)),
     };
     view! {
         <aside aria-labelledby="preview-heading" class="flex flex-col gap-3">
@@ -41,7 +37,9 @@ pub fn Preview(yaml: Option<Result<String, AppError>>, form: &'static str) -> im
                 <OpButton op=Op::Preview(!open) label=label.to_owned() class=SECONDARY_BUTTON_CLASS
                     form id="preview-toggle".to_owned() testid="preview-toggle" expanded=open />
             </div>
-            <div id="preview-panel" aria-live="polite" data-live="">{shown}</div>
+            // Not a live region: the whole Job read out at every pause in typing would drown
+            // the messages; it is read where it stands.
+            <div id="preview-panel" data-live="">{shown}</div>
         </aside>
     }
 }
