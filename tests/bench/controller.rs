@@ -169,7 +169,7 @@ async fn settle(
     }
 }
 
-/// What one round is given: its number, the testbed, the watch and the sizes.
+/// What every round is given: the testbed, the client and its watch of Jobs, and the sizes.
 struct Setup<'a> {
     testbed: &'a Testbed,
     client: kube::Client,
@@ -195,13 +195,17 @@ fn prefix(round: usize) -> String {
     format!("tephra-r{round}-")
 }
 
-/// Stores `count` trainings in a new database in `data`, through a server without a cluster.
-async fn fill(data: &std::path::Path, round: usize, count: usize) -> anyhow::Result<()> {
-    let server = Launch::default()
+/// The release server of round `round` on its database in `data`, without a cluster yet.
+fn launch(data: &std::path::Path, round: usize) -> Launch {
+    Launch::default()
         .api_only()
         .data_dir(data)
         .arg(format!("--namespace-prefix={}", prefix(round)))
-        .start()?;
+}
+
+/// Stores `count` trainings in a new database in `data`, through a server without a cluster.
+async fn fill(data: &std::path::Path, round: usize, count: usize) -> anyhow::Result<()> {
+    let server = launch(data, round).start()?;
     let http = reqwest::Client::new();
     let base = server.base_url();
     let answers: Vec<anyhow::Result<()>> = futures::stream::iter(0..count)
@@ -243,10 +247,7 @@ async fn round(setup: &Setup<'_>, round: usize, data: &std::path::Path) -> anyho
 
     let namespace = format!("{}default", prefix(round));
     let started = Instant::now();
-    let server = Launch::default()
-        .api_only()
-        .data_dir(data)
-        .arg(format!("--namespace-prefix={}", prefix(round)))
+    let server = launch(data, round)
         .arg(format!(
             "--kubeconfig={}",
             setup.testbed.kubeconfig.display()
