@@ -202,10 +202,23 @@ async fn status_is_written_only_for_the_desired_phase_it_was_derived_for(db: &Da
         .await
         .unwrap();
     assert_eq!(stale, None);
-    assert_eq!(
-        db.workloads().get(w.id).await.unwrap().actual_phase,
-        Phase::Creating
-    );
+    // The same phase is written in one statement, not a transaction: it is guarded all the same.
+    let same_phase = db
+        .workloads()
+        .record_status(
+            w.id,
+            Phase::Running,
+            Phase::Creating,
+            Phase::Creating,
+            Some("stale reason"),
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(same_phase, None);
+    let now = db.workloads().get(w.id).await.unwrap();
+    assert_eq!(now.actual_phase, Phase::Creating);
+    assert_eq!(now.phase_reason, None);
 }
 
 async fn a_finish_is_stamped_once(db: &Database, _: &str) {

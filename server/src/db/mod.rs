@@ -193,8 +193,13 @@ impl Database {
                         ))
                     })?;
                 }
+                // SQLite runs in this process: a connection that was fine when returned to the
+                // pool is fine when taken again. The check sqlx makes by default before handing one
+                // out (a ping through the connection's thread) was a second round trip on every
+                // query.
                 let pool = SqlitePoolOptions::new()
                     .max_connections(8)
+                    .test_before_acquire(false)
                     .connect_with(options)
                     .await?;
                 Database::Sqlite(SqliteDb::new(pool))

@@ -5,7 +5,7 @@
 use super::Workloads;
 use super::{LiveStatus, RETURNED, Row, StoredWorkload};
 use crate::db::audit::record_in;
-use crate::db::{DbResult, Engine, now, write_transaction};
+use crate::db::{DbResult, Engine, now, on_pool, write_transaction};
 use sqlx::types::Json;
 use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
 use tephra_core::model::phase::Phase;
@@ -44,26 +44,37 @@ impl Workloads<'_> {
         );
         // The row comes back from the write itself: reading it again afterwards was one more
         // round trip on every status change.
-        let written: Option<Row> = write_transaction!(self.0, tx => {
-            let row: Option<Row> = sqlx::query_as(&sql)
-            .bind(id)
-            .bind(phase.as_str())
-            .bind(reason)
-            .bind(Json(status))
-            .bind(at)
-            .bind(phase.is_finished())
-            .bind(desired.as_str())
-            .bind(phase.is_waiting())
-            .fetch_optional(&mut *tx)
-            .await?;
-            if row.is_some() && previous != phase {
-                let detail = serde_json::json!({ "from": previous, "to": phase, "reason": reason });
-                record_in!(&mut *tx, None::<Uuid>, AuditAction::Workload(HistoryAction::Phase), AuditTarget::Workload, id, &detail)
-                    .await?;
-            }
-            tx.commit().await?;
-            row
-        });
+        // A macro, not a closure: the query is built once per engine.
+        macro_rules! update {
+            () => {
+                sqlx::query_as::<_, Row>(&sql)
+                    .bind(id)
+                    .bind(phase.as_str())
+                    .bind(reason)
+                    .bind(Json(status))
+                    .bind(at)
+                    .bind(phase.is_finished())
+                    .bind(desired.as_str())
+                    .bind(phase.is_waiting())
+            };
+        }
+        let written: Option<Row> = if previous == phase {
+            // Most writes change only the pods, events or reason: one statement is atomic by
+            // itself, and a BEGIN and a COMMIT around it were two more round trips a write.
+            let _turn = self.0.writing().await;
+            on_pool!(self.0, pool => update!().fetch_optional(pool).await)?
+        } else {
+            write_transaction!(self.0, tx => {
+                let row: Option<Row> = update!().fetch_optional(&mut *tx).await?;
+                if row.is_some() {
+                    let detail = serde_json::json!({ "from": previous, "to": phase, "reason": reason });
+                    record_in!(&mut *tx, None::<Uuid>, AuditAction::Workload(HistoryAction::Phase), AuditTarget::Workload, id, &detail)
+                        .await?;
+                }
+                tx.commit().await?;
+                row
+            })
+        };
         written.map(StoredWorkload::try_from).transpose()
     }
 }
