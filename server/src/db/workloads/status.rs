@@ -43,8 +43,8 @@ impl Workloads<'_> {
             returned = *RETURNED,
         );
         // The row comes back from the write itself: reading it again afterwards was one more
-        // round trip on every status change.
-        // A macro, not a closure: the query is built once per engine.
+        // round trip on every status change. A macro, not a closure: each engine's arm below
+        // needs the query typed for its own database.
         macro_rules! update {
             () => {
                 sqlx::query_as::<_, Row>(&sql)
