@@ -196,8 +196,9 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
         .expect("allowed by the system policy now");
 }
 
-/// A create reads its project's policies from the project it already holds: the same layers,
-/// labelled the same, as reading them by the project's scope.
+/// A create reads its project's policies from the project it already holds, and a submit from
+/// the project and department it holds: the same layers, labelled the same, as reading them by
+/// the project's scope.
 pub async fn a_projects_layers_read_from_it_match_its_scopes(db: &Database, _: &str) {
     let user = super::user(db, "root").await;
     let services = services(db).await;
@@ -224,6 +225,14 @@ pub async fn a_projects_layers_read_from_it_match_its_scopes(db: &Database, _: &
         .unwrap();
     let from_project = db.policies().layers_of_project(&project).await.unwrap();
     assert_eq!(from_project, by_scope);
+    // What a submit reads, with the department it has already read.
+    let its_department = db.departments().get(project.department_id).await.unwrap();
+    let in_department = db
+        .policies()
+        .layers_in(&project, &its_department)
+        .await
+        .unwrap();
+    assert_eq!(in_department, by_scope);
     // The system's, the department's and the project's trainings policies, in that order.
     assert_eq!(from_project.get(PolicyKind::Trainings).len(), 3);
     assert_eq!(from_project.get(PolicyKind::Distributed).len(), 2);

@@ -1,5 +1,6 @@
 //! Policies by scope and workload kind, stored whole as Run:ai's `{defaults, rules}`.
 
+use super::departments::Department;
 use super::projects::Project;
 use super::{DbResult, now, on_pool};
 use chrono::{DateTime, Utc};
@@ -94,6 +95,16 @@ impl Policies<'_> {
         self.along(&scopes).await
     }
 
+    /// [`Self::layers_of_project`] with its department already read too: what a submit checks,
+    /// in one query.
+    pub async fn layers_in(
+        &self,
+        project: &Project,
+        department: &Department,
+    ) -> DbResult<PerKind<Vec<Policy>>> {
+        self.along(&chain_of(project, department)).await
+    }
+
     /// The policies of each kind stored along `scopes` (outermost first), read in one query.
     async fn along(&self, scopes: &[(Scope, String)]) -> DbResult<PerKind<Vec<Policy>>> {
         if scopes.is_empty() {
@@ -170,17 +181,7 @@ impl Policies<'_> {
     /// The scopes whose policies apply in `project`, its own last.
     async fn project_chain(&self, project: &Project) -> DbResult<Vec<(Scope, String)>> {
         let d = self.0.departments().get(project.department_id).await?;
-        Ok(vec![
-            (Scope::System, "the system policy".to_owned()),
-            (
-                Scope::Department(d.id.to_string()),
-                format!("department {:?}'s policy", d.name),
-            ),
-            (
-                Scope::Project(project.id.to_string()),
-                format!("project {:?}'s policy", project.name),
-            ),
-        ])
+        Ok(chain_of(project, &d))
     }
 
     /// Removes a scope's policy; false when it had none.
@@ -196,4 +197,19 @@ impl Policies<'_> {
         .map(|done| done.rows_affected()))?;
         Ok(done == 1)
     }
+}
+
+/// The scopes whose policies apply in `project` of `department`, its own last.
+fn chain_of(project: &Project, department: &Department) -> Vec<(Scope, String)> {
+    vec![
+        (Scope::System, "the system policy".to_owned()),
+        (
+            Scope::Department(department.id.to_string()),
+            format!("department {:?}'s policy", department.name),
+        ),
+        (
+            Scope::Project(project.id.to_string()),
+            format!("project {:?}'s policy", project.name),
+        ),
+    ]
 }

@@ -6,7 +6,7 @@ use crate::authorize;
 use crate::db::projects::{Project, ProjectWithCounts};
 use crate::db::{Database, DbError};
 use app::error::AppError;
-use tephra_core::domain::authz::{Permission, Scope};
+use tephra_core::domain::authz::Permission;
 use tephra_core::domain::policy::{Policy, PolicyKind};
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::principal::Principal;
@@ -68,15 +68,16 @@ pub(super) async fn projects_where(
         .collect())
 }
 
-/// The layers a workload of `kind` in `project` is checked against, outermost first.
+/// The layers a workload of `kind` in `project` is checked against, outermost first; the
+/// project as already read, not again by its key.
 pub(super) async fn policy_layers(
     db: &Database,
     project: &Project,
     kind: WorkloadKind,
 ) -> Result<Vec<Policy>, AppError> {
-    let scope = Scope::Project(project.id.to_string());
     Ok(db
         .policies()
-        .layers(&scope, PolicyKind::of(kind), true)
-        .await?)
+        .layers_of_project(project)
+        .await?
+        .take(PolicyKind::of(kind)))
 }

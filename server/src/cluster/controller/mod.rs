@@ -5,11 +5,12 @@
 //! Requests to look at a workload come from the watches (a Job, PodGroup, pod or Event of it
 //! changed), pokes (a user's action, here or on another replica through NOTIFY), the periodic
 //! pass (level-triggered: it finds what needs action after restarts and outages) and requeues
-//! (a backoff or a Job TTL coming due). They go through kube-runtime's scheduler (`queue`):
-//! delayed to their time, merged per workload, run with bounded concurrency and never two for
-//! one workload at once. A reconcile reads the row, derives the status and (on the leader)
-//! writes it (`status`), then acts when the rules say so (`act`). Followers derive and broadcast
-//! to their own event streams but never write or act.
+//! (a backoff or a Job TTL coming due). They go through the work queue (`queue`): the ones for
+//! later wait in kube-runtime's scheduler, the ones due now start at once; merged per workload,
+//! run with bounded concurrency and never two for one workload at once. A reconcile reads the
+//! row, derives the status and (on the leader) writes it (`status`), then acts when the rules
+//! say so (`act`). Followers derive and broadcast to their own event streams but never write or
+//! act.
 //!
 //! What acting means per desired phase:
 //! - Running: create the project's namespace and queue, the workload's PVCs and Services, and

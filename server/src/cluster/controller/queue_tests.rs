@@ -72,17 +72,20 @@ fn sent(r: ScheduleRequest<u32>) -> (Duration, ScheduleRequest<u32>) {
 
 #[tokio::test(start_paused = true)]
 async fn requests_for_one_workload_before_it_runs_become_one() {
+    // Workload 9 holds the only place, so workload 1's three requests all wait.
     let seen = run_all(
         vec![
+            sent(at(9, Duration::ZERO)),
             sent(at(1, Duration::ZERO)),
             sent(at(1, Duration::ZERO)),
             sent(at(1, Duration::from_millis(5))),
         ],
-        4,
-        Duration::from_millis(1),
+        1,
+        Duration::from_millis(10),
     )
     .await;
-    assert_eq!(seen.runs.len(), 1, "one run for three requests");
+    let ones = seen.runs.iter().filter(|(m, _, _)| *m == 1).count();
+    assert_eq!(ones, 1, "one run for three requests");
 }
 
 #[tokio::test(start_paused = true)]
@@ -147,5 +150,38 @@ async fn cancelling_lets_the_runs_under_way_finish_and_starts_no_more() {
         *finished.lock().unwrap(),
         vec![1],
         "1 drained, 2 never started"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_due_now_starts_at_once_not_at_the_timers_next_tick() {
+    let start = Instant::now();
+    let seen = run_all(vec![sent(at(4, Duration::ZERO))], 1, Duration::ZERO).await;
+    // The clock is paused: it moves only when every task waits on a timer, as the scheduler's
+    // would for its next tick.
+    assert_eq!(seen.runs[0].1, start, "started without waiting for a timer");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_for_later_after_a_run_now_covered_the_one_before_runs_at_its_own_time() {
+    let start = Instant::now();
+    let seen = run_all(
+        vec![
+            // Held by the scheduler, then covered by the run now.
+            sent(at(5, Duration::from_millis(20))),
+            sent(at(5, Duration::ZERO)),
+            // Merged in the scheduler behind the covered one: it must not run at 20 ms.
+            (Duration::from_millis(5), at(5, Duration::from_millis(35))),
+        ],
+        4,
+        Duration::from_millis(1),
+    )
+    .await;
+    assert_eq!(seen.runs.len(), 2, "one run now, one at its time");
+    assert_eq!(seen.runs[0].1, start);
+    assert!(
+        seen.runs[1].1 >= start + Duration::from_millis(35),
+        "the second ran at {:?}",
+        seen.runs[1].1 - start
     );
 }

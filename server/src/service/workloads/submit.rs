@@ -4,13 +4,14 @@ use super::admission::admission;
 use super::{Workloads, creator_of};
 use crate::authorize;
 use crate::db::DbError;
+use crate::db::departments::Department;
 use crate::db::projects::Project;
 use crate::db::workloads::{Change, NewWorkload, WorkloadListing};
-use crate::service::lookup::{policy_layers, project_by_key};
+use crate::service::lookup::project_by_key;
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::labels::{Owner, job_name};
-use tephra_core::domain::policy;
+use tephra_core::domain::policy::{self, PolicyKind};
 use tephra_core::domain::quota::{self, Standing};
 use tephra_core::domain::render::Rendered;
 use tephra_core::domain::request::{Request, WorkloadKind};
@@ -25,6 +26,7 @@ pub(super) struct Checked {
     /// The request as sent, with the policies' defaults filled in: what is stored.
     pub(super) value: serde_json::Value,
     pub(super) project: Project,
+    pub(super) department: Department,
     /// The principal's uid and gid from the provider's token, for `fromIdpToken`.
     pub(super) token_uid_gid: Option<(i64, i64)>,
 }
@@ -86,7 +88,7 @@ impl Workloads {
     /// names, authorize the principal there, load the project's policies, parse (with their
     /// defaults filled in), check against the policies and this cluster. Authorizing before
     /// anything else means a stranger to a project learns nothing of its policies from the
-    /// errors, and the project is looked up once.
+    /// errors; the project and its department are each read once.
     pub(super) async fn check(
         &self,
         kind: WorkloadKind,
@@ -102,13 +104,22 @@ impl Workloads {
             },
             None => None,
         };
-        if let Some(project) = &named {
-            authorize::require(principal, Permission::ManageWorkloads, project)?;
-        }
+        let named = match named {
+            Some(project) => {
+                authorize::require(principal, Permission::ManageWorkloads, &project)?;
+                Some(self.with_department(project).await?)
+            }
+            None => None,
+        };
         // The project's policies fill what the request leaves out before it is validated, as
         // Run:ai's defaults do.
         let layers = match &named {
-            Some(project) => policy_layers(&self.db, project, kind).await?,
+            Some((project, department)) => self
+                .db
+                .policies()
+                .layers_in(project, department)
+                .await?
+                .take(PolicyKind::of(kind)),
             None => Vec::new(),
         };
         let mut value = value.clone();
@@ -117,14 +128,14 @@ impl Workloads {
         request
             .within_pod_limit(self.max_pods)
             .map_err(|e| AppError::Rejected(vec![e]))?;
-        let project = match named {
-            Some(project) => project,
+        let (project, department) = match named {
+            Some(placed) => placed,
             // Parsing succeeded, so the request names a project: one that does not exist (the
             // error says so), or one spelled differently than the store knows it.
             None => {
                 let project = project_by_key(&self.db, &request.project_id(), "projectId").await?;
                 authorize::require(principal, Permission::ManageWorkloads, &project)?;
-                project
+                self.with_department(project).await?
             }
         };
         if let Some(cluster) = request.cluster_id()
@@ -146,11 +157,17 @@ impl Workloads {
             request,
             value,
             project,
+            department,
             token_uid_gid: principal
                 .uid
                 .zip(principal.gid)
                 .map(|(u, g)| (i64::from(u), i64::from(g))),
         })
+    }
+
+    async fn with_department(&self, project: Project) -> Result<(Project, Department), AppError> {
+        let department = self.db.departments().get(project.department_id).await?;
+        Ok((project, department))
     }
 
     fn render(&self, checked: &Checked, owner: &Owner) -> Result<Rendered, AppError> {
@@ -199,7 +216,7 @@ impl Workloads {
             action: tephra_core::model::history::HistoryAction::Submit,
             detail: serde_json::json!({ "name": name }),
         };
-        let department = self.db.departments().get(project.department_id).await?;
+        let department = &checked.department;
         let nodes = self.cluster.largest_nodes();
         let (stored, standing) = self
             .db
@@ -210,7 +227,7 @@ impl Workloads {
                 change,
                 admission(
                     project,
-                    &department,
+                    department,
                     &demand,
                     nodes,
                     (!new.starts_paused).then_some(self.profile.max_waiting_per_project),
