@@ -155,11 +155,33 @@ async fn cancelling_lets_the_runs_under_way_finish_and_starts_no_more() {
 
 #[tokio::test(start_paused = true)]
 async fn a_request_due_now_starts_at_once_not_at_the_timers_next_tick() {
-    let start = Instant::now();
-    let seen = run_all(vec![sent(at(4, Duration::ZERO))], 1, Duration::ZERO).await;
-    // The clock is paused: it moves only when every task waits on a timer, as the scheduler's
-    // would for its next tick.
-    assert_eq!(seen.runs[0].1, start, "started without waiting for a timer");
+    let (tx, rx) = mpsc::unbounded_channel();
+    let started = Arc::new(Mutex::new(None));
+    let stop = CancellationToken::new();
+    let work = {
+        let (started, stop) = (Arc::clone(&started), stop.clone());
+        move |_: u32| {
+            let (started, stop) = (Arc::clone(&started), stop.clone());
+            async move {
+                *started.lock().unwrap() = Some(Instant::now());
+                stop.cancel();
+            }
+        }
+    };
+    let queue = tokio::spawn(run(UnboundedReceiverStream::new(rx), 1, stop, work));
+    tokio::task::yield_now().await;
+    // Mid-millisecond, as a poke is: a timer that ticks by the millisecond would round it up.
+    tokio::time::advance(Duration::from_micros(300)).await;
+    let request = at(4, Duration::ZERO);
+    let due = request.run_at;
+    tx.send(request).unwrap();
+    queue.await.unwrap();
+    // The clock is paused: it moves only when every task waits on a timer.
+    assert_eq!(
+        *started.lock().unwrap(),
+        Some(due),
+        "started without waiting for a tick"
+    );
 }
 
 #[tokio::test(start_paused = true)]
