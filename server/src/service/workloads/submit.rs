@@ -165,6 +165,7 @@ impl Workloads {
         })
     }
 
+    /// The project with its department, read once for the policies' chain and the admission.
     async fn with_department(&self, project: Project) -> Result<(Project, Department), AppError> {
         let department = self.db.departments().get(project.department_id).await?;
         Ok((project, department))
