@@ -27,33 +27,23 @@ pub struct Usage {
     pub project_waiting: u64,
 }
 
-/// What counts as use: workloads that may run (not deleted, finished or stopped).
-/// What the workloads that may run ask for together, among the rows `$1` selects: written out
-/// per scope (no `$1 IS NULL OR ...`) so both databases read the `workloads_in_use` index, which
-/// holds only those rows, and the sums do not grow with the history a project keeps.
-macro_rules! in_use_sql {
-    ($scope:literal) => {
-        concat!(
-            "SELECT COALESCE(SUM(w.gpus), 0.0),
-                    CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
-                    CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT)
-               FROM workloads w
-              WHERE w.deleted_at IS NULL AND w.finished_at IS NULL
-                AND w.desired_phase = 'Running' ",
-            $scope
-        )
-    };
-}
+/// What every workload that may run (not deleted, finished or stopped) asks for together.
+const CLUSTER_USAGE_SQL: &str = "SELECT COALESCE(SUM(w.gpus), 0.0),
+       CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
+       CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT)
+  FROM workloads w
+ WHERE w.deleted_at IS NULL AND w.finished_at IS NULL AND w.desired_phase = 'Running'";
 
-pub(super) const PROJECT_USAGE_SQL: &str = in_use_sql!("AND w.project_id = $1");
-pub(super) const DEPARTMENT_USAGE_SQL: &str =
-    in_use_sql!("AND w.project_id IN (SELECT id FROM projects WHERE department_id = $1)");
-const CLUSTER_USAGE_SQL: &str = in_use_sql!("");
-
-/// How many workloads of a project (`$1`) that may run wait to start.
-pub(super) const PROJECT_WAITING_SQL: &str = "SELECT COUNT(*) FROM workloads w
-  WHERE w.deleted_at IS NULL AND w.finished_at IS NULL AND w.desired_phase = 'Running'
-    AND w.project_id = $1 AND w.pending_since IS NOT NULL";
+/// A project's (`$1`) use, and how many of its workloads that may run wait to start, in one
+/// statement: admission's transaction makes one round trip for both. Its conditions are the
+/// `workloads_in_use` index's, so the sums do not grow with the history a project keeps.
+pub(super) const PROJECT_USE_SQL: &str = "SELECT COALESCE(SUM(w.gpus), 0.0),
+       CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
+       CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT),
+       COUNT(w.pending_since)
+  FROM workloads w
+ WHERE w.deleted_at IS NULL AND w.finished_at IS NULL AND w.desired_phase = 'Running'
+   AND w.project_id = $1";
 
 /// Each other project of a department (`$1`, not `$2`) with its resources and its use.
 pub(super) const SIBLINGS_SQL: &str = "SELECT p.resources,
@@ -67,30 +57,35 @@ pub(super) const SIBLINGS_SQL: &str = "SELECT p.resources,
            AND w.desired_phase = 'Running')
   FROM projects p WHERE p.department_id = $1 AND p.id <> $2";
 
-/// What a usage sum is keyed by.
-#[derive(Clone, Copy)]
-enum Key {
-    Project(Uuid),
-    Department(i64),
-}
-
 pub(super) type SiblingRow = (Json<Vec<PoolResources>>, f64, i64, i64);
+/// A project's use ([`PROJECT_USE_SQL`]): the sums, then how many wait to start.
+pub(super) type ProjectRow = (f64, i64, i64, i64);
 
-/// What the siblings take beyond their quotas within their limits, and what they ask beyond
-/// their limits, together.
-pub(super) fn lent_and_held_by(siblings: Vec<SiblingRow>) -> (Amount, Amount) {
-    siblings.into_iter().fold(
-        (Amount::default(), Amount::default()),
-        |(lent, held), (resources, gpus, cpu, memory)| {
+/// The use of a project and of its department, from the project's row and each of its
+/// siblings': the department's use is theirs together, so it needs no statement of its own.
+pub(super) fn usage_of(project: ProjectRow, siblings: Vec<SiblingRow>) -> Usage {
+    let (gpus, cpu, memory, waiting) = project;
+    let project = amount((gpus, cpu, memory));
+    let (department, department_lent, department_held) = siblings.into_iter().fold(
+        (project, Amount::default(), Amount::default()),
+        |(all, lent, held), (resources, gpus, cpu, memory)| {
             let allowance = Allowance::of(&resources.0);
             let asks = amount((gpus, cpu, memory));
             let beyond = quota::beyond_limit(asks, &allowance);
             (
+                all.plus(asks),
                 lent.plus(quota::lent(asks.minus(beyond), &allowance)),
                 held.plus(beyond),
             )
         },
-    )
+    );
+    Usage {
+        project,
+        department,
+        department_lent,
+        department_held,
+        project_waiting: u64::try_from(waiting).unwrap_or_default(),
+    }
 }
 
 pub(super) fn amount((gpus, cpu_millis, memory_mib): (f64, i64, i64)) -> Amount {
@@ -110,12 +105,8 @@ macro_rules! usage {
             .bind($department)
             .execute(&mut **$tx)
             .await?;
-        let project = sqlx::query_as($crate::db::workloads::in_use::PROJECT_USAGE_SQL)
+        let project = sqlx::query_as($crate::db::workloads::in_use::PROJECT_USE_SQL)
             .bind($project)
-            .fetch_one(&mut **$tx)
-            .await?;
-        let department = sqlx::query_as($crate::db::workloads::in_use::DEPARTMENT_USAGE_SQL)
-            .bind($department)
             .fetch_one(&mut **$tx)
             .await?;
         let siblings = sqlx::query_as($crate::db::workloads::in_use::SIBLINGS_SQL)
@@ -123,19 +114,7 @@ macro_rules! usage {
             .bind($project)
             .fetch_all(&mut **$tx)
             .await?;
-        let (department_lent, department_held) =
-            $crate::db::workloads::in_use::lent_and_held_by(siblings);
-        let waiting: i64 = sqlx::query_scalar($crate::db::workloads::in_use::PROJECT_WAITING_SQL)
-            .bind($project)
-            .fetch_one(&mut **$tx)
-            .await?;
-        $crate::db::workloads::in_use::Usage {
-            project: $crate::db::workloads::in_use::amount(project),
-            department: $crate::db::workloads::in_use::amount(department),
-            department_lent,
-            department_held,
-            project_waiting: u64::try_from(waiting).unwrap_or_default(),
-        }
+        $crate::db::workloads::in_use::usage_of(project, siblings)
     }};
 }
 pub(super) use usage;
@@ -144,35 +123,66 @@ impl Workloads<'_> {
     /// What a department, one of its projects, and everything together use now, without a lock:
     /// for answers that decide nothing (`fit`).
     pub async fn usage(&self, department_id: i64, project_id: Uuid) -> DbResult<(Usage, Amount)> {
-        let sum = |sql: &'static str, key: Option<Key>| async move {
-            let row: (f64, i64, i64) = match key {
-                Some(Key::Project(id)) => {
-                    on_pool!(self.0, pool => sqlx::query_as(sql).bind(id).fetch_one(pool).await)?
-                }
-                Some(Key::Department(id)) => {
-                    on_pool!(self.0, pool => sqlx::query_as(sql).bind(id).fetch_one(pool).await)?
-                }
-                None => on_pool!(self.0, pool => sqlx::query_as(sql).fetch_one(pool).await)?,
-            };
-            DbResult::Ok(amount(row))
-        };
+        let project = on_pool!(self.0, pool => sqlx::query_as(PROJECT_USE_SQL)
+            .bind(project_id)
+            .fetch_one(pool)
+            .await)?;
         let siblings = on_pool!(self.0, pool => sqlx::query_as(SIBLINGS_SQL)
             .bind(department_id)
             .bind(project_id)
             .fetch_all(pool)
             .await)?;
-        let (department_lent, department_held) = lent_and_held_by(siblings);
-        let waiting: i64 = on_pool!(self.0, pool => sqlx::query_scalar(PROJECT_WAITING_SQL)
-            .bind(project_id)
-            .fetch_one(pool)
-            .await)?;
-        let usage = Usage {
-            project: sum(PROJECT_USAGE_SQL, Some(Key::Project(project_id))).await?,
-            department: sum(DEPARTMENT_USAGE_SQL, Some(Key::Department(department_id))).await?,
-            department_lent,
-            department_held,
-            project_waiting: u64::try_from(waiting).unwrap_or_default(),
-        };
-        Ok((usage, sum(CLUSTER_USAGE_SQL, None).await?))
+        let cluster: (f64, i64, i64) =
+            on_pool!(self.0, pool => sqlx::query_as(CLUSTER_USAGE_SQL).fetch_one(pool).await)?;
+        Ok((usage_of(project, siblings), amount(cluster)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tephra_core::model::org::{PoolRef, Share};
+
+    fn gpus_within(deserved: f64, limit: f64) -> Json<Vec<PoolResources>> {
+        Json(vec![PoolResources {
+            node_pool: PoolRef {
+                id: None,
+                name: "default".into(),
+            },
+            gpu: Share {
+                deserved: Some(deserved),
+                limit: Some(limit),
+                over_quota_weight: Some(1),
+            },
+            cpu: Share::default(),
+            memory: Share::default(),
+        }])
+    }
+
+    #[test]
+    fn the_department_uses_what_the_project_and_its_siblings_ask_together() {
+        // The project asks 2 GPUs (1 waiting); one sibling 5 within a quota of 2 and a limit of
+        // 4, another 1 within a quota of 2.
+        let usage = usage_of(
+            (2.0, 500, 1024, 1),
+            vec![
+                (gpus_within(2.0, 4.0), 5.0, 0, 0),
+                (gpus_within(2.0, 8.0), 1.0, 250, 0),
+            ],
+        );
+        assert_eq!(usage.project, amount((2.0, 500, 1024)));
+        assert_eq!(usage.department, amount((8.0, 750, 1024)));
+        // 5 asked with a limit of 4: 1 held in its queue; of the 4 it may place, 2 beyond quota.
+        assert_eq!(usage.department_held, amount((1.0, 0, 0)));
+        assert_eq!(usage.department_lent.gpus, 2.0);
+        assert_eq!(usage.project_waiting, 1);
+    }
+
+    #[test]
+    fn a_department_with_no_other_project_uses_what_the_project_does() {
+        let usage = usage_of((1.5, 0, 0, 0), Vec::new());
+        assert_eq!(usage.department, usage.project);
+        assert_eq!(usage.department_lent, Amount::default());
+        assert_eq!(usage.department_held, Amount::default());
     }
 }

@@ -86,12 +86,11 @@ pub fn stored_limit(kind: &str, value: &serde_json::Value) -> Option<i64> {
 pub(super) struct Weighed {
     pub(super) checked: Checked,
     pub(super) demand: Demand,
-    pub(super) department: Department,
 }
 
 impl Workloads {
-    /// Checks `value` (see [`Workloads::check`]), binds it to this cluster's profile and reads
-    /// its demand and its project's department: what a submit's preview and an edit admit.
+    /// Checks `value` (see [`Workloads::check`]), binds it to this cluster's profile and weighs
+    /// its demand: what a submit's preview and an edit admit.
     pub(super) async fn weigh(
         &self,
         kind: WorkloadKind,
@@ -104,16 +103,7 @@ impl Workloads {
             .bind(&self.profile, checked.token_uid_gid)
             .map_err(AppError::Rejected)?;
         let demand = quota::demand(&checked.request);
-        let department = self
-            .db
-            .departments()
-            .get(checked.project.department_id)
-            .await?;
-        Ok(Weighed {
-            checked,
-            demand,
-            department,
-        })
+        Ok(Weighed { checked, demand })
     }
 
     /// Records the demand of live workloads stored before quotas, so they count toward their

@@ -50,12 +50,8 @@ impl Workloads {
         let edited = edit
             .apply(w.kind == WorkloadKind::Distributed, &w.spec)
             .map_err(AppError::Rejected)?;
-        let Weighed {
-            checked,
-            demand,
-            department,
-        } = self.weigh(w.kind, principal, &edited).await?;
-        let project = &checked.project;
+        let Weighed { checked, demand } = self.weigh(w.kind, principal, &edited).await?;
+        let (project, department) = (&checked.project, &checked.department);
         let change = Change {
             actor: principal.user_id.parse().ok(),
             action: tephra_core::model::history::HistoryAction::Edit,
@@ -72,7 +68,7 @@ impl Workloads {
                 demand.total,
                 change,
                 // An edit changes a workload that already counts as waiting, if it waits.
-                admission(project, &department, &demand, nodes, None),
+                admission(project, department, &demand, nodes, None),
             )
             .await?
             .map_err(AppError::Rejected)?

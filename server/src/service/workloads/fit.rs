@@ -59,12 +59,8 @@ impl Workloads {
         principal: &Principal,
         value: &serde_json::Value,
     ) -> Result<Fit, AppError> {
-        let Weighed {
-            checked,
-            demand,
-            department,
-        } = self.weigh(kind, principal, value).await?;
-        let project = &checked.project;
+        let Weighed { checked, demand } = self.weigh(kind, principal, value).await?;
+        let (project, department) = (&checked.project, &checked.department);
         let (usage, everything) = self.db.workloads().usage(department.id, project.id).await?;
         let (capacity, known) = self.gpu_capacity(&demand.pools);
         let free_gpus = known.then(|| (capacity - everything.gpus).max(0.0));
@@ -79,7 +75,7 @@ impl Workloads {
         let nodes = self.cluster.largest_nodes();
         let verdict = admission(
             project,
-            &department,
+            department,
             &demand,
             nodes,
             Some(self.profile.max_waiting_per_project),
