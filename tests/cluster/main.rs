@@ -18,11 +18,14 @@ mod logs;
 mod namespaces;
 mod node_loss;
 mod org;
+mod ownership;
 mod positions;
 mod quota;
 mod reliability;
 mod replicas;
 mod runai;
+mod runs;
+mod safety;
 mod security;
 mod sharing;
 mod storage;
@@ -85,15 +88,15 @@ fn main() {
         volcano::abort_and_resume_commands_stop_and_restart_the_job,
         volcano::foreground_delete_removes_pods_and_the_podgroup,
         volcano::a_failed_pod_restarts_the_job_and_counts_a_retry,
-        api::seed_003_training_runs_live_and_completes,
-        api::a_pytorch_training_runs_as_a_gang_and_completes_with_its_master,
-        api::a_gang_that_cannot_fit_is_pending_with_the_schedulers_reason,
-        api::suspend_and_resume_three_times_then_delete_leaves_nothing,
-        api::new_volumes_belong_to_the_workload_and_go_with_it,
-        api::bad_input_gets_the_documented_status_and_changes_nothing,
-        api::killed_between_accepting_and_creating_no_request_gets_two_jobs,
-        api::requests_are_accepted_while_the_cluster_is_unreachable,
-        api::jobs_without_a_workload_are_reported_not_deleted,
+        runs::seed_003_training_runs_live_and_completes,
+        runs::a_pytorch_training_runs_as_a_gang_and_completes_with_its_master,
+        runs::a_gang_that_cannot_fit_is_pending_with_the_schedulers_reason,
+        ownership::suspend_and_resume_three_times_then_delete_leaves_nothing,
+        ownership::new_volumes_belong_to_the_workload_and_go_with_it,
+        safety::bad_input_gets_the_documented_status_and_changes_nothing,
+        safety::killed_between_accepting_and_creating_no_request_gets_two_jobs,
+        safety::requests_are_accepted_while_the_cluster_is_unreachable,
+        safety::jobs_without_a_workload_are_reported_not_deleted,
         dashboard::a_pytorch_training_from_the_form_runs_live_and_is_managed_with_buttons,
         org::projects_are_leaf_queues_under_their_department_and_come_back,
         runai::completions_beyond_parallelism_run_every_pod_and_complete_when_all_succeed,

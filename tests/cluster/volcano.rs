@@ -397,7 +397,7 @@ pub async fn a_gang_larger_than_the_cluster_never_binds_a_pod(
     // On an empty cluster its message is only the gang's tally ("1/5 tasks in gang unschedulable
     // ... 1 Unschedulable, 4 Schedulable"): four pods fit alone, so no node's shortfall is named
     // (with GPUs in use elsewhere it names "Insufficient nvidia.com/gpu"). That is why Tephra
-    // words the reason itself from the request (api::a_gang_that_cannot_fit_...).
+    // words the reason itself from the request (runs::a_gang_that_cannot_fit_...).
     wait("the PodGroup to say it lacks resources", || async {
         let pg = c.podgroup_of(&big).await?;
         let conditions = pg.data["status"]["conditions"].as_array()?;
