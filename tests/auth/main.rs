@@ -17,6 +17,7 @@ mod streams;
 mod tenant_lists;
 mod training_form;
 mod waiting;
+mod world;
 
 use anyhow::{Context, bail, ensure};
 use reqwest::StatusCode;

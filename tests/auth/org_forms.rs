@@ -4,7 +4,7 @@
 //! if saved), the researcher's with a page naming the rule, and nothing stored changes.
 
 use super::Browser;
-use super::matrix::{Caller, World, world};
+use super::world::{Caller, World, world};
 use anyhow::ensure;
 use reqwest::Method;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, REFERER};

@@ -2,7 +2,7 @@
 //! a filter names projects, so both are tried as forged by a researcher of A against project B's
 //! rows. Each must answer with A's rows only, and must not say that B's exist.
 
-use super::matrix::{Caller, World, world};
+use super::world::{Caller, World, world};
 use anyhow::{Context, ensure};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -5,7 +5,7 @@
 //! has the form drawn for project A is shown nothing of A.
 
 use super::Browser;
-use super::matrix::{Caller, World, world};
+use super::world::{Caller, World, world};
 use anyhow::ensure;
 use reqwest::Method;
 use reqwest::header::{ACCEPT, REFERER};
