@@ -6,6 +6,7 @@ mod filters;
 mod kept;
 mod lifecycle;
 mod lists;
+mod org_units;
 mod policy;
 mod quota;
 mod rules;
@@ -32,6 +33,7 @@ use lists::{
     holders_and_waiting_gpus_follow_the_start, keyset_pages_walk_every_order_as_offsets_do,
     pending_time_adds_up_every_wait,
 };
+use org_units::org_units_check_quotas_and_refuse_deleting_what_is_used;
 use policy::{
     a_projects_layers_read_from_it_match_its_scopes,
     policies_protect_nodes_narrow_inward_and_fill_defaults,
@@ -40,7 +42,6 @@ use quota::{
     a_projects_usage_splits_placed_and_waiting_work_by_user,
     concurrent_submissions_queue_beyond_the_limit,
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
-    org_units_check_quotas_and_refuse_deleting_what_is_used,
 };
 use rules::scheduling_rules_are_stored_checked_cleared_and_listed;
 use security::{

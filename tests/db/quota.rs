@@ -9,7 +9,6 @@ use server::service::{ServiceConfig, Services};
 use std::sync::Arc;
 use tephra_core::domain::cluster::ClusterProfile;
 use tephra_core::domain::request::WorkloadKind;
-use tephra_core::model::fit::Verdict;
 use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
 use tephra_core::model::org::{DepartmentRequest, PoolRef, PoolResources, ProjectRequest, Share};
 use tephra_core::model::phase::Phase;
@@ -55,7 +54,7 @@ pub(crate) fn admin(user_id: uuid::Uuid) -> Principal {
     }
 }
 
-fn gpus(deserved: Option<f64>, limit: Option<f64>) -> Vec<PoolResources> {
+pub(crate) fn gpus(deserved: Option<f64>, limit: Option<f64>) -> Vec<PoolResources> {
     vec![PoolResources {
         node_pool: PoolRef {
             id: None,
@@ -71,7 +70,7 @@ fn gpus(deserved: Option<f64>, limit: Option<f64>) -> Vec<PoolResources> {
     }]
 }
 
-fn project(name: &str, parent: &str, resources: Vec<PoolResources>) -> ProjectRequest {
+pub(crate) fn project(name: &str, parent: &str, resources: Vec<PoolResources>) -> ProjectRequest {
     ProjectRequest {
         name: name.into(),
         cluster_id: None,
@@ -84,7 +83,7 @@ fn project(name: &str, parent: &str, resources: Vec<PoolResources>) -> ProjectRe
     }
 }
 
-fn one_gpu(name: &str, project: &str) -> serde_json::Value {
+pub(crate) fn one_gpu(name: &str, project: &str) -> serde_json::Value {
     json!({ "name": name, "projectId": project,
             "spec": { "image": "pytorch/pytorch:2.4", "compute": { "gpuDevicesRequest": 1 } } })
 }
@@ -229,146 +228,6 @@ async fn queued(db: &Database, ids: &[uuid::Uuid]) -> usize {
         }
     }
     queued
-}
-
-/// Departments and projects: quotas within the department's, names kept, deletes refused
-/// while something is inside, and Run:ai's integer ids.
-pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Database, _: &str) {
-    let user = super::user(db, "root").await;
-    let services = services(db).await;
-    let root = admin(user);
-    let department = services
-        .organisation()
-        .create_department(
-            &root,
-            DepartmentRequest {
-                name: "research".into(),
-                cluster_id: None,
-                description: Some("the lab".into()),
-                resources: gpus(Some(4.0), Some(6.0)),
-            },
-        )
-        .await
-        .unwrap();
-    assert!(department.id.parse::<i64>().is_ok(), "{}", department.id);
-    let vision = services
-        .organisation()
-        .create_project(
-            &root,
-            project("vision", &department.id, gpus(Some(3.0), Some(6.0))),
-        )
-        .await
-        .unwrap();
-    assert!(vision.id.parse::<i64>().is_ok());
-    assert_eq!(vision.requested_namespace, "tephra-vision");
-    let Err(AppError::Rejected(errors)) = services
-        .organisation()
-        .create_project(
-            &root,
-            project("speech", "research", gpus(Some(2.0), Some(8.0))),
-        )
-        .await
-    else {
-        panic!("over the department's quota and limit");
-    };
-    assert_eq!(errors.len(), 2, "{errors:?}");
-    assert!(
-        errors[0]
-            .message
-            .contains("would total 5 GPUs; its quota is 4 GPUs")
-    );
-    let Err(AppError::Rejected(errors)) = services
-        .organisation()
-        .create_project(
-            &root,
-            project("Bad_Name", "research", gpus(Some(5.0), Some(1.0))),
-        )
-        .await
-    else {
-        panic!("bad name and limit below quota");
-    };
-    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
-    assert_eq!(paths, ["name", "resources[0].gpu.limit"]);
-    // The project is found by its integer id and by its name.
-    let by_id = services
-        .organisation()
-        .org_project(&root, &vision.id)
-        .await
-        .unwrap();
-    let by_name = services
-        .organisation()
-        .org_project(&root, "vision")
-        .await
-        .unwrap();
-    assert_eq!(by_id, by_name);
-    services
-        .workloads()
-        .submit(WorkloadKind::Training, &root, one_gpu("busy", &vision.id))
-        .await
-        .expect("submitted by integer id");
-    // Whether more would fit, without storing anything.
-    let fit = |gpus: u32| {
-        let (services, root) = (services.clone(), root.clone());
-        async move {
-            let body = json!({ "name": "probe", "projectId": "vision",
-                "spec": { "image": "x", "compute": { "gpuDevicesRequest": gpus } } });
-            services
-                .workloads()
-                .fit(WorkloadKind::Training, &root, &body)
-                .await
-                .unwrap()
-        }
-    };
-    let within = fit(1).await;
-    assert_eq!(within.verdict, Verdict::WithinQuota, "{within:?}");
-    assert_eq!(within.project_used.gpus, 1.0);
-    assert_eq!(within.project_quota.gpus, Some(3.0));
-    let over = fit(3).await;
-    assert_eq!(over.verdict, Verdict::OverQuota, "{over:?}");
-    assert!(
-        over.message.contains("4 GPUs with this one, quota 3"),
-        "{}",
-        over.message
-    );
-    // Within the limit of 6 on its own, beside the 1 in use it waits for 1 to free.
-    let queued = fit(6).await;
-    assert_eq!(queued.verdict, Verdict::Queued, "{queued:?}");
-    assert!(
-        queued.message.contains("it starts when 1 GPU is free"),
-        "{}",
-        queued.message
-    );
-    let refused = fit(7).await;
-    assert_eq!(refused.verdict, Verdict::Refused);
-    assert_eq!(refused.details[0].field, "spec.compute");
-    assert_eq!(refused.free_gpus, None, "no cluster, no nodes known");
-    let Err(AppError::Conflict(message)) = services
-        .organisation()
-        .delete_project(&root, "vision")
-        .await
-    else {
-        panic!("a project with a live workload");
-    };
-    assert!(message.contains("still has workloads: busy"), "{message}");
-    let Err(AppError::Conflict(message)) = services
-        .organisation()
-        .delete_department(&root, "research")
-        .await
-    else {
-        panic!("a department with a project");
-    };
-    assert!(message.contains("still has projects: vision"), "{message}");
-    let mut renamed = project("other", "research", Vec::new());
-    renamed.description = Some("x".into());
-    let Err(AppError::Invalid { field, message }) = services
-        .organisation()
-        .update_project(&root, "vision", renamed)
-        .await
-    else {
-        panic!("a project keeps its name");
-    };
-    assert_eq!(field, "name");
-    assert!(message.contains("keeps its name"), "{message}");
 }
 
 /// A project's page: what it holds (placed) and waits for (admitted), per resource and by the
