@@ -5,6 +5,7 @@ use super::in_use::{Usage, amount, usage};
 use super::{Change, NewWorkload, StoredWorkload, Workloads};
 use crate::db::audit::record_in;
 use crate::db::{DbResult, conflict_as, now, on_pool, write_transaction};
+use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::domain::quota::Amount;
 use tephra_core::model::history::{AuditAction, AuditTarget};
@@ -16,11 +17,10 @@ use uuid::Uuid;
 type CurrentRow = (Json<serde_json::Value>, f64, i64, i64);
 
 impl Workloads<'_> {
-    /// Stores a new workload that should run (desired Running) and has not reached the cluster yet
-    /// (actual Creating), or that starts paused (both Stopped), with its `workload.submit` history entry, if `admit` accepts it given
-    /// what its project and department (`department_id`) use. The department's row is locked
-    /// first, so concurrent submissions in one department are checked one after another and
-    /// never go over a limit together.
+    /// Stores a new workload ([`admitted_row`]) with its `workload.submit` history entry, if
+    /// `admit` accepts it given what its project and department (`department_id`) use. The
+    /// department's row is locked first, so concurrent submissions in one department are checked
+    /// one after another and never go over a limit together.
     pub async fn insert_admitted<T, E>(
         &self,
         new: &NewWorkload,
@@ -29,39 +29,7 @@ impl Workloads<'_> {
         admit: impl FnOnce(Usage) -> Result<T, E>,
     ) -> DbResult<Result<(StoredWorkload, T), E>> {
         let at = now();
-        let workload = StoredWorkload {
-            id: Uuid::new_v4(),
-            project_id: new.project_id,
-            name: new.name.clone(),
-            requested_name: new.requested_name.clone(),
-            cluster_id: new.cluster_id.clone(),
-            kind: new.kind,
-            spec: new.spec.clone(),
-            // A paused workload is stored as a suspended one, so resuming it is the same act.
-            desired_phase: if new.starts_paused {
-                Phase::Stopped
-            } else {
-                Phase::Running
-            },
-            actual_phase: if new.starts_paused {
-                Phase::Stopped
-            } else {
-                Phase::Creating
-            },
-            phase_reason: None,
-            status: LiveStatus::default(),
-            created_by: new.created_by,
-            created_at: at,
-            updated_at: at,
-            deleted_at: None,
-            finished_at: None,
-            job_ttl_seconds: new.job_ttl_seconds,
-            gpus: Some(new.demand.gpus),
-            pending_seconds: 0.0,
-            // It waits from the moment it is accepted, unless it starts paused.
-            pending_since: (!new.starts_paused).then_some(at),
-            running_since: None,
-        };
+        let workload = admitted_row(new, at);
         let verdict = write_transaction!(self.0, tx => {
             let usage = usage!(&mut tx, department_id, new.project_id);
             let verdict = admit(usage);
@@ -230,5 +198,43 @@ impl Workloads<'_> {
             }
         });
         Ok(verdict)
+    }
+}
+
+/// The row of a new workload as admission writes it: desired Running and not yet on the cluster
+/// (actual Creating), or both Stopped when it starts paused.
+fn admitted_row(new: &NewWorkload, at: DateTime<Utc>) -> StoredWorkload {
+    StoredWorkload {
+        id: Uuid::new_v4(),
+        project_id: new.project_id,
+        name: new.name.clone(),
+        requested_name: new.requested_name.clone(),
+        cluster_id: new.cluster_id.clone(),
+        kind: new.kind,
+        spec: new.spec.clone(),
+        // A paused workload is stored as a suspended one, so resuming it is the same act.
+        desired_phase: if new.starts_paused {
+            Phase::Stopped
+        } else {
+            Phase::Running
+        },
+        actual_phase: if new.starts_paused {
+            Phase::Stopped
+        } else {
+            Phase::Creating
+        },
+        phase_reason: None,
+        status: LiveStatus::default(),
+        created_by: new.created_by,
+        created_at: at,
+        updated_at: at,
+        deleted_at: None,
+        finished_at: None,
+        job_ttl_seconds: new.job_ttl_seconds,
+        gpus: Some(new.demand.gpus),
+        pending_seconds: 0.0,
+        // It waits from the moment it is accepted, unless it starts paused.
+        pending_since: (!new.starts_paused).then_some(at),
+        running_since: None,
     }
 }

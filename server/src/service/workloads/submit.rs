@@ -246,17 +246,7 @@ impl Workloads {
             .map_err(AppError::Rejected)?;
         self.note_standing(stored.id, &standing).await?;
         if !self.cluster.is_configured() && !new.starts_paused {
-            self.db
-                .workloads()
-                .record_status(
-                    stored.id,
-                    Phase::Running,
-                    Phase::Creating,
-                    Phase::Creating,
-                    Some(crate::cluster::NO_CLUSTER),
-                    &Default::default(),
-                )
-                .await?;
+            self.waits_for_a_cluster(stored.id).await?;
         }
         self.changed(stored.id);
         tracing::info!(workload = %stored.id, %name, project = %project.name, "accepted a workload");
@@ -264,6 +254,22 @@ impl Workloads {
             listing: self.db.workloads().listing(stored.id).await?,
             warnings: request.warnings().to_vec(),
         })
+    }
+
+    /// With no cluster configured, a workload that should run says why it is not created yet.
+    async fn waits_for_a_cluster(&self, id: Uuid) -> Result<(), AppError> {
+        self.db
+            .workloads()
+            .record_status(
+                id,
+                Phase::Running,
+                Phase::Creating,
+                Phase::Creating,
+                Some(crate::cluster::NO_CLUSTER),
+                &Default::default(),
+            )
+            .await?;
+        Ok(())
     }
 
     /// A workload admitted over quota, or into the queue behind its project's work, says so in
