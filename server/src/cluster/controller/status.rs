@@ -47,6 +47,12 @@ impl Controller {
             }
         }
         tracing::debug!(workload = %id, "the desired phase kept changing; the next change derives it");
+        self.live_row(id).await
+    }
+
+    /// The workload's row, unless it is deleted or gone (rows deleted by hand: the controller
+    /// reports their objects as orphans).
+    async fn live_row(&self, id: Uuid) -> Result<Option<StoredWorkload>, DbError> {
         match self.db.workloads().get(id).await {
             Ok(row) if row.deleted_at.is_none() => Ok(Some(row)),
             Ok(_) | Err(DbError::NotFound) => Ok(None),
@@ -56,19 +62,10 @@ impl Controller {
 
     /// One attempt at [`Self::status`].
     async fn status_once(&self, id: Uuid) -> Result<Attempt, DbError> {
-        let row = match self.db.workloads().get(id).await {
-            Ok(row) => row,
-            // Objects of rows deleted by hand: the controller reports those as orphans.
-            Err(DbError::NotFound) => {
-                self.generics.forget(id);
-                return Ok(Attempt::Gone);
-            }
-            Err(e) => return Err(e),
-        };
-        if row.deleted_at.is_some() {
+        let Some(row) = self.live_row(id).await? else {
             self.generics.forget(id);
             return Ok(Attempt::Gone);
-        }
+        };
         let entry = self
             .shared
             .index()
