@@ -15,6 +15,8 @@
 
 #[path = "dashboard_form.rs"]
 mod dashboard_form;
+#[path = "dashboard_weight.rs"]
+mod dashboard_weight;
 
 use fantoccini::Locator;
 use futures::StreamExt;
@@ -23,18 +25,14 @@ use kube::api::{Api, Patch, PatchParams};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tephra_tests::bench::{
-    env_usize, first_pods, gzip_len, percentiles, seen_at, submit_training, watch_phase,
+    env_usize, first_pods, percentiles, seen_at, submit_training, watch_phase,
 };
 use tephra_tests::browser::Browser;
 use tephra_tests::process::rss_mib;
-use tephra_tests::tephra::{self, Launch};
+use tephra_tests::tephra::Launch;
 use tephra_tests::testbed::Testbed;
 
 const TRAININGS: &str = "/api/v1/workloads/trainings";
-
-fn kib(n: usize) -> String {
-    format!("{:.1} KiB", n as f64 / 1024.0)
-}
 
 fn ms(d: f64) -> String {
     format!("{d:.1} ms")
@@ -45,107 +43,6 @@ fn epoch_ms() -> f64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64() * 1000.0)
         .unwrap_or(0.0)
-}
-
-/// Issue 36's targets, gzip: `/trainings` must become interactive after downloading at most
-/// this, and no page may download more than [`PAGE_TARGET`]. (The dashboard issue's were 215 and
-/// 400 KiB; `tests/browser/page_weight.rs` holds what each page weighs today.)
-const TRAININGS_TARGET: usize = 150 * 1024;
-const PAGE_TARGET: usize = 300 * 1024;
-
-async fn sizes(base: &str) -> anyhow::Result<()> {
-    let pkg = tephra::site_root()?.join("pkg");
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    for entry in std::fs::read_dir(&pkg)? {
-        let path = entry?.path();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        if let Some(name) = name.filter(|n| n.ends_with(".wasm") || n.ends_with(".js")) {
-            files.push((name, std::fs::read(&path)?));
-        }
-    }
-    files.sort();
-    println!("## Release bundle: every file the site serves\n");
-    println!("| file | raw | gzip |\n|---|---|---|");
-    let (mut raw, mut zipped) = (0, 0);
-    for (name, bytes) in &files {
-        let z = gzip_len(bytes);
-        raw += bytes.len();
-        zipped += z;
-        println!("| {name} | {} | {} |", kib(bytes.len()), kib(z));
-    }
-    println!(
-        "| all {} chunks (WebAssembly + JS) | {} | {} |",
-        files.len(),
-        kib(raw),
-        kib(zipped)
-    );
-    let css = reqwest::get(format!("{base}/pkg/tephra.css"))
-        .await?
-        .bytes()
-        .await?;
-    let z = gzip_len(&css);
-    println!("| tephra.css | {} | {} |", kib(css.len()), kib(z));
-    println!(
-        "| total of all files | {} | {} |",
-        kib(raw + css.len()),
-        kib(zipped + z)
-    );
-    Ok(())
-}
-
-/// What a page downloads before it is interactive: every script, WebAssembly module and
-/// stylesheet Chromium fetched for it (Resource Timing), each measured gzip-compressed (the same
-/// level as the figures before the split) and as it came over the wire (`encodedBodySize`, the
-/// server's own compression). Chunks a lazy island fetches count: the page is interactive only
-/// once every island on it is hydrated, and anything fetched in the second after that counts too.
-/// Returns the gzip total.
-async fn page_bytes(
-    browser: &Browser,
-    base: &str,
-    (shown, path): (&str, &str),
-) -> anyhow::Result<usize> {
-    browser.client.goto("about:blank").await?;
-    browser.open(&format!("{base}{path}")).await?;
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let fetched = browser
-        .client
-        .execute(
-            "return performance.getEntriesByType('resource')
-               .filter(e => /\\.(wasm|js|css)(\\?|$)/.test(e.name))
-               .map(e => [e.name, e.encodedBodySize]);",
-            vec![],
-        )
-        .await?;
-    let mut names = Vec::new();
-    let (mut total, mut wire) = (0, 0);
-    let mut seen = std::collections::HashSet::new();
-    for entry in fetched.as_array().into_iter().flatten() {
-        let Some(url) = entry[0].as_str() else {
-            continue;
-        };
-        if !seen.insert(url.to_owned()) {
-            continue;
-        }
-        let bytes = reqwest::get(url).await?.error_for_status()?.bytes().await?;
-        total += gzip_len(&bytes);
-        wire += entry[1].as_u64().unwrap_or(0) as usize;
-        names.push(url.rsplit('/').next().unwrap_or(url).to_owned());
-    }
-    let (relation, target, met) = if path == "/trainings" {
-        ("≤", TRAININGS_TARGET, total <= TRAININGS_TARGET)
-    } else {
-        ("≤", PAGE_TARGET, total <= PAGE_TARGET)
-    };
-    println!(
-        "| {shown} | {} | {} | {} {} | {} | {} |",
-        kib(total),
-        kib(wire),
-        relation,
-        kib(target),
-        if met { "yes" } else { "**no**" },
-        names.join(", ")
-    );
-    Ok(total)
 }
 
 async fn submit_all(http: &reqwest::Client, base: &str, n: usize) -> anyhow::Result<()> {
@@ -219,7 +116,7 @@ async fn ttfb(http: &reqwest::Client, url: &str, samples: usize) -> anyhow::Resu
         ms(f99),
         ms(w50),
         ms(w99),
-        kib(size)
+        dashboard_weight::kib(size)
     );
     Ok(())
 }
@@ -356,21 +253,43 @@ async fn dom_latency(
     Ok(())
 }
 
+/// A testbed of four nodes with room for `trainings` pods.
+fn start_testbed(trainings: usize) -> anyhow::Result<Testbed> {
+    let pods_per_node = (trainings / 4 + 50).to_string();
+    eprintln!("starting the testbed (4 nodes, {pods_per_node} pods each)");
+    Testbed::start_with(&["--nodes", "4", "--pods", &pods_per_node])
+}
+
+/// Submits `trainings` trainings and, with a cluster, waits until every one runs.
+async fn fill(
+    http: &reqwest::Client,
+    base: &str,
+    trainings: usize,
+    cluster: bool,
+) -> anyhow::Result<()> {
+    eprintln!("submitting {trainings} trainings");
+    submit_all(http, base, trainings).await?;
+    let wait = Duration::from_secs(env_usize("BENCH_RUN_WAIT", 600) as u64);
+    let deadline = Instant::now() + wait;
+    while cluster && running(http, base).await? < trainings as i64 {
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "not every training runs after {} s (BENCH_RUN_WAIT)",
+            wait.as_secs()
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let trainings = env_usize("BENCH_TRAININGS", 1000);
     let samples = env_usize("BENCH_SAMPLES", 100).min(trainings);
     let navigations = env_usize("BENCH_NAVIGATIONS", 30);
     let cluster = std::env::var("BENCH_CLUSTER").as_deref() != Ok("0");
-    let pods_per_node = (trainings / 4 + 50).to_string();
     let testbed = if cluster {
-        eprintln!("starting the testbed (4 nodes, {pods_per_node} pods each)");
-        Some(Testbed::start_with(&[
-            "--nodes",
-            "4",
-            "--pods",
-            &pods_per_node,
-        ])?)
+        Some(start_testbed(trainings)?)
     } else {
         None
     };
@@ -381,22 +300,11 @@ async fn main() -> anyhow::Result<()> {
     let server = launch.start()?;
     let base = server.base_url();
     let pid = server.process.id();
-    sizes(&base).await?;
+    dashboard_weight::sizes(&base).await?;
     let idle = rss_mib(pid);
 
     let http = reqwest::Client::new();
-    eprintln!("submitting {trainings} trainings");
-    submit_all(&http, &base, trainings).await?;
-    let wait = Duration::from_secs(env_usize("BENCH_RUN_WAIT", 600) as u64);
-    let deadline = Instant::now() + wait;
-    while cluster && running(&http, &base).await? < trainings as i64 {
-        anyhow::ensure!(
-            Instant::now() < deadline,
-            "not every training runs after {} s (BENCH_RUN_WAIT)",
-            wait.as_secs()
-        );
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+    fill(&http, &base, trainings, cluster).await?;
     if cluster {
         memory_per_running(idle, rss_mib(pid), trainings);
     }
@@ -414,28 +322,8 @@ async fn main() -> anyhow::Result<()> {
     ttfb(&http, &format!("{base}/trainings?limit=500"), 100).await?;
 
     let browser = Browser::start().await?;
-    println!("\n## What each page downloads until it is interactive\n");
-    println!(
-        "gzip: each file compressed at flate2's default level, as the figures before the split; \
-         wire: what the server sent (`encodedBodySize`).\n"
-    );
-    println!("| page | gzip | wire | target | met | files |\n|---|---|---|---|---|---|");
     let id = first_training_id(&http, &base).await?;
-    let clone = format!("/trainings/new?from={id}");
-    let detail = format!("/trainings/{id}");
-    for page in [
-        ("/", "/"),
-        ("/trainings", "/trainings"),
-        ("/trainings/new", "/trainings/new"),
-        ("/trainings/new?from=<id>", clone.as_str()),
-        ("/trainings/<id>", detail.as_str()),
-        ("/projects", "/projects"),
-        ("/applications", "/applications"),
-        ("/organisation", "/organisation"),
-        ("/admin", "/admin"),
-    ] {
-        page_bytes(&browser, &base, page).await?;
-    }
+    dashboard_weight::pages(&browser, &base, &id).await?;
 
     println!("\n## Time to interactive in headless Chromium ({navigations} fresh navigations)\n");
     println!(
