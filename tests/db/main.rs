@@ -12,6 +12,7 @@ mod quota;
 mod rules;
 mod security;
 mod store;
+mod waiting;
 
 use access::{
     access_rules_are_unique_and_their_changes_audited,
@@ -30,8 +31,7 @@ use lifecycle::{
 };
 use lists::{
     a_name_search_follows_every_write, counts_follow_every_write,
-    holders_and_waiting_gpus_follow_the_start, keyset_pages_walk_every_order_as_offsets_do,
-    pending_time_adds_up_every_wait,
+    keyset_pages_walk_every_order_as_offsets_do,
 };
 use org_units::org_units_check_quotas_and_refuse_deleting_what_is_used;
 use policy::{
@@ -64,6 +64,7 @@ use tephra_core::model::history::{AuditAction, HistoryAction};
 use tephra_core::model::phase::Phase;
 use tephra_tests::postgres::TempPostgres;
 use uuid::Uuid;
+use waiting::{holders_and_waiting_gpus_follow_the_start, pending_time_adds_up_every_wait};
 
 /// Keeps what a database lives on alive for the length of a test.
 #[allow(dead_code)]
