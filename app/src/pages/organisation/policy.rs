@@ -58,23 +58,11 @@ pub fn PolicyEditor(policy: String, scopes: Vec<(String, String)>) -> impl IntoV
     let scope = RwSignal::new("system:".to_owned());
     let kind = RwSignal::new(PolicyKind::Trainings);
     let text = RwSignal::new(policy.clone());
-    let answer = RwSignal::new(None::<(bool, Result<Vec<PolicyField>, AppError>)>);
+    let answer: Answer = RwSignal::new(None);
     // Edits of the text so far: what someone types after picking a scope is theirs, and the
     // scope's stored policy arriving later must not overwrite it.
     let typed = RwSignal::new(0_u64);
-    Effect::new(move |_| {
-        let (s, id) = split(&scope.get());
-        let k = kind.get();
-        answer.set(None);
-        let typed_before = typed.get_untracked();
-        leptos::task::spawn_local(async move {
-            match get_policy_text(s, id, k).await {
-                Ok(own) if typed.get_untracked() == typed_before => text.set(own),
-                Ok(_) => {}
-                Err(error) => answer.set(Some((false, Err(error)))),
-            }
-        });
-    });
+    load_stored(scope, kind, text, typed, answer);
     let run = move |save: bool| {
         let (s, id) = split(&scope.get_untracked());
         let (k, body) = (kind.get_untracked(), text.get_untracked());
@@ -132,6 +120,33 @@ pub fn PolicyEditor(policy: String, scopes: Vec<(String, String)>) -> impl IntoV
             })}
         </section>
     }
+}
+
+/// The policy answered so far: a preview or save's fields, or why it was refused.
+type Answer = RwSignal<Option<(bool, Result<Vec<PolicyField>, AppError>)>>;
+
+/// Puts the chosen scope's stored policy of the chosen kind in `text` whenever either changes,
+/// unless something was typed since the choice.
+fn load_stored(
+    scope: RwSignal<String>,
+    kind: RwSignal<PolicyKind>,
+    text: RwSignal<String>,
+    typed: RwSignal<u64>,
+    answer: Answer,
+) {
+    Effect::new(move |_| {
+        let (s, id) = split(&scope.get());
+        let k = kind.get();
+        answer.set(None);
+        let typed_before = typed.get_untracked();
+        leptos::task::spawn_local(async move {
+            match get_policy_text(s, id, k).await {
+                Ok(own) if typed.get_untracked() == typed_before => text.set(own),
+                Ok(_) => {}
+                Err(error) => answer.set(Some((false, Err(error)))),
+            }
+        });
+    });
 }
 
 #[component]

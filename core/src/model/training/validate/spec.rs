@@ -19,10 +19,9 @@ pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<
         listed(&s.image_pull_secrets),
         &at("imagePullSecrets"),
     );
-    let readiness = match s.probes.as_ref().and_then(|p| p.readiness.as_ref()) {
-        None => Some(None),
-        Some(readiness) => probe(errors, readiness, &join(&at("probes"), "readiness")).map(Some),
-    };
+    let readiness = optional(s.probes.as_ref().and_then(|p| p.readiness.as_ref()), |r| {
+        probe(errors, r, &join(&at("probes"), "readiness"))
+    });
     let placement = scheduling::placement(errors, s, path);
     let environment = environment(
         errors,
@@ -44,18 +43,16 @@ pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<
         s.priority_class.as_deref(),
         ObjectName::new,
     );
-    let compute = match &s.compute {
-        None => Some(None),
-        Some(c) => compute::compute(errors, c, &at("compute")).map(Some),
-    };
+    let compute = optional(s.compute.as_ref(), |c| {
+        compute::compute(errors, c, &at("compute"))
+    });
     let storage = match &s.storage {
         None => Some(Default::default()),
         Some(storage) => storage::storage_rules(errors, storage, &at("storage")),
     };
-    let security = match &s.security {
-        None => Some(None),
-        Some(security) => security::security_rules(errors, security, &at("security")).map(Some),
-    };
+    let security = optional(s.security.as_ref(), |security| {
+        security::security_rules(errors, security, &at("security"))
+    });
     let pod = pod::settings(errors, s, path);
     let (image, command, args, working_dir) = container?;
     let (node_type, node_pools, pod_affinity) = placement?;
@@ -91,6 +88,15 @@ pub(super) fn spec(errors: &mut Errors, s: &TrainingSpec, path: &str) -> Option<
         security: security?,
         pod: pod?,
     })
+}
+
+/// A section left out checks as nothing (`Some(None)`); one given as what `check` makes of it,
+/// `None` when it is wrong.
+fn optional<T, U>(given: Option<&T>, check: impl FnOnce(&T) -> Option<U>) -> Option<Option<U>> {
+    match given {
+        None => Some(None),
+        Some(value) => check(value).map(Some),
+    }
 }
 
 /// A list left out holds nothing, like an empty one.
