@@ -28,6 +28,7 @@ async fn fill(data: &Path, rows: usize) -> anyhow::Result<()> {
             job_ttl_seconds: None,
             starts_paused: false,
             demand: Default::default(),
+            reason: None,
         };
         let change = server::db::workloads::Change {
             actor: Some(user.id),

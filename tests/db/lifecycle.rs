@@ -4,6 +4,7 @@
 use super::{acted, submitted, suspended, training, user};
 use serde_json::json;
 use server::db::{Database, DbError};
+use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::history::AuditTarget;
 use tephra_core::model::phase::Phase;
 use uuid::Uuid;
@@ -248,5 +249,58 @@ pub async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
             .unwrap(),
         None,
         "nothing to write"
+    );
+}
+
+/// With no cluster configured, a submitted workload is stored saying why it is not created yet,
+/// in the same transaction as the row: its first read already says so, and a paused one (which
+/// waits for no cluster) says nothing.
+pub async fn a_workload_stored_without_a_cluster_says_why_from_the_start(db: &Database, _: &str) {
+    db.projects().ensure_default().await.unwrap();
+    let services = super::quota::services(db).await;
+    let root = super::quota::admin(user(db, "root").await);
+    let request = |name: &str, spec: serde_json::Value| json!({ "name": name, "projectId": "default", "spec": spec });
+    let accepted = services
+        .workloads()
+        .submit(
+            WorkloadKind::Training,
+            &root,
+            request("waits", json!({ "image": "pytorch/pytorch:2.4" })),
+        )
+        .await
+        .expect("accepted");
+    let stored = db
+        .workloads()
+        .get(accepted.listing.workload.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        (stored.desired_phase, stored.actual_phase),
+        (Phase::Running, Phase::Creating)
+    );
+    assert_eq!(
+        stored.phase_reason.as_deref(),
+        Some(server::cluster::NO_CLUSTER)
+    );
+    assert_eq!(stored.created_at, stored.updated_at, "written once");
+
+    let pause = json!({
+        "replicaSpecs": [{ "type": "worker", "spec": { "image": "busybox" } }],
+        "runMode": { "pause": { "enabled": true } },
+    });
+    let paused = services
+        .workloads()
+        .submit(WorkloadKind::Generic, &root, request("paused", pause))
+        .await
+        .expect("a paused generic job is accepted");
+    let stored = db
+        .workloads()
+        .get(paused.listing.workload.id)
+        .await
+        .unwrap();
+    assert_eq!(stored.actual_phase, Phase::Stopped);
+    assert_eq!(
+        stored.phase_reason, None,
+        "a paused workload waits for no cluster"
     );
 }

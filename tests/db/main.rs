@@ -25,7 +25,8 @@ use filters::{
 };
 use kept::kept_logs_are_replaced_read_and_forgotten;
 use lifecycle::{
-    a_finish_is_stamped_once, racing_transitions_have_exactly_one_winner,
+    a_finish_is_stamped_once, a_workload_stored_without_a_cluster_says_why_from_the_start,
+    racing_transitions_have_exactly_one_winner,
     status_is_written_only_for_the_desired_phase_it_was_derived_for,
     workloads_round_trip_and_change_phase,
 };
@@ -132,6 +133,7 @@ on_both_engines!(
     bad_references_store_nothing,
     the_audit_trail_keeps_order,
     racing_transitions_have_exactly_one_winner,
+    a_workload_stored_without_a_cluster_says_why_from_the_start,
     status_is_written_only_for_the_desired_phase_it_was_derived_for,
     a_finish_is_stamped_once,
     settings_are_created_once,
@@ -179,6 +181,7 @@ fn training(project_id: Uuid, created_by: Uuid, name: &str) -> NewWorkload {
         job_ttl_seconds: None,
         starts_paused: false,
         demand: Default::default(),
+        reason: None,
     }
 }
 

@@ -40,7 +40,7 @@ impl Workloads<'_> {
                                             phase_reason, status, created_by, created_at,
                                             updated_at, deleted_at, job_ttl_seconds, gpus,
                                             cpu_millis, memory_mib, pending_since)
-                     VALUES ($1, $2, $3, $10, $11, $4, $5, $6, $7, NULL, $12, $8, $9, $9, NULL,
+                     VALUES ($1, $2, $3, $10, $11, $4, $5, $6, $7, $18, $12, $8, $9, $9, NULL,
                              $13, $14, $15, $16, $17)",
                 )
                 .bind(workload.id)
@@ -60,6 +60,7 @@ impl Workloads<'_> {
                 .bind(new.demand.cpu_millis)
                 .bind(new.demand.memory_mib)
                 .bind(workload.pending_since)
+                .bind(&workload.phase_reason)
                 .execute(&mut *tx)
                 .await
                 .map_err(conflict_as(|| format!(
@@ -223,7 +224,7 @@ fn admitted_row(new: &NewWorkload, at: DateTime<Utc>) -> StoredWorkload {
         } else {
             Phase::Creating
         },
-        phase_reason: None,
+        phase_reason: new.reason.clone(),
         status: LiveStatus::default(),
         created_by: new.created_by,
         created_at: at,

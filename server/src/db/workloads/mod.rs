@@ -116,6 +116,10 @@ pub struct NewWorkload {
     /// What all its pods ask for together; counted against its project's and department's
     /// limits while it may run.
     pub demand: Amount,
+    /// Why it waits from the moment it is stored (no cluster is configured), shown until the
+    /// controller says otherwise. Stored with the row: a status written after it was one more
+    /// transaction on every such submit.
+    pub reason: Option<String>,
 }
 
 /// The fields the controller needs of every live workload, without the spec.

@@ -15,7 +15,6 @@ use tephra_core::domain::policy::{self, PolicyKind};
 use tephra_core::domain::quota::{self, Standing};
 use tephra_core::domain::render::Rendered;
 use tephra_core::domain::request::{Request, WorkloadKind};
-use tephra_core::model::phase::Phase;
 use tephra_core::model::principal::Principal;
 use tephra_core::model::validation::FieldError;
 use uuid::Uuid;
@@ -211,6 +210,9 @@ impl Workloads {
             job_ttl_seconds: request.job_ttl_seconds(),
             starts_paused: request.starts_paused(),
             demand: demand.total,
+            // With no cluster configured, a workload that should run says why it is not created.
+            reason: (!self.cluster.is_configured() && !request.starts_paused())
+                .then(|| crate::cluster::NO_CLUSTER.to_owned()),
         };
         let change = Change {
             actor: Some(user_id),
@@ -245,31 +247,12 @@ impl Workloads {
             })?
             .map_err(AppError::Rejected)?;
         self.note_standing(stored.id, &standing).await?;
-        if !self.cluster.is_configured() && !new.starts_paused {
-            self.waits_for_a_cluster(stored.id).await?;
-        }
         self.changed(stored.id);
         tracing::info!(workload = %stored.id, %name, project = %project.name, "accepted a workload");
         Ok(Accepted {
             listing: self.db.workloads().listing(stored.id).await?,
             warnings: request.warnings().to_vec(),
         })
-    }
-
-    /// With no cluster configured, a workload that should run says why it is not created yet.
-    async fn waits_for_a_cluster(&self, id: Uuid) -> Result<(), AppError> {
-        self.db
-            .workloads()
-            .record_status(
-                id,
-                Phase::Running,
-                Phase::Creating,
-                Phase::Creating,
-                Some(crate::cluster::NO_CLUSTER),
-                &Default::default(),
-            )
-            .await?;
-        Ok(())
     }
 
     /// A workload admitted over quota, or into the queue behind its project's work, says so in
