@@ -11,6 +11,7 @@ mod policy;
 mod quota;
 mod rules;
 mod security;
+mod standing;
 mod store;
 mod waiting;
 
@@ -55,6 +56,7 @@ use serde_json::json;
 use server::db::Database;
 use server::db::users::Identity;
 use server::db::workloads::{Change, NewWorkload, StoredWorkload};
+use standing::a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_it;
 use store::{
     bad_input_gets_the_same_400_on_both_engines_and_stores_nothing, bad_references_store_nothing,
     projects_are_unique_by_name_namespace_and_queue, reopening_keeps_data_and_the_default_project,
@@ -147,6 +149,7 @@ on_both_engines!(
     a_projects_layers_read_from_it_match_its_scopes,
     a_projects_usage_splits_placed_and_waiting_work_by_user,
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
+    a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_it,
     scheduling_rules_are_stored_checked_cleared_and_listed,
     tenants_cannot_choose_a_namespace_tephra_does_not_own,
     inner_policies_cannot_unlock_what_the_system_locks,

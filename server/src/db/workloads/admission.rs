@@ -16,12 +16,52 @@ use uuid::Uuid;
 /// A workload's request and recorded demand, as an edit reads them under the lock.
 type CurrentRow = (Json<serde_json::Value>, f64, i64, i64);
 
+/// What a verdict of admission adds to the workload's history. It is written in the transaction
+/// that stores the verdict, so a workload admitted over quota or into the queue says so from the
+/// moment it is admitted, and costs no second commit.
+pub trait Noted {
+    fn noted(&self) -> Option<Change>;
+}
+
+impl Noted for () {
+    fn noted(&self) -> Option<Change> {
+        None
+    }
+}
+
+/// Records `$change` (a [`Change`]) in the history of workload `$id`, inside `$tx`.
+macro_rules! record_change {
+    ($tx:expr, $id:expr, $change:expr) => {
+        record_in!(
+            $tx,
+            $change.actor,
+            AuditAction::Workload($change.action),
+            AuditTarget::Workload,
+            $id,
+            &$change.detail
+        )
+    };
+}
+
+/// Records `change` and then what `admitted` notes, inside `$tx`.
+macro_rules! record_admitted {
+    ($tx:expr, $id:expr, $change:expr, $admitted:expr) => {
+        async {
+            record_change!(&mut *$tx, $id, $change).await?;
+            if let Some(note) = Noted::noted($admitted) {
+                record_change!(&mut *$tx, $id, note).await?;
+            }
+            Ok::<(), sqlx::Error>(())
+        }
+    };
+}
+
 impl Workloads<'_> {
     /// Stores a new workload ([`admitted_row`]) with its `workload.submit` history entry, if
     /// `admit` accepts it given what its project and department (`department_id`) use. The
     /// department's row is locked first, so concurrent submissions in one department are checked
     /// one after another and never go over a limit together.
-    pub async fn insert_admitted<T, E>(
+    pub async fn insert_admitted<T: Noted, E>(
         &self,
         new: &NewWorkload,
         department_id: i64,
@@ -33,7 +73,7 @@ impl Workloads<'_> {
         let verdict = write_transaction!(self.0, tx => {
             let usage = usage!(&mut tx, department_id, new.project_id);
             let verdict = admit(usage);
-            if verdict.is_ok() {
+            if let Ok(admitted) = &verdict {
                 sqlx::query(
                     "INSERT INTO workloads (id, project_id, name, requested_name, cluster_id,
                                             kind, spec, desired_phase, actual_phase,
@@ -66,9 +106,7 @@ impl Workloads<'_> {
                 .map_err(conflict_as(|| format!(
                     "a workload named {:?} already exists in this project", new.name
                 )))?;
-                record_in!(&mut *tx, change.actor, AuditAction::Workload(change.action), AuditTarget::Workload, workload.id,
-                           &change.detail)
-                    .await?;
+                record_admitted!(tx, workload.id, change, admitted).await?;
                 tx.commit().await?;
             }
             verdict
@@ -97,7 +135,7 @@ impl Workloads<'_> {
     /// Moves a stopped workload back to desired Running if `admit` accepts it given what its
     /// project and department use without it, recording its (re-measured) demand; as
     /// [`Self::transition`] otherwise. `Ok(None)` when another change came first.
-    pub async fn resume_admitted<T, E>(
+    pub async fn resume_admitted<T: Noted, E>(
         &self,
         workload: &StoredWorkload,
         department_id: i64,
@@ -128,8 +166,7 @@ impl Workloads<'_> {
                     .await?
                     .rows_affected();
                     if done == 1 {
-                        record_in!(&mut *tx, change.actor, AuditAction::Workload(change.action), AuditTarget::Workload, id, &change.detail)
-                            .await?;
+                        record_admitted!(tx, id, change, &admitted).await?;
                         tx.commit().await?;
                     }
                     Ok((done == 1).then_some(admitted))
@@ -145,7 +182,7 @@ impl Workloads<'_> {
     /// department's lock serializes this with every submit, resume and edit in the department,
     /// so of two edits made from the same request exactly one is stored. `Ok(None)` when
     /// another change came first.
-    pub async fn edit_admitted<T, E>(
+    pub async fn edit_admitted<T: Noted, E>(
         &self,
         workload: &StoredWorkload,
         department_id: i64,
@@ -187,9 +224,7 @@ impl Workloads<'_> {
                             .bind(demand.memory_mib)
                             .execute(&mut *tx)
                             .await?;
-                            record_in!(&mut *tx, change.actor, AuditAction::Workload(change.action), AuditTarget::Workload, id,
-                                       &change.detail)
-                                .await?;
+                            record_admitted!(tx, id, change, &admitted).await?;
                             tx.commit().await?;
                             Ok(Some(admitted))
                         }
@@ -224,7 +259,7 @@ fn admitted_row(new: &NewWorkload, at: DateTime<Utc>) -> StoredWorkload {
         } else {
             Phase::Creating
         },
-        phase_reason: new.reason.clone(),
+        phase_reason: new.reason.map(str::to_owned),
         status: LiveStatus::default(),
         created_by: new.created_by,
         created_at: at,

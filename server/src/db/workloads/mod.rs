@@ -12,6 +12,7 @@ mod status;
 mod usage;
 mod waiting;
 
+pub use admission::Noted;
 pub use holding::HoldingRow;
 pub use in_use::Usage;
 pub use order::{After, Keyset, SortKey};
@@ -119,7 +120,7 @@ pub struct NewWorkload {
     /// Why it waits from the moment it is stored (no cluster is configured), shown until the
     /// controller says otherwise. Stored with the row: a status written after it was one more
     /// transaction on every such submit.
-    pub reason: Option<String>,
+    pub reason: Option<&'static str>,
 }
 
 /// The fields the controller needs of every live workload, without the spec.

@@ -2,7 +2,7 @@
 //! since it was read.
 
 use super::Workloads;
-use super::admission::{admission, stored_demand};
+use super::admission::{admission, log_standing, stored_demand};
 use crate::db::workloads::{Change, StoredWorkload, WorkloadListing};
 use crate::service::lookup::policy_layers;
 use app::error::AppError;
@@ -115,6 +115,9 @@ impl Workloads {
             )
             .await?
             .map_err(AppError::Rejected)?;
-        Ok(resumed.map(|_| w.clone()))
+        Ok(resumed.map(|standing| {
+            log_standing(w.id, &standing);
+            w.clone()
+        }))
     }
 }

@@ -4,12 +4,37 @@ use super::Workloads;
 use super::submit::Checked;
 use crate::db::departments::Department;
 use crate::db::projects::Project;
-use crate::db::workloads::Usage;
+use crate::db::workloads::{Change, Noted, Usage};
 use app::error::AppError;
 use tephra_core::domain::quota::{self, Allowance, Amount, Demand, Standing, Unit};
 use tephra_core::domain::request::{Request, WorkloadKind};
 use tephra_core::model::principal::Principal;
 use tephra_core::model::validation::FieldError;
+
+/// A workload admitted over quota may be preempted, and one admitted into the queue waits until
+/// room frees under a limit: its history says so, as Tephra's own entry.
+impl Noted for Standing {
+    fn noted(&self) -> Option<Change> {
+        use tephra_core::model::history::HistoryAction;
+        let (action, why) = match self {
+            Standing::WithinQuota => return None,
+            Standing::OverQuota(why) => (HistoryAction::OverQuota, why),
+            Standing::Queued(why) => (HistoryAction::Queued, why),
+        };
+        Some(Change {
+            actor: None,
+            action,
+            detail: serde_json::json!({ "reason": why }),
+        })
+    }
+}
+
+/// Logs a verdict that admitted a workload other than within its quota.
+pub(super) fn log_standing(id: uuid::Uuid, standing: &Standing) {
+    if let Some(note) = standing.noted() {
+        tracing::info!(workload = %id, why = %note.detail["reason"], "admitted {}", note.action);
+    }
+}
 
 /// Judges `demand` against the project's and department's limits given their use, and against
 /// the largest `nodes` of each pool; and, when it adds a workload waiting to start, against the

@@ -3,7 +3,7 @@
 //! that nobody changed the request since it was read. The controller then brings the Job along.
 
 use super::Workloads;
-use super::admission::{Weighed, admission};
+use super::admission::{Weighed, admission, log_standing};
 use crate::db::workloads::{Change, WorkloadListing};
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
@@ -80,7 +80,7 @@ impl Workloads {
                     w.name
                 ))
             })?;
-        self.note_standing(w.id, &standing).await?;
+        log_standing(w.id, &standing);
         self.changed(w.id);
         tracing::info!(workload = %w.id, "accepted an edit");
         Ok(self.db.workloads().listing(w.id).await?)

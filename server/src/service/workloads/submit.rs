@@ -1,6 +1,6 @@
 //! Submitting a workload, and previewing what it would create.
 
-use super::admission::admission;
+use super::admission::{admission, log_standing};
 use super::{Workloads, creator_of};
 use crate::authorize;
 use crate::db::DbError;
@@ -12,7 +12,7 @@ use app::error::AppError;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::labels::{Owner, job_name};
 use tephra_core::domain::policy::{self, PolicyKind};
-use tephra_core::domain::quota::{self, Standing};
+use tephra_core::domain::quota;
 use tephra_core::domain::render::Rendered;
 use tephra_core::domain::request::{Request, WorkloadKind};
 use tephra_core::model::principal::Principal;
@@ -212,7 +212,7 @@ impl Workloads {
             demand: demand.total,
             // With no cluster configured, a workload that should run says why it is not created.
             reason: (!self.cluster.is_configured() && !request.starts_paused())
-                .then(|| crate::cluster::NO_CLUSTER.to_owned()),
+                .then_some(crate::cluster::NO_CLUSTER),
         };
         let change = Change {
             actor: Some(user_id),
@@ -246,40 +246,13 @@ impl Workloads {
                 other => other.into(),
             })?
             .map_err(AppError::Rejected)?;
-        self.note_standing(stored.id, &standing).await?;
+        log_standing(stored.id, &standing);
         self.changed(stored.id);
         tracing::info!(workload = %stored.id, %name, project = %project.name, "accepted a workload");
         Ok(Accepted {
             listing: self.db.workloads().listing(stored.id).await?,
             warnings: request.warnings().to_vec(),
         })
-    }
-
-    /// A workload admitted over quota, or into the queue behind its project's work, says so in
-    /// its history: it may be preempted, or it waits until room frees under a limit.
-    pub(super) async fn note_standing(
-        &self,
-        id: Uuid,
-        standing: &Standing,
-    ) -> Result<(), AppError> {
-        use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
-        let (action, why) = match standing {
-            Standing::WithinQuota => return Ok(()),
-            Standing::OverQuota(why) => (HistoryAction::OverQuota, why),
-            Standing::Queued(why) => (HistoryAction::Queued, why),
-        };
-        tracing::info!(workload = %id, %why, "admitted {action}");
-        self.db
-            .audit()
-            .record(
-                None,
-                AuditAction::Workload(action),
-                AuditTarget::Workload,
-                id,
-                serde_json::json!({ "reason": why }),
-            )
-            .await?;
-        Ok(())
     }
 
     /// What the cluster would get for this request, as YAML: the Volcano Job first, then any

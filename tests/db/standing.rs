@@ -1,0 +1,101 @@
+//! What admission decided, in a workload's history: an entry of Tephra's own right after the act
+//! that admitted it over quota, whether that act was a submit or a resume.
+
+use super::quota::{admin, gpus, one_gpu, project, services};
+use server::db::Database;
+use server::db::audit::AuditEvent;
+use tephra_core::domain::request::WorkloadKind;
+use tephra_core::model::action::Action;
+use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
+use tephra_core::model::org::DepartmentRequest;
+use uuid::Uuid;
+
+/// A project that deserves one GPU and may use four: a second one-GPU training runs over quota.
+/// Its history says so after its submit; the first, suspended and resumed while the second holds
+/// the quota, says so after its resume (a resume used to leave no such entry). A training within
+/// quota gets no entry.
+pub async fn a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_it(
+    db: &Database,
+    _: &str,
+) {
+    let services = services(db).await;
+    let root = admin(super::user(db, "root").await);
+    services
+        .organisation()
+        .create_department(
+            &root,
+            DepartmentRequest {
+                name: "research".into(),
+                cluster_id: None,
+                description: None,
+                resources: gpus(Some(8.0), Some(12.0)),
+            },
+        )
+        .await
+        .expect("department created");
+    services
+        .organisation()
+        .create_project(
+            &root,
+            project("vision", "research", gpus(Some(1.0), Some(4.0))),
+        )
+        .await
+        .expect("project created");
+    let mut ids = Vec::new();
+    for name in ["first", "second"] {
+        let accepted = services
+            .workloads()
+            .submit(WorkloadKind::Training, &root, one_gpu(name, "vision"))
+            .await
+            .expect("within the project's limit");
+        ids.push(accepted.listing.workload.id);
+    }
+    let (first, second) = (ids[0], ids[1]);
+    assert_eq!(actions(db, first).await, [HistoryAction::Submit]);
+    let events = history(db, second).await;
+    assert_eq!(
+        actions(db, second).await,
+        [HistoryAction::Submit, HistoryAction::OverQuota]
+    );
+    let noted = &events[1];
+    assert_eq!(noted.actor_id, None, "Tephra's own entry: {noted:?}");
+    let why = noted.detail["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("project \"vision\""), "{why}");
+
+    for action in [Action::Suspend, Action::Resume] {
+        services
+            .workloads()
+            .act(None, action, &root, &first.to_string())
+            .await
+            .expect("the first training suspends and resumes");
+    }
+    assert_eq!(
+        actions(db, first).await,
+        [
+            HistoryAction::Submit,
+            HistoryAction::Suspend,
+            HistoryAction::Resume,
+            HistoryAction::OverQuota
+        ],
+        "the second holds the quota now"
+    );
+}
+
+async fn history(db: &Database, id: Uuid) -> Vec<AuditEvent> {
+    db.audit()
+        .for_target(AuditTarget::Workload, id)
+        .await
+        .expect("history reads")
+}
+
+/// The workload actions of `id`'s history, in order.
+async fn actions(db: &Database, id: Uuid) -> Vec<HistoryAction> {
+    history(db, id)
+        .await
+        .into_iter()
+        .filter_map(|e| match e.action {
+            AuditAction::Workload(action) => Some(action),
+            _ => None,
+        })
+        .collect()
+}
