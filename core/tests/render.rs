@@ -3,16 +3,9 @@
 
 mod common;
 
-use common::{fixture, placement, profile, render};
+use common::{fixture, job_json, placement, profile, render};
 use serde_json::{Value, json};
-use tephra_core::domain::cluster::ForwardAuth;
-use tephra_core::domain::exposed::url_host;
-use tephra_core::domain::render::{Rendered, exposed_url};
 use tephra_core::domain::request::{Request, WorkloadKind};
-
-fn job_json(rendered: &Rendered) -> Value {
-    serde_json::to_value(&rendered.job).unwrap()
-}
 
 #[test]
 fn seed_003_as_written_is_refused_with_every_problem_named() {
@@ -359,111 +352,6 @@ fn an_mpi_launcher_that_waits_for_its_workers_depends_on_them_outside_the_gang()
 }
 
 #[test]
-fn exposed_urls_get_a_service_and_an_ingress_host_each_where_the_cluster_has_a_class_and_host() {
-    let value = json!({ "name": "notebook", "projectId": "ml",
-        "spec": { "image": "jupyter/base-notebook", "exposedUrls": [
-            { "container": 8888, "toolType": "jupyter" }, { "container": 6006 } ] } });
-    let request = Request::parse(&value, WorkloadKind::Training).unwrap();
-    let owner = request.owner(&placement(Some("default")));
-    let in_cluster = request.render(&owner, &profile()).unwrap();
-    assert!(in_cluster.ingresses.is_empty(), "no class, no Ingress");
-    let service = serde_json::to_value(&in_cluster.services[0]).unwrap();
-    assert_eq!(service["metadata"]["name"], "notebook-train-urls");
-    assert_eq!(service["spec"]["type"], "ClusterIP");
-    assert_eq!(
-        service["spec"]["ports"],
-        json!([{ "name": "url-8888", "port": 8888, "protocol": "TCP", "targetPort": 8888 },
-               { "name": "url-6006", "port": 6006, "protocol": "TCP", "targetPort": 6006 }])
-    );
-    assert_eq!(service["spec"]["selector"]["volcano.sh/task-spec"], "train");
-
-    let mut class_only = profile();
-    class_only.ingress_class = Some("nginx".into());
-    let hostless = request.render(&owner, &class_only).unwrap();
-    assert!(
-        hostless.ingresses.is_empty(),
-        "no host, no Ingress: a hostless rule would put every training on one origin"
-    );
-    assert_eq!(hostless.services.len(), 1);
-
-    let mut with_ingress = class_only.clone();
-    with_ingress.ingress_host = Some("ml.example.com".into());
-    let rendered = request.render(&owner, &with_ingress).unwrap();
-    let ingress = serde_json::to_value(&rendered.ingresses[0]).unwrap();
-    assert_eq!(ingress["metadata"]["name"], "notebook-urls");
-    assert_eq!(ingress["spec"]["ingressClassName"], "nginx");
-    let namespace = owner.namespace.as_str();
-    for (i, port) in [8888, 6006].into_iter().enumerate() {
-        let rule = &ingress["spec"]["rules"][i];
-        let host = url_host("ml.example.com", namespace, "notebook", port);
-        assert!(host.starts_with(&format!("notebook-{port}-")), "{host}");
-        assert_eq!(rule["host"], host.as_str());
-        assert_eq!(
-            rule["http"]["paths"],
-            json!([{ "path": "/", "pathType": "Prefix",
-                     "backend": { "service": { "name": "notebook-train-urls",
-                                               "port": { "number": port } } } }])
-        );
-        assert_eq!(
-            exposed_url(&owner, port, &with_ingress),
-            Some(format!("https://{host}/"))
-        );
-    }
-    assert_eq!(exposed_url(&owner, 8888, &class_only), None);
-    let annotations = ingress["metadata"]["annotations"].as_object().unwrap();
-    assert!(
-        !annotations.keys().any(|k| k.starts_with("nginx.")),
-        "no forward auth in the profile, none on the Ingress"
-    );
-
-    // A restriction to some users is refused where an ingress would open the URL to everyone.
-    let mut restricted = value.clone();
-    restricted["spec"]["exposedUrls"][1]["authorizedGroups"] = json!(["ml-team"]);
-    let request = Request::parse(&restricted, WorkloadKind::Training).unwrap();
-    assert!(request.render(&owner, &profile()).is_ok());
-    assert!(request.render(&owner, &class_only).is_ok());
-    let refused = request.render(&owner, &with_ingress).unwrap_err();
-    assert_eq!(refused[0].path, "spec.exposedUrls[1].authorizedGroups");
-    assert!(
-        refused[0]
-            .message
-            .starts_with("cannot be enforced on this cluster")
-    );
-}
-
-#[test]
-fn with_forward_auth_every_exposed_url_asks_tephra_and_restrictions_are_kept() {
-    let value = json!({ "name": "notebook", "projectId": "ml",
-        "spec": { "image": "jupyter/base-notebook", "exposedUrls": [
-            { "container": 8888, "authorizedUsers": ["ada@example.org"] } ] } });
-    let request = Request::parse(&value, WorkloadKind::Training).unwrap();
-    let owner = request.owner(&placement(Some("default")));
-    let mut guarded = profile();
-    guarded.ingress_class = Some("nginx".into());
-    guarded.ingress_host = Some("ml.example.com".into());
-    guarded.forward_auth = Some(ForwardAuth {
-        url: "https://tephra.example.org".into(),
-        internal_url: Some("http://tephra.tephra-system.svc:3000/".into()),
-    });
-    let rendered = request.render(&owner, &guarded).unwrap();
-    let ingress = serde_json::to_value(&rendered.ingresses[0]).unwrap();
-    let annotations = &ingress["metadata"]["annotations"];
-    assert_eq!(
-        annotations["nginx.ingress.kubernetes.io/auth-url"],
-        "http://tephra.tephra-system.svc:3000/auth/exposed/check"
-    );
-    assert_eq!(
-        annotations["nginx.ingress.kubernetes.io/auth-signin"],
-        "https://tephra.example.org/auth/exposed"
-    );
-    assert_eq!(
-        annotations["nginx.ingress.kubernetes.io/auth-always-set-cookie"],
-        "true"
-    );
-    assert_eq!(annotations["tephra.dev/requested-name"], "notebook");
-}
-
-#[test]
 fn names_used_as_prefixes_get_the_suffix() {
     let mut value = fixture("seed-002-torchrun.json");
     value["useGivenNameAsPrefix"] = json!(true);
@@ -491,96 +379,5 @@ fn unknown_priority_classes_name_the_allowed_ones() {
             .contains("build, high-priority, inference"),
         "{}",
         errors[0].message
-    );
-}
-
-#[test]
-fn generic_replicas_become_tasks_that_restart_in_place_within_their_limit() {
-    let rendered = render(&fixture("generic-ps-worker.json"), None);
-    assert!(!rendered.starts_paused);
-    let job = job_json(&rendered);
-    let spec = &job["spec"];
-    assert_eq!(spec["minAvailable"], 6, "the whole job is the gang");
-    assert!(
-        spec.get("ttlSecondsAfterFinished").is_none(),
-        "cleanUpPolicy All is Tephra's to carry out, after it recorded the finish"
-    );
-    assert_eq!(
-        spec["policies"],
-        json!([{ "event": "PodEvicted", "action": "RestartJob" }]),
-        "a failed pod is left to the rules Tephra judges"
-    );
-    let ps = &spec["tasks"][0];
-    assert_eq!(ps["name"], "ps");
-    assert!(ps.get("policies").is_none(), "{ps}");
-    assert_eq!(ps["template"]["spec"]["restartPolicy"], "Never");
-    let worker = &spec["tasks"][1];
-    assert_eq!(worker["maxRetry"], 3, "restartPolicy.limit");
-    assert_eq!(worker["template"]["spec"]["restartPolicy"], "OnFailure");
-    insta::assert_yaml_snapshot!("generic_ps_worker_rendered", rendered.job);
-}
-
-#[test]
-fn generic_debug_mode_replaces_commands_and_pause_applies_resume_specs() {
-    let mut debug = fixture("generic-ps-worker.json");
-    debug["spec"]["runMode"] = json!({ "debug": { "enabled": true, "replicaSpecs": [
-        { "type": "worker", "command": "sleep 3600", "skipInitContainer": true }
-    ] } });
-    let job = job_json(&render(&debug, None));
-    let ps = &job["spec"]["tasks"][0]["template"]["spec"];
-    let worker = &job["spec"]["tasks"][1]["template"]["spec"];
-    assert_eq!(
-        ps["containers"][0]["command"],
-        json!(["sleep", "inf"]),
-        "no override: sleep"
-    );
-    assert_eq!(worker["containers"][0]["command"], json!(["sleep", "3600"]));
-    assert!(
-        worker["containers"][0].get("args").is_none(),
-        "debug drops the args"
-    );
-    assert!(worker.get("initContainers").is_none(), "skipInitContainer");
-    assert_eq!(
-        job["metadata"]["annotations"]["tephra.dev/run-mode"],
-        "debug"
-    );
-
-    let mut paused = fixture("generic-ps-worker.json");
-    paused["spec"]["runMode"] = json!({ "pause": { "enabled": true, "resumeSpecs": [
-        { "type": "worker", "args": "--epochs 10 --resume-from /ckpt" }
-    ] } });
-    let rendered = render(&paused, None);
-    assert!(rendered.starts_paused, "the workload is created suspended");
-    let job = job_json(&rendered);
-    let worker = &job["spec"]["tasks"][1]["template"]["spec"]["containers"][0];
-    assert_eq!(
-        worker["command"],
-        json!(["python", "train.py"]),
-        "the command is kept"
-    );
-    assert_eq!(
-        worker["args"],
-        json!(["--epochs", "10", "--resume-from", "/ckpt"])
-    );
-}
-
-#[test]
-fn generic_rules_must_name_replica_types_of_the_job() {
-    let mut value = fixture("generic-ps-worker.json");
-    value["spec"]["successRules"] = json!([{ "chief": [0], "worker": [4] }]);
-    value["spec"]["replicaSpecs"][1]["type"] = json!("ps");
-    value["spec"]["runMode"] =
-        json!({ "debug": { "enabled": true }, "pause": { "enabled": true } });
-    let errors = Request::parse(&value, WorkloadKind::Generic).unwrap_err();
-    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
-    assert_eq!(
-        paths,
-        [
-            "spec.replicaSpecs[1].type",
-            "spec.successRules[0].chief",
-            "spec.successRules[0].worker",
-            "spec.failureRules[1].worker",
-            "spec.runMode",
-        ]
     );
 }

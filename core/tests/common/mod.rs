@@ -60,3 +60,8 @@ pub fn try_render(value: &Value, queue: Option<&str>) -> Result<Rendered, Vec<Fi
 pub fn render(value: &Value, queue: Option<&str>) -> Rendered {
     try_render(value, queue).unwrap_or_else(|e| panic!("{e:#?}"))
 }
+
+/// The rendered Job as JSON, for reading its fields by path.
+pub fn job_json(rendered: &Rendered) -> Value {
+    serde_json::to_value(&rendered.job).unwrap()
+}
