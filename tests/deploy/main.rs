@@ -12,6 +12,7 @@ mod doc_paths;
 mod docs;
 mod namespaces;
 mod network;
+mod outdate;
 mod render;
 mod source_sizes;
 
@@ -65,7 +66,7 @@ fn main() {
         cluster::every_rendered_object_passes_the_api_servers_validation,
         cluster::the_chart_account_may_do_what_the_rbac_table_says,
         cluster::the_chart_account_is_refused_what_tephra_never_does,
-        cluster::the_chart_account_may_outdate_a_pod_and_change_nothing_else,
+        outdate::the_chart_account_may_outdate_a_pod_and_change_nothing_else,
         cluster::notes_say_how_to_reach_tephra_and_what_is_missing,
         boundary::the_chart_account_is_refused_each_dangerous_use_of_what_it_is_granted,
         boundary::the_chart_account_may_still_do_what_tephra_does_in_its_namespaces,
