@@ -67,7 +67,7 @@ func vgpuRefreshed(handshake string) (time.Time, error) {
 // vGPU sharing on only in its first session, racing the reading of the nodes; a node it read
 // before could keep no cards until KWOK's next heartbeat, ten to twenty minutes later, and vGPU
 // pods sent there meanwhile would run on no card. Hence the quick start, which `testbed up`
-// waits for (bringUp).
+// waits for (waitForVGPUs, bringup.go).
 func vgpuPlugin(dir string) error {
 	k, err := kubeFromConfig(filepath.Join(dir, "kubeconfig"))
 	if err != nil {
