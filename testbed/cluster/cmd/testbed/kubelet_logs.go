@@ -57,17 +57,9 @@ func (c *podLogs) containerLogs(w http.ResponseWriter, r *http.Request, kwok *ur
 		time.Sleep(20 * time.Millisecond)
 	}
 	query := r.URL.Query()
-	if v, ok := query["previous"]; ok && len(v) > 0 && flagValue(v[0]) {
-		if _, err := os.Stat(c.previousFile(key, container)); err != nil {
-			// The kubelet's words; KWOK's would name the file.
-			http.Error(w, fmt.Sprintf("previous terminated container %q in pod %q not found", container, r.PathValue("pod")), http.StatusBadRequest)
-			return
-		}
-	}
 	previous := len(query["previous"]) > 0 && flagValue(query["previous"][0])
-	if s, ok := c.pod(key).status(container); ok && s.State.Waiting != nil && !previous {
-		// A container that never started has no log: the kubelet's words for it.
-		http.Error(w, fmt.Sprintf("container %q in pod %q is waiting to start: %s", container, r.PathValue("pod"), waitingWhy(s.State.Waiting.Reason)), http.StatusBadRequest)
+	if why := c.noLog(key, container, r.PathValue("pod"), previous); why != "" {
+		http.Error(w, why, http.StatusBadRequest)
 		return
 	}
 	follow := false
@@ -88,20 +80,49 @@ func (c *podLogs) containerLogs(w http.ResponseWriter, r *http.Request, kwok *ur
 	defer cancel()
 	target := *kwok
 	target.Path, target.RawQuery = r.URL.Path, query.Encode()
-	var resp *http.Response
+	resp := askKWOK(ctx, w, target.String(), deadline)
+	if resp == nil {
+		return
+	}
+	defer resp.Body.Close()
+	if follow {
+		defer c.followUntilEnd(ctx, &cancel, key, container, restarts)()
+	}
+	relay(w, resp)
+}
+
+// noLog is the kubelet's answer for a container that has no log to give, or "" when it has one.
+func (c *podLogs) noLog(key, container, pod string, previous bool) string {
+	if previous {
+		if _, err := os.Stat(c.previousFile(key, container)); err != nil {
+			// The kubelet's words; KWOK's would name the file.
+			return fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod)
+		}
+		return ""
+	}
+	if s, ok := c.pod(key).status(container); ok && s.State.Waiting != nil {
+		// A container that never started has no log: the kubelet's words for it.
+		return fmt.Sprintf("container %q in pod %q is waiting to start: %s", container, pod, waitingWhy(s.State.Waiting.Reason))
+	}
+	return ""
+}
+
+// askKWOK asks KWOK's server for the log until it has the Logs object or the deadline passes.
+// Its answer, or nil when the client has been answered already (an error, or KWOK's refusal).
+func askKWOK(ctx context.Context, w http.ResponseWriter, target string, deadline time.Time) *http.Response {
 	for {
-		req, err := http.NewRequestWithContext(ctx, "GET", target.String(), nil)
+		req, err := http.NewRequestWithContext(ctx, "GET", target, nil)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
+			return nil
 		}
-		resp, err = http.DefaultTransport.RoundTrip(req)
+		resp, err := http.DefaultTransport.RoundTrip(req)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
+			return nil
 		}
 		if resp.StatusCode == http.StatusOK || !time.Now().Before(deadline) {
-			break
+			return resp
 		}
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
@@ -110,55 +131,59 @@ func (c *podLogs) containerLogs(w http.ResponseWriter, r *http.Request, kwok *ur
 			copyContentType(w, resp)
 			w.WriteHeader(resp.StatusCode)
 			_, _ = w.Write(body)
-			return
+			return nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	defer resp.Body.Close()
+}
 
-	if follow {
-		stream := key + "/" + container
-		c.mu.Lock()
-		if c.follows[stream] == nil {
-			c.follows[stream] = map[*context.CancelFunc]bool{}
-		}
-		c.follows[stream][&cancel] = true
-		c.mu.Unlock()
-		defer func() {
-			c.mu.Lock()
-			delete(c.follows[stream], &cancel)
-			if len(c.follows[stream]) == 0 {
-				delete(c.follows, stream)
+// followUntilEnd registers a followed stream, so that a restart the writer sees ends it, and
+// ends it once the container has ended, after its last lines (a restart the writer has not seen
+// yet ends it at once). The function it returns unregisters the stream.
+func (c *podLogs) followUntilEnd(ctx context.Context, cancel *context.CancelFunc, key, container string, restarts int) func() {
+	stream := key + "/" + container
+	c.mu.Lock()
+	if c.follows[stream] == nil {
+		c.follows[stream] = map[*context.CancelFunc]bool{}
+	}
+	c.follows[stream][cancel] = true
+	c.mu.Unlock()
+	go func() {
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
 			}
-			c.mu.Unlock()
-		}()
-		// End the stream once the container has ended, after its last lines (a restart the
-		// writer has not seen yet ends it at once).
-		go func() {
-			tick := time.NewTicker(200 * time.Millisecond)
-			defer tick.Stop()
-			for {
+			p := c.pod(key)
+			if s, ok := p.status(container); ok && restarts >= 0 && s.RestartCount != restarts {
+				(*cancel)()
+				return
+			}
+			if p.ended(container) {
 				select {
 				case <-ctx.Done():
-					return
-				case <-tick.C:
+				case <-time.After(followGrace):
+					(*cancel)()
 				}
-				p := c.pod(key)
-				if s, ok := p.status(container); ok && restarts >= 0 && s.RestartCount != restarts {
-					cancel()
-					return
-				}
-				if p.ended(container) {
-					select {
-					case <-ctx.Done():
-					case <-time.After(followGrace):
-						cancel()
-					}
-					return
-				}
+				return
 			}
-		}()
+		}
+	}()
+	return func() {
+		c.mu.Lock()
+		delete(c.follows[stream], cancel)
+		if len(c.follows[stream]) == 0 {
+			delete(c.follows, stream)
+		}
+		c.mu.Unlock()
 	}
+}
+
+// relay copies KWOK's answer to the client as it comes.
+func relay(w http.ResponseWriter, resp *http.Response) {
 	copyContentType(w, resp)
 	w.WriteHeader(resp.StatusCode)
 	flusher, _ := w.(http.Flusher)
