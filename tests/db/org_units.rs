@@ -1,7 +1,7 @@
 //! Departments and projects as organisation units: their quotas, names, deletes and Run:ai ids,
 //! through the service, on both engines.
 
-use super::quota::{admin, gpus, one_gpu, project, services};
+use super::quota::{admin, department, gpus, one_gpu, project, services};
 use app::error::AppError;
 use serde_json::json;
 use server::db::Database;
@@ -20,10 +20,8 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
         .create_department(
             &root,
             DepartmentRequest {
-                name: "research".into(),
-                cluster_id: None,
                 description: Some("the lab".into()),
-                resources: gpus(Some(4.0), Some(6.0)),
+                ..department("research", gpus(Some(4.0), Some(6.0)))
             },
         )
         .await

@@ -83,6 +83,15 @@ pub(crate) fn project(name: &str, parent: &str, resources: Vec<PoolResources>) -
     }
 }
 
+pub(crate) fn department(name: &str, resources: Vec<PoolResources>) -> DepartmentRequest {
+    DepartmentRequest {
+        name: name.into(),
+        cluster_id: None,
+        description: None,
+        resources,
+    }
+}
+
 pub(crate) fn one_gpu(name: &str, project: &str) -> serde_json::Value {
     json!({ "name": name, "projectId": project,
             "spec": { "image": "pytorch/pytorch:2.4", "compute": { "gpuDevicesRequest": 1 } } })
@@ -98,15 +107,7 @@ pub async fn concurrent_submissions_queue_beyond_the_limit(db: &Database, _: &st
     let root = admin(user);
     services
         .organisation()
-        .create_department(
-            &root,
-            DepartmentRequest {
-                name: "research".into(),
-                cluster_id: None,
-                description: None,
-                resources: gpus(Some(8.0), Some(12.0)),
-            },
-        )
+        .create_department(&root, department("research", gpus(Some(8.0), Some(12.0))))
         .await
         .expect("department created");
     let created = services

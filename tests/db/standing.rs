@@ -1,13 +1,12 @@
 //! What admission decided, in a workload's history: an entry of Tephra's own right after the act
 //! that admitted it over quota, whether that act was a submit or a resume.
 
-use super::quota::{admin, gpus, one_gpu, project, services};
+use super::quota::{admin, department, gpus, one_gpu, project, services};
 use server::db::Database;
 use server::db::audit::AuditEvent;
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::action::Action;
 use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
-use tephra_core::model::org::DepartmentRequest;
 use uuid::Uuid;
 
 /// A project that deserves one GPU and may use four: a second one-GPU training runs over quota.
@@ -22,15 +21,7 @@ pub async fn a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_
     let root = admin(super::user(db, "root").await);
     services
         .organisation()
-        .create_department(
-            &root,
-            DepartmentRequest {
-                name: "research".into(),
-                cluster_id: None,
-                description: None,
-                resources: gpus(Some(8.0), Some(12.0)),
-            },
-        )
+        .create_department(&root, department("research", gpus(Some(8.0), Some(12.0))))
         .await
         .expect("department created");
     services
