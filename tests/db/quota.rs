@@ -83,6 +83,23 @@ pub(crate) fn project(name: &str, parent: &str, resources: Vec<PoolResources>) -
     }
 }
 
+/// The services, the system administrator "root", and a project `name` in the default department
+/// with `resources`: how the quota stories begin.
+pub(crate) async fn with_project(
+    db: &Database,
+    name: &str,
+    resources: Vec<PoolResources>,
+) -> (Services, Principal) {
+    let services = services(db).await;
+    let root = admin(super::user(db, "root").await);
+    services
+        .organisation()
+        .create_project(&root, project(name, "default", resources))
+        .await
+        .expect("project created");
+    (services, root)
+}
+
 pub(crate) fn department(name: &str, resources: Vec<PoolResources>) -> DepartmentRequest {
     DepartmentRequest {
         name: name.into(),
@@ -234,16 +251,7 @@ async fn queued(db: &Database, ids: &[uuid::Uuid]) -> usize {
 /// A project's page: what it holds (placed) and waits for (admitted), per resource and by the
 /// user who submitted it; only its members and administrators may read it.
 pub async fn a_projects_usage_splits_placed_and_waiting_work_by_user(db: &Database, _: &str) {
-    let services = services(db).await;
-    let root = admin(super::user(db, "root").await);
-    services
-        .organisation()
-        .create_project(
-            &root,
-            project("shared", "default", gpus(Some(4.0), Some(8.0))),
-        )
-        .await
-        .expect("project created");
+    let (services, root) = with_project(db, "shared", gpus(Some(4.0), Some(8.0))).await;
     let ada = admin(super::user(db, "ada").await);
     let bo = admin(super::user(db, "bo").await);
     let mut ada_first = None;
@@ -312,16 +320,7 @@ pub async fn edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wi
     db: &Database,
     _: &str,
 ) {
-    let services = services(db).await;
-    let root = admin(super::user(db, "root").await);
-    services
-        .organisation()
-        .create_project(
-            &root,
-            project("elastic", "default", gpus(Some(2.0), Some(4.0))),
-        )
-        .await
-        .expect("project created");
+    let (services, root) = with_project(db, "elastic", gpus(Some(2.0), Some(4.0))).await;
     let ddp = json!({ "name": "ddp", "projectId": "elastic",
         "spec": { "image": "pytorch/pytorch:2.4", "distributedFramework": "PyTorch",
                   "numWorkers": 1, "compute": { "gpuDevicesRequest": 1 } } });

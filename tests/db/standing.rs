@@ -1,7 +1,7 @@
 //! What admission decided, in a workload's history: an entry of Tephra's own right after the act
 //! that admitted it over quota, whether that act was a submit or a resume.
 
-use super::quota::{admin, department, gpus, one_gpu, project, services};
+use super::quota::{gpus, one_gpu, with_project};
 use server::db::Database;
 use server::db::audit::AuditEvent;
 use tephra_core::domain::request::WorkloadKind;
@@ -17,21 +17,7 @@ pub async fn a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_
     db: &Database,
     _: &str,
 ) {
-    let services = services(db).await;
-    let root = admin(super::user(db, "root").await);
-    services
-        .organisation()
-        .create_department(&root, department("research", gpus(Some(8.0), Some(12.0))))
-        .await
-        .expect("department created");
-    services
-        .organisation()
-        .create_project(
-            &root,
-            project("vision", "research", gpus(Some(1.0), Some(4.0))),
-        )
-        .await
-        .expect("project created");
+    let (services, root) = with_project(db, "vision", gpus(Some(1.0), Some(4.0))).await;
     let mut ids = Vec::new();
     for name in ["first", "second"] {
         let accepted = services

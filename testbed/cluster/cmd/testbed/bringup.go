@@ -76,6 +76,19 @@ func bringUp(dir string, s *state, o upOptions) (string, error) {
 	return l.kubeconfig, nil
 }
 
+// waitForCondition waits up to a minute for the object at path to have condition cond.
+func (l *launch) waitForCondition(path, cond string) error {
+	return waitFor(path+" "+cond, 60*time.Second, func() (bool, error) {
+		var object struct {
+			Status struct{ Conditions []condition } `json:"status"`
+		}
+		if err := l.k.get(path, &object); err != nil {
+			return false, err
+		}
+		return hasCondition(object.Status.Conditions, cond), nil
+	})
+}
+
 func (l *launch) step(what string) {
 	fmt.Fprintf(os.Stderr, "[%5.1fs] %s\n", time.Since(l.began).Seconds(), what)
 }
@@ -184,15 +197,7 @@ func (l *launch) installCRDs() error {
 		crdNames = append(crdNames, plural+"."+group)
 	}
 	for _, name := range crdNames {
-		if err := waitFor("CRD "+name+" Established", 60*time.Second, func() (bool, error) {
-			var crd struct {
-				Status struct{ Conditions []condition } `json:"status"`
-			}
-			if err := l.k.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, &crd); err != nil {
-				return false, err
-			}
-			return hasCondition(crd.Status.Conditions, "Established"), nil
-		}); err != nil {
+		if err := l.waitForCondition("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, "Established"); err != nil {
 			return err
 		}
 	}
@@ -265,15 +270,7 @@ func (l *launch) startNodes(kwokAddress string, kubeletPort int) error {
 	}
 	for i := 0; i < l.o.nodes.count; i++ {
 		name := fmt.Sprintf("gpu-node-%d", i)
-		if err := waitFor("node "+name+" Ready", 60*time.Second, func() (bool, error) {
-			var node struct {
-				Status struct{ Conditions []condition } `json:"status"`
-			}
-			if err := l.k.get("/api/v1/nodes/"+name, &node); err != nil {
-				return false, err
-			}
-			return hasCondition(node.Status.Conditions, "Ready"), nil
-		}); err != nil {
+		if err := l.waitForCondition("/api/v1/nodes/"+name, "Ready"); err != nil {
 			return fmt.Errorf("%w\n%s", err, logTail(l.dir, "kwok"))
 		}
 	}
