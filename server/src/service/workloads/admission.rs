@@ -8,20 +8,24 @@ use crate::db::workloads::{Change, Noted, Usage};
 use app::error::AppError;
 use tephra_core::domain::quota::{self, Allowance, Amount, Demand, Standing, Unit};
 use tephra_core::domain::request::{Request, WorkloadKind};
+use tephra_core::model::history::HistoryAction;
 use tephra_core::model::principal::Principal;
 use tephra_core::model::validation::FieldError;
 
-/// A workload admitted over quota may be preempted, and one admitted into the queue waits until
-/// room frees under a limit: its history says so, as Tephra's own entry.
+/// The history entry of a verdict other than within quota, and why: admitted over quota, a
+/// workload may be preempted; queued, it waits until room frees under a limit.
+fn entry(standing: &Standing) -> Option<(HistoryAction, &str)> {
+    match standing {
+        Standing::WithinQuota => None,
+        Standing::OverQuota(why) => Some((HistoryAction::OverQuota, why)),
+        Standing::Queued(why) => Some((HistoryAction::Queued, why)),
+    }
+}
+
+/// Written as Tephra's own entry, in the transaction that admits the workload.
 impl Noted for Standing {
     fn noted(&self) -> Option<Change> {
-        use tephra_core::model::history::HistoryAction;
-        let (action, why) = match self {
-            Standing::WithinQuota => return None,
-            Standing::OverQuota(why) => (HistoryAction::OverQuota, why),
-            Standing::Queued(why) => (HistoryAction::Queued, why),
-        };
-        Some(Change {
+        entry(self).map(|(action, why)| Change {
             actor: None,
             action,
             detail: serde_json::json!({ "reason": why }),
@@ -31,8 +35,8 @@ impl Noted for Standing {
 
 /// Logs a verdict that admitted a workload other than within its quota.
 pub(super) fn log_standing(id: uuid::Uuid, standing: &Standing) {
-    if let Some(note) = standing.noted() {
-        tracing::info!(workload = %id, why = %note.detail["reason"], "admitted {}", note.action);
+    if let Some((action, why)) = entry(standing) {
+        tracing::info!(workload = %id, %why, "admitted {action}");
     }
 }
 
