@@ -47,9 +47,10 @@ use quota::{
 };
 use rules::scheduling_rules_are_stored_checked_cleared_and_listed;
 use security::{
-    an_unreadable_policy_fails_closed, inner_policies_cannot_unlock_what_the_system_locks,
-    offered_entries_are_compared_whole, researchers_cannot_reach_past_their_pods,
-    strangers_learn_nothing_of_a_projects_policy,
+    an_unreadable_policy_fails_closed,
+    every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
+    inner_policies_cannot_unlock_what_the_system_locks, offered_entries_are_compared_whole,
+    researchers_cannot_reach_past_their_pods, strangers_learn_nothing_of_a_projects_policy,
     tenants_cannot_choose_a_namespace_tephra_does_not_own,
 };
 use serde_json::json;
@@ -150,6 +151,7 @@ on_both_engines!(
     a_projects_usage_splits_placed_and_waiting_work_by_user,
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
     a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_it,
+    every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
     scheduling_rules_are_stored_checked_cleared_and_listed,
     tenants_cannot_choose_a_namespace_tephra_does_not_own,
     inner_policies_cannot_unlock_what_the_system_locks,

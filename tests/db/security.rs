@@ -16,7 +16,9 @@ use tephra_core::model::principal::{Grant, Principal};
 
 mod policies;
 pub use policies::{
-    an_unreadable_policy_fails_closed, strangers_learn_nothing_of_a_projects_policy,
+    an_unreadable_policy_fails_closed,
+    every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
+    strangers_learn_nothing_of_a_projects_policy,
 };
 
 fn principal(user: uuid::Uuid, role: Role, scope: Scope) -> Principal {

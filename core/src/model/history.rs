@@ -89,6 +89,9 @@ pub enum AuditAction {
     Workload(HistoryAction),
     /// The system policy replaced one of node protection's rules.
     NodeProtectionReplaced,
+    /// A scope's policy of one kind was saved (its whole body in the detail), or removed.
+    PolicySet,
+    PolicyDelete,
     AccessRuleAdd,
     AccessRuleRemove,
     ApplicationCreate,
@@ -100,11 +103,13 @@ pub enum AuditAction {
 }
 
 impl AuditAction {
-    const OTHERS: [(AuditAction, &'static str); 9] = [
+    const OTHERS: [(AuditAction, &'static str); 11] = [
         (
             AuditAction::NodeProtectionReplaced,
             "policy.node-protection",
         ),
+        (AuditAction::PolicySet, "policy.set"),
+        (AuditAction::PolicyDelete, "policy.delete"),
         (AuditAction::AccessRuleAdd, "access_rule.add"),
         (AuditAction::AccessRuleRemove, "access_rule.remove"),
         (AuditAction::ApplicationCreate, "application.create"),
@@ -188,15 +193,18 @@ pub enum AuditTarget {
     User,
     Application,
     AccessRule,
+    /// A scope's policy; the scope and the kind are in the entry's detail.
+    Policy,
     System,
 }
 
 impl AuditTarget {
-    pub const ALL: [AuditTarget; 5] = [
+    pub const ALL: [AuditTarget; 6] = [
         AuditTarget::Workload,
         AuditTarget::User,
         AuditTarget::Application,
         AuditTarget::AccessRule,
+        AuditTarget::Policy,
         AuditTarget::System,
     ];
 
@@ -206,6 +214,7 @@ impl AuditTarget {
             AuditTarget::User => "user",
             AuditTarget::Application => "application",
             AuditTarget::AccessRule => "access_rule",
+            AuditTarget::Policy => "policy",
             AuditTarget::System => "system",
         }
     }

@@ -1,12 +1,14 @@
 //! Policies by scope and workload kind, stored whole as Run:ai's `{defaults, rules}`.
 
+use super::audit::record_in;
 use super::departments::Department;
 use super::projects::Project;
-use super::{DbResult, now, on_pool};
+use super::{DbResult, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::domain::authz::Scope;
 use tephra_core::domain::policy::{self, PerKind, Policy, PolicyKind};
+use tephra_core::model::history::{AuditAction, AuditTarget};
 use uuid::Uuid;
 
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -36,13 +38,17 @@ impl Policies<'_> {
             .await)?)
     }
 
-    /// Sets a scope's policy, replacing what it had.
+    /// Sets a scope's policy, replacing what it had. The audit trail gets `policy.set` with the
+    /// whole body and, when the system's policy replaces node protection's `replaced` rules,
+    /// `policy.node-protection`, both in the same transaction: a change the trail does not show
+    /// is not stored.
     pub async fn put(
         &self,
         scope: &Scope,
         kind: PolicyKind,
         body: &serde_json::Value,
         by: Option<Uuid>,
+        replaced: &[String],
     ) -> DbResult<StoredPolicy> {
         let sql = format!(
             "INSERT INTO policies (scope_type, scope_id, kind, body, updated_by, updated_at)
@@ -52,15 +58,29 @@ impl Policies<'_> {
                            updated_at = excluded.updated_at
              RETURNING {COLUMNS}"
         );
-        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
-            .bind(scope.kind())
-            .bind(scope.id())
-            .bind(kind.as_str())
-            .bind(Json(body))
-            .bind(by)
-            .bind(now())
-            .fetch_one(pool)
-            .await)?)
+        let mut detail = audited(scope, kind);
+        detail["policy"] = body.clone();
+        let stored = write_transaction!(self.0, tx => {
+            let stored: StoredPolicy = sqlx::query_as(&sql)
+                .bind(scope.kind())
+                .bind(scope.id())
+                .bind(kind.as_str())
+                .bind(Json(body))
+                .bind(by)
+                .bind(now())
+                .fetch_one(&mut *tx)
+                .await?;
+            record_in!(&mut *tx, by, AuditAction::PolicySet, AuditTarget::Policy, Uuid::nil(), &detail)
+                .await?;
+            if !replaced.is_empty() {
+                let replacing = serde_json::json!({ "kind": kind, "rules": replaced });
+                record_in!(&mut *tx, by, AuditAction::NodeProtectionReplaced, AuditTarget::System, Uuid::nil(), &replacing)
+                    .await?;
+            }
+            tx.commit().await?;
+            stored
+        });
+        Ok(stored)
     }
 
     /// The policies that apply at `scope`, outermost first, each labelled for refusals: the
@@ -184,19 +204,39 @@ impl Policies<'_> {
         Ok(chain_of(project, &d))
     }
 
-    /// Removes a scope's policy; false when it had none.
-    pub async fn delete(&self, scope: &Scope, kind: PolicyKind) -> DbResult<bool> {
-        let done = on_pool!(self.0, pool => sqlx::query(
-            "DELETE FROM policies WHERE scope_type = $1 AND scope_id = $2 AND kind = $3"
-        )
-        .bind(scope.kind())
-        .bind(scope.id())
-        .bind(kind.as_str())
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))?;
+    /// Removes a scope's policy, with `policy.delete` in the audit trail in the same
+    /// transaction; false when it had none (and nothing is recorded).
+    pub async fn delete(
+        &self,
+        scope: &Scope,
+        kind: PolicyKind,
+        by: Option<Uuid>,
+    ) -> DbResult<bool> {
+        let detail = audited(scope, kind);
+        let done = write_transaction!(self.0, tx => {
+            let done = sqlx::query(
+                "DELETE FROM policies WHERE scope_type = $1 AND scope_id = $2 AND kind = $3"
+            )
+            .bind(scope.kind())
+            .bind(scope.id())
+            .bind(kind.as_str())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if done == 1 {
+                record_in!(&mut *tx, by, AuditAction::PolicyDelete, AuditTarget::Policy, Uuid::nil(), &detail)
+                    .await?;
+                tx.commit().await?;
+            }
+            done
+        });
         Ok(done == 1)
     }
+}
+
+/// Which policy an audit entry is about: its scope and kind.
+fn audited(scope: &Scope, kind: PolicyKind) -> serde_json::Value {
+    serde_json::json!({ "scope": scope.kind(), "scopeId": scope.id(), "kind": kind })
 }
 
 /// The scopes whose policies apply in `project` of `department`, its own last.

@@ -146,28 +146,22 @@ impl Organisation {
     ) -> Result<ScopePolicy, AppError> {
         self.validated_policy(principal, scope, kind, body).await?;
         let by = principal.user_id.parse().ok();
-        self.db.policies().put(scope, kind, body, by).await?;
-        if *scope == Scope::System {
-            let relaxed = policy::node_protection_overridden(body);
-            if !relaxed.is_empty() {
-                tracing::warn!(
-                    ?relaxed,
-                    %kind,
-                    "the system policy replaces node protection rules"
-                );
-                let detail = json!({ "kind": kind, "rules": relaxed });
-                self.db
-                    .audit()
-                    .record(
-                        by,
-                        tephra_core::model::history::AuditAction::NodeProtectionReplaced,
-                        tephra_core::model::history::AuditTarget::System,
-                        uuid::Uuid::nil(),
-                        detail,
-                    )
-                    .await?;
-            }
+        let replaced = if *scope == Scope::System {
+            policy::node_protection_overridden(body)
+        } else {
+            Vec::new()
+        };
+        if !replaced.is_empty() {
+            tracing::warn!(
+                ?replaced,
+                %kind,
+                "the system policy replaces node protection rules"
+            );
         }
+        self.db
+            .policies()
+            .put(scope, kind, body, by, &replaced)
+            .await?;
         self.cluster.org_changed();
         self.policy(principal, scope, kind).await
     }
@@ -213,7 +207,8 @@ impl Organisation {
         kind: PolicyKind,
     ) -> Result<(), AppError> {
         self.may_set_policy(principal, scope).await?;
-        if !self.db.policies().delete(scope, kind).await? && *scope != Scope::System {
+        let by = principal.user_id.parse().ok();
+        if !self.db.policies().delete(scope, kind, by).await? && *scope != Scope::System {
             return Err(AppError::NotFound(
                 "this scope has no policy of its own".into(),
             ));
