@@ -151,6 +151,10 @@ impl Organisation {
         } else {
             Vec::new()
         };
+        self.db
+            .policies()
+            .put(scope, kind, body, by, &replaced)
+            .await?;
         if !replaced.is_empty() {
             tracing::warn!(
                 ?replaced,
@@ -158,10 +162,6 @@ impl Organisation {
                 "the system policy replaces node protection rules"
             );
         }
-        self.db
-            .policies()
-            .put(scope, kind, body, by, &replaced)
-            .await?;
         self.cluster.org_changed();
         self.policy(principal, scope, kind).await
     }
