@@ -102,7 +102,7 @@ async fn only_members_allowed_by_the_url_get_through_the_ingress() -> anyhow::Re
     let db = &setup.tephra.db;
     let alpha = db
         .projects()
-        .create(&server::db::projects::NewProject::named("alpha"))
+        .create(&server::db::projects::NewProject::named("alpha"), None)
         .await?;
     let (admin, pat, nia) = (
         setup.sign_in("ada").await?,

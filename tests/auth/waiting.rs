@@ -68,7 +68,7 @@ async fn start() -> anyhow::Result<(Setup, reqwest::Client, reqwest::Client, tem
             .tephra
             .db
             .projects()
-            .create(&server::db::projects::NewProject::named(name))
+            .create(&server::db::projects::NewProject::named(name), None)
             .await?;
     }
     let admin = setup.sign_in("ada").await?.http;

@@ -271,7 +271,7 @@ pub(super) async fn world() -> anyhow::Result<World> {
             .tephra
             .db
             .projects()
-            .create(&server::db::projects::NewProject::named(name))
+            .create(&server::db::projects::NewProject::named(name), None)
             .await?;
     }
     let mut browsers = Vec::new();

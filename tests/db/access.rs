@@ -13,7 +13,7 @@ pub async fn access_rules_are_unique_and_their_changes_audited(db: &Database, _:
     let admin = user(db, "root").await;
     let project = db
         .projects()
-        .create(&NewProject::named("vision"))
+        .create(&NewProject::named("vision"), None)
         .await
         .unwrap();
     let rule = AccessRule {
@@ -156,7 +156,7 @@ pub async fn applications_act_as_their_own_user_and_revoke_once(db: &Database, _
     let (total, events) = db
         .audit()
         .search(&AuditFilter {
-            target_kind: Some("application".into()),
+            target_kind: Some(tephra_core::model::history::AuditTarget::Application),
             limit: 10,
             ..AuditFilter::default()
         })
@@ -173,7 +173,7 @@ pub async fn lists_limited_to_some_projects_show_only_theirs(db: &Database, _: &
     for name in ["a-b", "a_b", "ab"] {
         let project = db
             .projects()
-            .create(&NewProject::named(name))
+            .create(&NewProject::named(name), None)
             .await
             .unwrap();
         let new = training(project.id, creator, "w");

@@ -15,7 +15,7 @@ pub(crate) async fn a_list_among_projects_merges_their_pages(db: &Database, _: &
     for name in ["mine", "big", "also-mine"] {
         projects.push(
             db.projects()
-                .create(&NewProject::named(name))
+                .create(&NewProject::named(name), None)
                 .await
                 .unwrap(),
         );

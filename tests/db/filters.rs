@@ -95,7 +95,7 @@ pub async fn workload_lists_filter_and_paginate(db: &Database, _: &str) {
     let default = db.projects().ensure_default().await.unwrap();
     let other = db
         .projects()
-        .create(&NewProject::named("nlp"))
+        .create(&NewProject::named("nlp"), None)
         .await
         .unwrap();
     let creator = user(db, "carol").await;

@@ -25,7 +25,7 @@ fn tail(pod: &str, lines: &[&str]) -> KeptLog {
 pub(crate) async fn kept_logs_are_replaced_read_and_forgotten(db: &Database, _: &str) {
     let project = db
         .projects()
-        .create(&NewProject::named("kept"))
+        .create(&NewProject::named("kept"), None)
         .await
         .unwrap();
     let creator = user(db, "keeper").await;

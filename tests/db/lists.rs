@@ -12,7 +12,7 @@ use uuid::Uuid;
 pub(crate) async fn keyset_pages_walk_every_order_as_offsets_do(db: &Database, _: &str) {
     let project = db
         .projects()
-        .create(&NewProject::named("vision"))
+        .create(&NewProject::named("vision"), None)
         .await
         .unwrap();
     let elsewhere = db.projects().ensure_default().await.unwrap();
@@ -86,7 +86,7 @@ pub(crate) async fn keyset_pages_walk_every_order_as_offsets_do(db: &Database, _
 pub(crate) async fn counts_follow_every_write(db: &Database, _: &str) {
     let project = db
         .projects()
-        .create(&NewProject::named("nlp"))
+        .create(&NewProject::named("nlp"), None)
         .await
         .unwrap();
     let creator = user(db, "counter").await;
@@ -209,7 +209,7 @@ pub(crate) async fn ids(db: &Database, filter: &WorkloadFilter) -> Vec<Uuid> {
 pub(crate) async fn a_name_search_follows_every_write(db: &Database, _: &str) {
     let project = db
         .projects()
-        .create(&NewProject::named("search"))
+        .create(&NewProject::named("search"), None)
         .await
         .unwrap();
     let creator = user(db, "seeker").await;
@@ -250,12 +250,12 @@ pub(crate) async fn a_name_search_follows_every_write(db: &Database, _: &str) {
     // A project's removal drops its rows; the next row may reuse a removed one's place.
     let gone = db
         .projects()
-        .create(&NewProject::named("gone"))
+        .create(&NewProject::named("gone"), None)
         .await
         .unwrap();
     let doomed = submit(db, gone.id, creator, "resnet-gone").await;
     delete_workload(db, doomed).await;
-    db.projects().delete(gone.id).await.unwrap().unwrap();
+    db.projects().delete(gone.id, None).await.unwrap().unwrap();
     submit(db, project.id, creator, "plain").await;
     assert_eq!(found("resnet").await, ["resnet-101", "resnet-50"]);
     assert_eq!(found("plain").await, ["plain"]);

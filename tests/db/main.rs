@@ -48,6 +48,7 @@ use quota::{
 use rules::scheduling_rules_are_stored_checked_cleared_and_listed;
 use security::{
     an_unreadable_policy_fails_closed,
+    every_department_and_project_change_is_audited_and_a_refused_one_leaves_none,
     every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
     inner_policies_cannot_unlock_what_the_system_locks, offered_entries_are_compared_whole,
     researchers_cannot_reach_past_their_pods, strangers_learn_nothing_of_a_projects_policy,
@@ -152,6 +153,7 @@ on_both_engines!(
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
     a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_it,
     every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
+    every_department_and_project_change_is_audited_and_a_refused_one_leaves_none,
     scheduling_rules_are_stored_checked_cleared_and_listed,
     tenants_cannot_choose_a_namespace_tephra_does_not_own,
     inner_policies_cannot_unlock_what_the_system_locks,

@@ -14,7 +14,9 @@ use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::org::ProjectRequest;
 use tephra_core::model::principal::{Grant, Principal};
 
+mod org_changes;
 mod policies;
+pub use org_changes::every_department_and_project_change_is_audited_and_a_refused_one_leaves_none;
 pub use policies::{
     an_unreadable_policy_fails_closed,
     every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,

@@ -47,7 +47,7 @@ pub async fn settings_are_created_once(db: &Database, _: &str) {
 pub async fn projects_are_unique_by_name_namespace_and_queue(db: &Database, _: &str) {
     let vision = db
         .projects()
-        .create(&NewProject::named("vision"))
+        .create(&NewProject::named("vision"), None)
         .await
         .unwrap();
     assert_eq!(db.projects().by_name("vision").await.unwrap(), vision);
@@ -55,7 +55,7 @@ pub async fn projects_are_unique_by_name_namespace_and_queue(db: &Database, _: &
 
     let err = db
         .projects()
-        .create(&NewProject::named("vision"))
+        .create(&NewProject::named("vision"), None)
         .await
         .unwrap_err();
     match err {
@@ -65,12 +65,12 @@ pub async fn projects_are_unique_by_name_namespace_and_queue(db: &Database, _: &
     let mut same_queue = NewProject::named("speech");
     same_queue.queue = vision.queue.clone();
     assert!(matches!(
-        db.projects().create(&same_queue).await,
+        db.projects().create(&same_queue, None).await,
         Err(DbError::Conflict(_))
     ));
 
     db.projects()
-        .create(&NewProject::named("audio"))
+        .create(&NewProject::named("audio"), None)
         .await
         .unwrap();
     let names: Vec<String> = db

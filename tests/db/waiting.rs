@@ -13,7 +13,7 @@ use tephra_core::model::phase::Phase;
 pub(crate) async fn pending_time_adds_up_every_wait(db: &Database, _: &str) {
     let project = db
         .projects()
-        .create(&NewProject::named("waits"))
+        .create(&NewProject::named("waits"), None)
         .await
         .unwrap();
     let creator = user(db, "waiter").await;
@@ -63,7 +63,7 @@ pub(crate) async fn pending_time_adds_up_every_wait(db: &Database, _: &str) {
 pub(crate) async fn holders_and_waiting_gpus_follow_the_start(db: &Database, _: &str) {
     let project = db
         .projects()
-        .create(&NewProject::named("holds"))
+        .create(&NewProject::named("holds"), None)
         .await
         .unwrap();
     let creator = user(db, "holder").await;

@@ -44,7 +44,7 @@ async fn a_waiting_training_knows_its_place_and_what_is_ahead() {
     server
         .db
         .projects()
-        .create(&server::db::projects::NewProject::named("beta"))
+        .create(&server::db::projects::NewProject::named("beta"), None)
         .await
         .unwrap();
     quota(&server, "default", 1).await;

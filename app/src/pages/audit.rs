@@ -75,7 +75,7 @@ fn Events(page: AuditPage) -> impl IntoView {
                             <td class="px-2 py-1 whitespace-nowrap"><Timestamp rfc3339=e.at /></td>
                             <td class="px-2 py-1">{who}</td>
                             <td class="px-2 py-1 font-mono text-xs">{e.action.as_str()}</td>
-                            <td class="px-2 py-1 font-mono text-xs">{format!("{} {}", e.target_type, e.target_id)}</td>
+                            <td class="px-2 py-1 font-mono text-xs">{format!("{} {}", e.target_type, e.target_id).trim_end().to_owned()}</td>
                             <td class="px-2 py-1 font-mono text-xs break-all">{e.detail.to_string()}</td>
                         </tr>
                     }

@@ -92,6 +92,14 @@ pub enum AuditAction {
     /// A scope's policy of one kind was saved (its whole body in the detail), or removed.
     PolicySet,
     PolicyDelete,
+    /// A department or a project was made, changed (its quota, description, scheduling) or
+    /// removed; a change's detail holds what it was before and after.
+    DepartmentCreate,
+    DepartmentUpdate,
+    DepartmentDelete,
+    ProjectCreate,
+    ProjectUpdate,
+    ProjectDelete,
     AccessRuleAdd,
     AccessRuleRemove,
     ApplicationCreate,
@@ -103,13 +111,19 @@ pub enum AuditAction {
 }
 
 impl AuditAction {
-    const OTHERS: [(AuditAction, &'static str); 11] = [
+    const OTHERS: [(AuditAction, &'static str); 17] = [
         (
             AuditAction::NodeProtectionReplaced,
             "policy.node-protection",
         ),
         (AuditAction::PolicySet, "policy.set"),
         (AuditAction::PolicyDelete, "policy.delete"),
+        (AuditAction::DepartmentCreate, "department.create"),
+        (AuditAction::DepartmentUpdate, "department.update"),
+        (AuditAction::DepartmentDelete, "department.delete"),
+        (AuditAction::ProjectCreate, "project.create"),
+        (AuditAction::ProjectUpdate, "project.update"),
+        (AuditAction::ProjectDelete, "project.delete"),
         (AuditAction::AccessRuleAdd, "access_rule.add"),
         (AuditAction::AccessRuleRemove, "access_rule.remove"),
         (AuditAction::ApplicationCreate, "application.create"),
@@ -195,16 +209,21 @@ pub enum AuditTarget {
     AccessRule,
     /// A scope's policy; the scope and the kind are in the entry's detail.
     Policy,
+    /// A department; its id (a number, not a UUID) is in the entry's detail.
+    Department,
+    Project,
     System,
 }
 
 impl AuditTarget {
-    pub const ALL: [AuditTarget; 6] = [
+    pub const ALL: [AuditTarget; 8] = [
         AuditTarget::Workload,
         AuditTarget::User,
         AuditTarget::Application,
         AuditTarget::AccessRule,
         AuditTarget::Policy,
+        AuditTarget::Department,
+        AuditTarget::Project,
         AuditTarget::System,
     ];
 
@@ -215,6 +234,8 @@ impl AuditTarget {
             AuditTarget::Application => "application",
             AuditTarget::AccessRule => "access_rule",
             AuditTarget::Policy => "policy",
+            AuditTarget::Department => "department",
+            AuditTarget::Project => "project",
             AuditTarget::System => "system",
         }
     }

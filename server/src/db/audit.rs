@@ -145,7 +145,7 @@ pub struct AuditFilter {
     pub actor: Option<String>,
     /// An action, or its first part (`workload` matches `workload.submit`).
     pub action: Option<String>,
-    pub target_kind: Option<String>,
+    pub target_kind: Option<AuditTarget>,
     pub since: Option<DateTime<Utc>>,
     pub limit: i64,
     pub offset: i64,
@@ -197,7 +197,7 @@ impl Audit<'_> {
                     .bind(filter.actor.as_deref())
                     .bind(filter.action.as_deref())
                     .bind(pattern.as_deref())
-                    .bind(filter.target_kind.as_deref())
+                    .bind(filter.target_kind.map(AuditTarget::as_str))
                     .bind(filter.since)
             };
         }

@@ -1,9 +1,12 @@
 //! Departments: each is the parent of projects and owns one parent Volcano queue.
 
-use super::{DbResult, conflict_as, now, on_pool};
+use super::audit::record_in;
+use super::{DbResult, conflict_as, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
+use tephra_core::model::history::{AuditAction, AuditTarget};
 use tephra_core::model::org::PoolResources;
+use uuid::Uuid;
 
 /// The department every installation starts with; projects created without one join it.
 pub const DEFAULT_DEPARTMENT: &str = "default";
@@ -46,24 +49,38 @@ pub struct Departments<'a>(pub(super) &'a super::Database);
 const COLUMNS: &str = "id, name, description, queue, resources, created_at, updated_at";
 
 impl Departments<'_> {
-    pub async fn create(&self, prefix: &str, fields: &DepartmentFields) -> DbResult<Department> {
+    /// Makes a department, with `department.create` in the audit trail in the same transaction.
+    pub async fn create(
+        &self,
+        prefix: &str,
+        fields: &DepartmentFields,
+        by: Option<Uuid>,
+    ) -> DbResult<Department> {
         let at = now();
         let sql = format!(
             "INSERT INTO departments (name, description, queue, resources, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $5) RETURNING {COLUMNS}"
         );
         let queue = queue_name(prefix, &fields.name);
-        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
-        .bind(&fields.name)
-        .bind(&fields.description)
-        .bind(&queue)
-        .bind(Json(&fields.resources))
-        .bind(at)
-        .fetch_one(pool)
-        .await
-        .map_err(conflict_as(|| format!(
-            "a department named {:?} already exists", fields.name
-        ))))?)
+        let created = write_transaction!(self.0, tx => {
+            let created: Department = sqlx::query_as(&sql)
+                .bind(&fields.name)
+                .bind(&fields.description)
+                .bind(&queue)
+                .bind(Json(&fields.resources))
+                .bind(at)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(conflict_as(|| format!(
+                    "a department named {:?} already exists", fields.name
+                )))?;
+            let detail = audited(&created, None, Some(&created));
+            record_in!(&mut *tx, by, AuditAction::DepartmentCreate, AuditTarget::Department, Uuid::nil(), &detail)
+                .await?;
+            tx.commit().await?;
+            created
+        });
+        Ok(created)
     }
 
     /// The default department (the migration creates it), with its queue named for this
@@ -106,32 +123,77 @@ impl Departments<'_> {
     }
 
     /// Changes the description and resources (a department keeps its name: its queue is named
-    /// after it).
-    pub async fn update(&self, id: i64, fields: &DepartmentFields) -> DbResult<Department> {
-        let sql = format!(
+    /// after it), with `department.update`, what it was and what it is, in the audit trail in
+    /// the same transaction.
+    pub async fn update(
+        &self,
+        id: i64,
+        fields: &DepartmentFields,
+        by: Option<Uuid>,
+    ) -> DbResult<Department> {
+        let read = format!("SELECT {COLUMNS} FROM departments WHERE id = $1");
+        let write = format!(
             "UPDATE departments SET description = $2, resources = $3, updated_at = $4
               WHERE id = $1 RETURNING {COLUMNS}"
         );
-        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
-            .bind(id)
-            .bind(&fields.description)
-            .bind(Json(&fields.resources))
-            .bind(now())
-            .fetch_one(pool)
-            .await)?)
+        let updated = write_transaction!(self.0, tx => {
+            // Locks the row first, so what the trail says it was is what this change replaced.
+            sqlx::query("UPDATE departments SET updated_at = updated_at WHERE id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            let before: Department = sqlx::query_as(&read).bind(id).fetch_one(&mut *tx).await?;
+            let updated: Department = sqlx::query_as(&write)
+                .bind(id)
+                .bind(&fields.description)
+                .bind(Json(&fields.resources))
+                .bind(now())
+                .fetch_one(&mut *tx)
+                .await?;
+            let detail = audited(&updated, Some(&before), Some(&updated));
+            record_in!(&mut *tx, by, AuditAction::DepartmentUpdate, AuditTarget::Department, Uuid::nil(), &detail)
+                .await?;
+            tx.commit().await?;
+            updated
+        });
+        Ok(updated)
     }
 
-    /// Deletes a department that has no projects; `Ok(false)` when it has some (the caller
-    /// names them).
-    pub async fn delete(&self, id: i64) -> DbResult<bool> {
-        let done = on_pool!(self.0, pool => sqlx::query(
+    /// Deletes a department that has no projects, with `department.delete` in the audit trail
+    /// in the same transaction; `Ok(false)` when it has some (the caller names them).
+    pub async fn delete(&self, id: i64, by: Option<Uuid>) -> DbResult<bool> {
+        let sql = format!(
             "DELETE FROM departments WHERE id = $1
-                AND NOT EXISTS (SELECT 1 FROM projects WHERE department_id = $1)"
-        )
-        .bind(id)
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))?;
-        Ok(done == 1)
+                AND NOT EXISTS (SELECT 1 FROM projects WHERE department_id = $1)
+             RETURNING {COLUMNS}"
+        );
+        let deleted = write_transaction!(self.0, tx => {
+            let gone: Option<Department> =
+                sqlx::query_as(&sql).bind(id).fetch_optional(&mut *tx).await?;
+            if let Some(gone) = &gone {
+                let detail = audited(gone, Some(gone), None);
+                record_in!(&mut *tx, by, AuditAction::DepartmentDelete, AuditTarget::Department, Uuid::nil(), &detail)
+                    .await?;
+                tx.commit().await?;
+            }
+            gone.is_some()
+        });
+        Ok(deleted)
     }
+}
+
+/// A department's audit detail: which one (its id is a number, so it is here rather than the
+/// entry's target) and what an administrator sets on it, before and after the change.
+fn audited(
+    department: &Department,
+    before: Option<&Department>,
+    after: Option<&Department>,
+) -> serde_json::Value {
+    let set = |d: &Department| serde_json::json!({ "description": d.description, "resources": d.resources.0 });
+    serde_json::json!({
+        "departmentId": department.id.to_string(),
+        "name": department.name,
+        "before": before.map(set),
+        "after": after.map(set),
+    })
 }

@@ -1,8 +1,10 @@
 //! Projects: each owns one namespace and one Volcano queue, within a department.
 
+use super::audit::record_in;
 use super::{DbError, DbResult, conflict_as, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
+use tephra_core::model::history::{AuditAction, AuditTarget};
 use tephra_core::model::org::{PoolResources, SchedulingRules};
 use uuid::Uuid;
 
@@ -86,9 +88,10 @@ const COLUMNS: &str = "id, number, name, namespace, queue, department_id, descri
 const NUMBER_RETRIES: usize = 3;
 
 impl Projects<'_> {
-    pub async fn create(&self, new: &NewProject) -> DbResult<Project> {
+    /// Makes a project, with `project.create` in the audit trail in the same transaction.
+    pub async fn create(&self, new: &NewProject, by: Option<Uuid>) -> DbResult<Project> {
         for _ in 0..NUMBER_RETRIES {
-            match self.try_create(new).await {
+            match self.try_create(new, by).await {
                 Err(DbError::Conflict(message)) if message.is_empty() => continue,
                 done => return done,
             }
@@ -99,7 +102,7 @@ impl Projects<'_> {
     }
 
     /// One attempt; a conflict with an empty message means the number was taken meanwhile.
-    async fn try_create(&self, new: &NewProject) -> DbResult<Project> {
+    async fn try_create(&self, new: &NewProject, by: Option<Uuid>) -> DbResult<Project> {
         let at = now();
         let id = Uuid::new_v4();
         let sql = format!(
@@ -111,36 +114,28 @@ impl Projects<'_> {
                      $6, $7, $8, $9, $10, $10)
              RETURNING {COLUMNS}"
         );
-        let result = on_pool!(self.0, pool => sqlx::query_as(&sql)
-            .bind(id)
-            .bind(&new.name)
-            .bind(&new.namespace)
-            .bind(&new.queue)
-            .bind(new.department_id)
-            .bind(&new.fields.description)
-            .bind(Json(&new.fields.resources))
-            .bind(new.fields.default_node_pools.as_ref().map(Json))
-            .bind(new.fields.scheduling_rules.as_ref().map(Json))
-            .bind(at)
-            .fetch_one(pool)
-            .await);
-        result.map_err(|e| {
-            let number_taken = e
-                .as_database_error()
-                .and_then(|d| d.constraint().map(|c| c.contains("number")))
-                .unwrap_or(false)
-                || e.to_string().contains("projects.number");
-            if number_taken {
-                return DbError::Conflict(String::new());
-            }
-            conflict_as(|| {
-                format!(
-                    "a project named {:?}, or one using namespace {:?} or queue {:?}, already \
-                     exists",
-                    new.name, new.namespace, new.queue
-                )
-            })(e)
-        })
+        let created = write_transaction!(self.0, tx => {
+            let created: Project = sqlx::query_as(&sql)
+                .bind(id)
+                .bind(&new.name)
+                .bind(&new.namespace)
+                .bind(&new.queue)
+                .bind(new.department_id)
+                .bind(&new.fields.description)
+                .bind(Json(&new.fields.resources))
+                .bind(new.fields.default_node_pools.as_ref().map(Json))
+                .bind(new.fields.scheduling_rules.as_ref().map(Json))
+                .bind(at)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(|e| refused_create(new, e))?;
+            let detail = audited(&created, None, Some(&created));
+            record_in!(&mut *tx, by, AuditAction::ProjectCreate, AuditTarget::Project, created.id, &detail)
+                .await?;
+            tx.commit().await?;
+            created
+        });
+        Ok(created)
     }
 
     /// Creates the default project unless it exists; safe to call on every start, from several
@@ -152,7 +147,7 @@ impl Projects<'_> {
     /// [`Self::ensure_default`] with the namespace and queue `<prefix>default`.
     pub async fn ensure_default_prefixed(&self, prefix: &str) -> DbResult<Project> {
         match self
-            .create(&NewProject::prefixed(prefix, DEFAULT_PROJECT))
+            .create(&NewProject::prefixed(prefix, DEFAULT_PROJECT), None)
             .await
         {
             Ok(project) => Ok(project),
@@ -240,28 +235,49 @@ impl Projects<'_> {
         Ok(on_pool!(self.0, pool => sqlx::query_scalar(sql).fetch_one(pool).await)?)
     }
 
-    /// Changes what an administrator sets (not the name: the namespace and queue carry it).
-    pub async fn update(&self, id: Uuid, fields: &ProjectFields) -> DbResult<Project> {
-        let sql = format!(
+    /// Changes what an administrator sets (not the name: the namespace and queue carry it), with
+    /// `project.update`, what it was and what it is, in the audit trail in the same transaction.
+    pub async fn update(
+        &self,
+        id: Uuid,
+        fields: &ProjectFields,
+        by: Option<Uuid>,
+    ) -> DbResult<Project> {
+        let read = format!("SELECT {COLUMNS} FROM projects WHERE id = $1");
+        let write = format!(
             "UPDATE projects SET description = $2, resources = $3, default_node_pools = $4,
                                  scheduling_rules = $5, updated_at = $6
               WHERE id = $1 RETURNING {COLUMNS}"
         );
-        Ok(on_pool!(self.0, pool => sqlx::query_as(&sql)
-            .bind(id)
-            .bind(&fields.description)
-            .bind(Json(&fields.resources))
-            .bind(fields.default_node_pools.as_ref().map(Json))
-            .bind(fields.scheduling_rules.as_ref().map(Json))
-            .bind(now())
-            .fetch_one(pool)
-            .await)?)
+        let updated = write_transaction!(self.0, tx => {
+            // Locks the row first, so what the trail says it was is what this change replaced.
+            sqlx::query("UPDATE projects SET updated_at = updated_at WHERE id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            let before: Project = sqlx::query_as(&read).bind(id).fetch_one(&mut *tx).await?;
+            let updated: Project = sqlx::query_as(&write)
+                .bind(id)
+                .bind(&fields.description)
+                .bind(Json(&fields.resources))
+                .bind(fields.default_node_pools.as_ref().map(Json))
+                .bind(fields.scheduling_rules.as_ref().map(Json))
+                .bind(now())
+                .fetch_one(&mut *tx)
+                .await?;
+            let detail = audited(&updated, Some(&before), Some(&updated));
+            record_in!(&mut *tx, by, AuditAction::ProjectUpdate, AuditTarget::Project, id, &detail)
+                .await?;
+            tx.commit().await?;
+            updated
+        });
+        Ok(updated)
     }
 
     /// Deletes a project without live workloads, with its deleted workloads' rows and its
-    /// access rules (their history stays in the audit trail). Returns the names of its live
-    /// workloads instead when it has any.
-    pub async fn delete(&self, id: Uuid) -> DbResult<Result<(), Vec<String>>> {
+    /// access rules (their history stays in the audit trail), and `project.delete` in the trail
+    /// in the same transaction. Returns the names of its live workloads instead when it has any.
+    pub async fn delete(&self, id: Uuid, by: Option<Uuid>) -> DbResult<Result<(), Vec<String>>> {
         write_transaction!(self.0, tx => {
             // Takes the write lock first, so no workload is submitted between the check and the
             // delete.
@@ -287,12 +303,60 @@ impl Projects<'_> {
                 .bind(id.to_string())
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query("DELETE FROM projects WHERE id = $1")
-                .bind(id)
-                .execute(&mut *tx)
+            let gone: Project = sqlx::query_as(&format!(
+                "DELETE FROM projects WHERE id = $1 RETURNING {COLUMNS}"
+            ))
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
+            let detail = audited(&gone, Some(&gone), None);
+            record_in!(&mut *tx, by, AuditAction::ProjectDelete, AuditTarget::Project, id, &detail)
                 .await?;
             tx.commit().await?;
         });
         Ok(Ok(()))
     }
+}
+
+/// A failed insert: the number taken meanwhile (a conflict with an empty message, which the
+/// caller retries), or a name, namespace or queue another project has.
+fn refused_create(new: &NewProject, e: sqlx::Error) -> DbError {
+    let number_taken = e
+        .as_database_error()
+        .and_then(|d| d.constraint().map(|c| c.contains("number")))
+        .unwrap_or(false)
+        || e.to_string().contains("projects.number");
+    if number_taken {
+        return DbError::Conflict(String::new());
+    }
+    conflict_as(|| {
+        format!(
+            "a project named {:?}, or one using namespace {:?} or queue {:?}, already exists",
+            new.name, new.namespace, new.queue
+        )
+    })(e)
+}
+
+/// A project's audit detail: its name, department and namespace, and what an administrator sets
+/// on it, before and after the change.
+fn audited(
+    project: &Project,
+    before: Option<&Project>,
+    after: Option<&Project>,
+) -> serde_json::Value {
+    let set = |p: &Project| {
+        serde_json::json!({
+            "description": p.description,
+            "resources": p.resources.0,
+            "defaultNodePools": p.default_node_pools.as_ref().map(|j| &j.0),
+            "schedulingRules": p.scheduling_rules.as_ref().map(|j| &j.0),
+        })
+    };
+    serde_json::json!({
+        "name": project.name,
+        "departmentId": project.department_id.to_string(),
+        "namespace": project.namespace,
+        "before": before.map(set),
+        "after": after.map(set),
+    })
 }

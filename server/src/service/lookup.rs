@@ -12,6 +12,11 @@ use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::principal::Principal;
 use uuid::Uuid;
 
+/// The acting user's id, for the audit trail and ownership; applications have a user row too.
+pub(super) fn actor(principal: &Principal) -> Option<Uuid> {
+    principal.user_id.parse().ok()
+}
+
 /// Finds a project by id (Run:ai's integer, or the UUID) or name, as requests name them; the error names the request
 /// field that held `key`.
 pub(super) async fn project_by_key(

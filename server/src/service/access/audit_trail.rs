@@ -3,11 +3,12 @@
 use super::{Access, invalid, rfc3339};
 use crate::authorize;
 use crate::db::applications::APP_ISSUER;
-use crate::db::audit::AuditFilter;
+use crate::db::audit::{AuditEvent, AuditFilter};
 use app::error::AppError;
 use chrono::{DateTime, Utc};
 use tephra_core::domain::authz::Permission;
 use tephra_core::model::access::{AuditEntry, AuditPage, AuditQuery};
+use tephra_core::model::history::AuditTarget;
 use tephra_core::model::principal::Principal;
 
 pub const AUDIT_PAGE_MAX: i64 = 500;
@@ -43,6 +44,16 @@ fn filter_of(query: &AuditQuery) -> Result<AuditFilter, AppError> {
             format!("must be between 1 and {AUDIT_PAGE_MAX} (got {limit})"),
         ));
     }
+    let target_kind = match blank_to_none(&query.target_type) {
+        None => None,
+        Some(text) => Some(AuditTarget::parse(&text).ok_or_else(|| {
+            let known: Vec<&str> = AuditTarget::ALL.iter().map(|t| t.as_str()).collect();
+            invalid(
+                "targetType",
+                format!("{text:?} is not a target type; one of {}", known.join(", ")),
+            )
+        })?),
+    };
     let offset = query.offset.unwrap_or(0);
     if offset < 0 {
         return Err(invalid(
@@ -53,7 +64,7 @@ fn filter_of(query: &AuditQuery) -> Result<AuditFilter, AppError> {
     Ok(AuditFilter {
         actor: blank_to_none(&query.actor),
         action: blank_to_none(&query.action),
-        target_kind: blank_to_none(&query.target_type),
+        target_kind,
         since,
         limit,
         offset,
@@ -85,11 +96,27 @@ impl Access {
                     actor: l.actor_name,
                     action: l.event.action,
                     target_type: l.event.target_kind,
-                    target_id: l.event.target_id.to_string(),
+                    target_id: shown_target(&l.event),
                     detail: l.event.detail,
                 })
                 .collect(),
         })
+    }
+}
+
+/// The target's id as the API names it. Policies, departments and the system have no UUID of
+/// their own (the store keeps the nil UUID for them): a policy shows its scope (`system`,
+/// `department/4`, `project/<id>`), a department its number, the system nothing.
+fn shown_target(event: &AuditEvent) -> String {
+    let text = |key: &str| event.detail.get(key).and_then(|v| v.as_str()).unwrap_or("");
+    match event.target_kind {
+        AuditTarget::Policy => match (text("scope"), text("scopeId")) {
+            (scope, "") => scope.to_owned(),
+            (scope, id) => format!("{scope}/{id}"),
+        },
+        AuditTarget::Department => text("departmentId").to_owned(),
+        AuditTarget::System => String::new(),
+        _ => event.target_id.to_string(),
     }
 }
 

@@ -10,6 +10,7 @@ mod rules;
 
 pub use rules::{RuleQuery, roles};
 
+use super::lookup::actor;
 use crate::authorize;
 use crate::db::Database;
 use crate::db::users::User;
@@ -86,11 +87,6 @@ fn rfc3339(at: DateTime<Utc>) -> String {
 
 fn invalid(field: &str, message: impl Into<String>) -> AppError {
     AppError::field(field, message)
-}
-
-/// The acting user's id; applications and the like have one too (their user row).
-fn actor(principal: &tephra_core::model::principal::Principal) -> Option<Uuid> {
-    principal.user_id.parse().ok()
 }
 
 #[cfg(test)]

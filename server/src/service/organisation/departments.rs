@@ -7,6 +7,7 @@ use crate::authorize;
 use crate::db::DbError;
 use crate::db::departments::{Department, DepartmentFields, DepartmentWithCounts};
 use crate::db::projects::ProjectWithCounts;
+use crate::service::lookup::actor;
 use app::error::AppError;
 use chrono::SecondsFormat;
 use tephra_core::domain::authz::{Permission, Scope};
@@ -79,7 +80,7 @@ impl Organisation {
         let department = self
             .db
             .departments()
-            .create(&self.namespaces.prefix, &fields)
+            .create(&self.namespaces.prefix, &fields, actor(principal))
             .await?;
         self.cluster.org_changed();
         Ok(self.department_view(&department))
@@ -103,7 +104,11 @@ impl Organisation {
             ));
         }
         let fields = self.department_fields(&request)?;
-        let updated = self.db.departments().update(department.id, &fields).await?;
+        let updated = self
+            .db
+            .departments()
+            .update(department.id, &fields, actor(principal))
+            .await?;
         self.cluster.org_changed();
         Ok(self.department_view(&updated))
     }
@@ -120,7 +125,12 @@ impl Organisation {
                 "the default department cannot be deleted".into(),
             ));
         }
-        if !self.db.departments().delete(department.id).await? {
+        if !self
+            .db
+            .departments()
+            .delete(department.id, actor(principal))
+            .await?
+        {
             let projects: Vec<String> = self
                 .db
                 .projects()

@@ -5,7 +5,7 @@
 use super::Organisation;
 use crate::authorize;
 use crate::db::DbError;
-use crate::service::lookup::{policy_layers, project_by_key};
+use crate::service::lookup::{actor, policy_layers, project_by_key};
 use app::error::AppError;
 use serde_json::{Value, json};
 use tephra_core::domain::authz::{Permission, Scope};
@@ -145,7 +145,7 @@ impl Organisation {
         body: &Value,
     ) -> Result<ScopePolicy, AppError> {
         self.validated_policy(principal, scope, kind, body).await?;
-        let by = principal.user_id.parse().ok();
+        let by = actor(principal);
         let replaced = if *scope == Scope::System {
             policy::node_protection_overridden(body)
         } else {
@@ -207,7 +207,7 @@ impl Organisation {
         kind: PolicyKind,
     ) -> Result<(), AppError> {
         self.may_set_policy(principal, scope).await?;
-        let by = principal.user_id.parse().ok();
+        let by = actor(principal);
         if !self.db.policies().delete(scope, kind, by).await? && *scope != Scope::System {
             return Err(AppError::NotFound(
                 "this scope has no policy of its own".into(),

@@ -7,6 +7,7 @@ use crate::authorize;
 use crate::db::DbError;
 use crate::db::departments::Department;
 use crate::db::projects::{NewProject, Project, ProjectFields};
+use crate::service::lookup::actor;
 use crate::service::lookup::projects_where;
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
@@ -183,7 +184,7 @@ impl Organisation {
             department_id: Some(department.id),
             fields,
         };
-        let project = self.db.projects().create(&new).await?;
+        let project = self.db.projects().create(&new, actor(principal)).await?;
         self.cluster.org_changed();
         Ok(self.project_view(&project, 0, &department.name))
     }
@@ -284,7 +285,11 @@ impl Organisation {
         let fields = self
             .project_fields(&request, &department, Some(&project))
             .await?;
-        let updated = self.db.projects().update(project.id, &fields).await?;
+        let updated = self
+            .db
+            .projects()
+            .update(project.id, &fields, actor(principal))
+            .await?;
         self.cluster.org_changed();
         self.project_with_counts(&updated).await
     }
@@ -296,7 +301,12 @@ impl Organisation {
                 "the default project cannot be deleted".into(),
             ));
         }
-        if let Err(live) = self.db.projects().delete(project.id).await? {
+        if let Err(live) = self
+            .db
+            .projects()
+            .delete(project.id, actor(principal))
+            .await?
+        {
             return Err(AppError::Conflict(format!(
                 "project {:?} still has workloads: {}; delete them first",
                 project.name,

@@ -4,7 +4,7 @@
 use super::Workloads;
 use super::admission::{admission, log_standing, stored_demand};
 use crate::db::workloads::{Change, StoredWorkload, WorkloadListing};
-use crate::service::lookup::policy_layers;
+use crate::service::lookup::{actor, policy_layers};
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::policy;
@@ -41,7 +41,7 @@ impl Workloads {
             .apply(w.desired_phase, w.actual_phase)
             .map_err(|why| refused(w.desired_phase, w.actual_phase, why))?;
         let change = Change {
-            actor: principal.user_id.parse().ok(),
+            actor: actor(principal),
             action: action.into(),
             detail: serde_json::json!({ "from": w.desired_phase, "to": desired }),
         };

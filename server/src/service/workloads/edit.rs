@@ -5,6 +5,7 @@
 use super::Workloads;
 use super::admission::{Weighed, admission, log_standing};
 use crate::db::workloads::{Change, WorkloadListing};
+use crate::service::lookup::actor;
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::request::WorkloadKind;
@@ -53,7 +54,7 @@ impl Workloads {
         let Weighed { checked, demand } = self.weigh(w.kind, principal, &edited).await?;
         let (project, department) = (&checked.project, &checked.department);
         let change = Change {
-            actor: principal.user_id.parse().ok(),
+            actor: actor(principal),
             action: tephra_core::model::history::HistoryAction::Edit,
             detail: serde_json::json!({ "changes": edit }),
         };
