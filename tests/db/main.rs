@@ -35,7 +35,10 @@ use lists::{
     a_name_search_follows_every_write, counts_follow_every_write,
     keyset_pages_walk_every_order_as_offsets_do,
 };
-use org_units::org_units_check_quotas_and_refuse_deleting_what_is_used;
+use org_units::{
+    org_units_check_quotas_and_refuse_deleting_what_is_used,
+    racing_project_quotas_never_pass_their_department_together,
+};
 use policy::{
     a_projects_layers_read_from_it_match_its_scopes,
     policies_protect_nodes_narrow_inward_and_fill_defaults,
@@ -147,6 +150,7 @@ on_both_engines!(
     lists_limited_to_some_projects_show_only_theirs,
     concurrent_submissions_queue_beyond_the_limit,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
+    racing_project_quotas_never_pass_their_department_together,
     policies_protect_nodes_narrow_inward_and_fill_defaults,
     a_projects_layers_read_from_it_match_its_scopes,
     a_projects_usage_splits_placed_and_waiting_work_by_user,

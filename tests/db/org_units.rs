@@ -146,3 +146,62 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
     assert_eq!(field, "name");
     assert!(message.contains("keeps its name"), "{message}");
 }
+
+/// Two administrators raise two projects' quotas at once, each within the department's quota on
+/// its own and over it together: the check reads the other projects under the department's lock
+/// in the transaction that writes, so exactly one is stored and the other is refused naming
+/// `resources`. The same for two new projects made at once.
+pub async fn racing_project_quotas_never_pass_their_department_together(db: &Database, _: &str) {
+    let services = services(db).await;
+    let org = services.organisation();
+    let root = admin(super::user(db, "root").await);
+    org.create_department(&root, department("lab", gpus(Some(8.0), None)))
+        .await
+        .unwrap();
+    for name in ["a", "b"] {
+        org.create_project(&root, project(name, "lab", gpus(Some(2.0), None)))
+            .await
+            .unwrap();
+    }
+    let (first, second) = tokio::join!(
+        org.update_project(&root, "a", project("a", "lab", gpus(Some(6.0), None))),
+        org.update_project(&root, "b", project("b", "lab", gpus(Some(6.0), None))),
+    );
+    one_of_two(first, second);
+    let held: f64 = db
+        .projects()
+        .list()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|p| p.project.name == "a" || p.project.name == "b")
+        .map(|p| p.project.resources.0[0].gpu.deserved.unwrap_or(0.0))
+        .sum();
+    assert_eq!(held, 8.0, "the department's quota, not more");
+    let (first, second) = tokio::join!(
+        org.update_project(&root, "a", project("a", "lab", gpus(Some(0.0), None))),
+        org.update_project(&root, "b", project("b", "lab", gpus(Some(0.0), None))),
+    );
+    first.and(second).expect("both lowered to nothing");
+    let (first, second) = tokio::join!(
+        org.create_project(&root, project("c", "lab", gpus(Some(5.0), None))),
+        org.create_project(&root, project("d", "lab", gpus(Some(5.0), None))),
+    );
+    one_of_two(first, second);
+}
+
+/// Exactly one of two racing changes stored, the other a 400 naming `resources`.
+fn one_of_two<T: std::fmt::Debug>(first: Result<T, AppError>, second: Result<T, AppError>) {
+    let refused = match (first, second) {
+        (Ok(_), Err(refused)) | (Err(refused), Ok(_)) => refused,
+        other => panic!("exactly one of two may pass: {other:?}"),
+    };
+    let AppError::Rejected(errors) = &refused else {
+        panic!("expected a 400, got {refused:?}");
+    };
+    assert_eq!(errors[0].path, "resources", "{errors:?}");
+    assert!(
+        errors[0].message.contains("its quota is 8 GPUs"),
+        "{errors:?}"
+    );
+}

@@ -46,7 +46,7 @@ pub fn queue_name(prefix: &str, name: &str) -> String {
 
 pub struct Departments<'a>(pub(super) &'a super::Database);
 
-const COLUMNS: &str = "id, name, description, queue, resources, created_at, updated_at";
+pub(super) const COLUMNS: &str = "id, name, description, queue, resources, created_at, updated_at";
 
 impl Departments<'_> {
     /// Makes a department, with `department.create` in the audit trail in the same transaction.

@@ -207,6 +207,20 @@ impl Allowance {
     }
 }
 
+/// The quotas several units deserve, summed per resource; one no unit gives a quota stays
+/// unset.
+pub fn deserved_sum<'a>(units: impl IntoIterator<Item = &'a [PoolResources]>) -> Bound {
+    let mut sum = Bound::default();
+    for allowance in units.into_iter().map(Allowance::of) {
+        for resource in Resource::ALL {
+            if let Some(d) = allowance.deserved.get(resource) {
+                sum.set(resource, Some(sum.get(resource).unwrap_or(0.0) + d));
+            }
+        }
+    }
+    sum
+}
+
 /// Checks one unit's shares, naming the field at `path` (e.g. `resources[0].gpu.limit`).
 pub fn check_resources(resources: &[PoolResources]) -> Vec<crate::model::validation::FieldError> {
     use crate::model::validation::FieldError;

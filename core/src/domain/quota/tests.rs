@@ -227,6 +227,20 @@ fn shares_are_checked_by_field() {
 }
 
 #[test]
+fn other_projects_quotas_sum_per_resource_and_unset_stays_unset() {
+    let a = [
+        pool("a", gpus(Some(3.0), None)),
+        pool("b", gpus(Some(0.5), None)),
+    ];
+    let b = [pool("a", gpus(None, Some(2.0)))];
+    let c = [pool("a", gpus(Some(1.0), None))];
+    let sum = deserved_sum([&a[..], &b[..], &c[..]]);
+    assert_eq!(sum.gpus, Some(4.5));
+    assert_eq!((sum.cpu_millis, sum.memory_mib), (None, None));
+    assert_eq!(deserved_sum([&b[..]]), Bound::default());
+}
+
+#[test]
 fn projects_share_their_department_quota() {
     let dept = Allowance::of(&[pool("a", gpus(Some(4.0), Some(6.0)))]);
     let others = Bound {

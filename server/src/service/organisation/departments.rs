@@ -6,12 +6,11 @@ use super::Organisation;
 use crate::authorize;
 use crate::db::DbError;
 use crate::db::departments::{Department, DepartmentFields, DepartmentWithCounts};
-use crate::db::projects::ProjectWithCounts;
 use crate::service::lookup::actor;
 use app::error::AppError;
 use chrono::SecondsFormat;
 use tephra_core::domain::authz::{Permission, Scope};
-use tephra_core::domain::quota::{self, Allowance, Bound, Resource};
+use tephra_core::domain::quota;
 use tephra_core::model::org::{self, DepartmentRequest};
 use tephra_core::model::principal::Principal;
 use tephra_core::model::validation::{FieldError, dns1123_label};
@@ -206,25 +205,4 @@ pub(super) fn department_name(departments: &[DepartmentWithCounts], id: i64) -> 
         .iter()
         .find(|d| d.department.id == id)
         .map_or("", |d| d.department.name.as_str())
-}
-
-/// The quotas of the department's other projects, summed.
-pub(super) fn others_deserved(
-    projects: &[ProjectWithCounts],
-    department: i64,
-    except: Option<uuid::Uuid>,
-) -> Bound {
-    let mut sum = Bound::default();
-    for p in projects
-        .iter()
-        .filter(|p| p.project.department_id == department && Some(p.project.id) != except)
-    {
-        let allowance = Allowance::of(&p.project.resources);
-        for resource in Resource::ALL {
-            if let Some(d) = allowance.deserved.get(resource) {
-                sum.set(resource, Some(sum.get(resource).unwrap_or(0.0) + d));
-            }
-        }
-    }
-    sum
 }

@@ -2,18 +2,17 @@
 //! administrators, listed in Run:ai's shape and, with their GPU use, for the dashboard.
 
 use super::Organisation;
-use super::departments::{NAMESPACE_MAX, department_name, others_deserved, rfc3339, scope_of};
+use super::departments::{NAMESPACE_MAX, department_name, rfc3339, scope_of};
 use crate::authorize;
 use crate::db::DbError;
 use crate::db::departments::Department;
-use crate::db::projects::{NewProject, Project, ProjectFields};
-use crate::service::lookup::actor;
-use crate::service::lookup::projects_where;
+use crate::db::projects::{NewProject, Project, ProjectFields, Within};
+use crate::service::lookup::{actor, projects_where};
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::namespaces::project_name_refusal;
 use tephra_core::domain::quota::{self, Allowance};
-use tephra_core::model::org::{self, ProjectRequest, SchedulingRules};
+use tephra_core::model::org::{self, PoolResources, ProjectRequest, SchedulingRules};
 use tephra_core::model::principal::Principal;
 use tephra_core::model::project::ProjectSummary;
 use tephra_core::model::validation::dns1123_label;
@@ -175,7 +174,7 @@ impl Organisation {
         if let Some(why) = project_name_refusal(&request.name) {
             return Err(AppError::field("name", why));
         }
-        let fields = self.project_fields(&request, &department, None).await?;
+        let fields = self.project_fields(&request)?;
         let namespace = self.project_namespace(principal, &request).await?;
         let new = NewProject {
             name: request.name.clone(),
@@ -184,7 +183,12 @@ impl Organisation {
             department_id: Some(department.id),
             fields,
         };
-        let project = self.db.projects().create(&new, actor(principal)).await?;
+        let fits = |within: &Within| fits_department(&request.resources, within);
+        let project = self
+            .db
+            .projects()
+            .create_within(&new, actor(principal), fits)
+            .await??;
         self.cluster.org_changed();
         Ok(self.project_view(&project, 0, &department.name))
     }
@@ -282,14 +286,13 @@ impl Organisation {
                 "moving a project to another department is not supported; create a new project there",
             ));
         }
-        let fields = self
-            .project_fields(&request, &department, Some(&project))
-            .await?;
+        let fields = self.project_fields(&request)?;
+        let fits = |within: &Within| fits_department(&request.resources, within);
         let updated = self
             .db
             .projects()
-            .update(project.id, &fields, actor(principal))
-            .await?;
+            .update(&project, &fields, actor(principal), fits)
+            .await??;
         self.cluster.org_changed();
         self.project_with_counts(&updated).await
     }
@@ -317,30 +320,15 @@ impl Organisation {
         Ok(())
     }
 
-    /// Checks a project's fields: its shares on their own and against its department's, and
-    /// its scheduling rules.
-    async fn project_fields(
-        &self,
-        request: &ProjectRequest,
-        department: &Department,
-        existing: Option<&Project>,
-    ) -> Result<ProjectFields, AppError> {
+    /// Checks a project's fields: its shares and its scheduling rules. Its shares against its
+    /// department's are checked where it is stored ([`fits_department`]).
+    fn project_fields(&self, request: &ProjectRequest) -> Result<ProjectFields, AppError> {
         let mut errors = self.common_checks(&request.name, request.cluster_id.as_deref());
         errors.extend(quota::check_resources(&request.resources));
         let scheduling_rules = SchedulingRules::parse(request.scheduling_rules)
             .map_err(|e| errors.extend(e))
             .ok()
             .flatten();
-        if errors.is_empty() {
-            let siblings = self.db.projects().list().await?;
-            let others = others_deserved(&siblings, department.id, existing.map(|p| p.id));
-            errors.extend(quota::within_department(
-                &department.name,
-                &Allowance::of(&department.resources),
-                &others,
-                &Allowance::of(&request.resources),
-            ));
-        }
         if !errors.is_empty() {
             return Err(AppError::Rejected(errors));
         }
@@ -350,5 +338,22 @@ impl Organisation {
             default_node_pools: request.default_node_pools.clone(),
             scheduling_rules,
         })
+    }
+}
+
+/// Whether a project with `resources` fits its department as the store's transaction holds it
+/// (locked, with the other projects' quotas), so two changes at once cannot pass it together.
+fn fits_department(resources: &[PoolResources], within: &Within) -> Result<(), AppError> {
+    let others = quota::deserved_sum(within.others.iter().map(Vec::as_slice));
+    let errors = quota::within_department(
+        &within.department.name,
+        &Allowance::of(&within.department.resources),
+        &others,
+        &Allowance::of(resources),
+    );
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(AppError::Rejected(errors))
     }
 }
