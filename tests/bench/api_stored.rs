@@ -40,11 +40,13 @@ async fn fill(data: &Path, rows: usize) -> anyhow::Result<()> {
         db.workloads()
             .record_status(
                 w.id,
-                tephra_core::model::phase::Phase::Running,
-                tephra_core::model::phase::Phase::Creating,
-                phase,
-                None,
-                &Default::default(),
+                server::db::workloads::StatusWrite::new(
+                    tephra_core::model::phase::Phase::Running,
+                    tephra_core::model::phase::Phase::Creating,
+                    phase,
+                    None,
+                    &Default::default(),
+                ),
             )
             .await?;
     }

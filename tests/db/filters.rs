@@ -150,11 +150,13 @@ pub async fn workload_lists_filter_and_paginate(db: &Database, _: &str) {
     db.workloads()
         .record_status(
             ddp.id,
-            Phase::Running,
-            Phase::Creating,
-            Phase::Running,
-            None,
-            &Default::default(),
+            server::db::workloads::StatusWrite::new(
+                Phase::Running,
+                Phase::Creating,
+                Phase::Running,
+                None,
+                &Default::default(),
+            ),
         )
         .await
         .unwrap();

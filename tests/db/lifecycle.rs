@@ -66,11 +66,13 @@ pub async fn status_is_written_only_for_the_desired_phase_it_was_derived_for(
         .workloads()
         .record_status(
             w.id,
-            Phase::Running,
-            Phase::Creating,
-            Phase::Running,
-            None,
-            &Default::default(),
+            server::db::workloads::StatusWrite::new(
+                Phase::Running,
+                Phase::Creating,
+                Phase::Running,
+                None,
+                &Default::default(),
+            ),
         )
         .await
         .unwrap();
@@ -80,11 +82,13 @@ pub async fn status_is_written_only_for_the_desired_phase_it_was_derived_for(
         .workloads()
         .record_status(
             w.id,
-            Phase::Running,
-            Phase::Creating,
-            Phase::Creating,
-            Some("stale reason"),
-            &Default::default(),
+            server::db::workloads::StatusWrite::new(
+                Phase::Running,
+                Phase::Creating,
+                Phase::Creating,
+                Some("stale reason"),
+                &Default::default(),
+            ),
         )
         .await
         .unwrap();
@@ -107,7 +111,10 @@ pub async fn a_finish_is_stamped_once(db: &Database, _: &str) {
     let idle = tephra_core::model::workload::LiveStatus::default();
     let workloads = db.workloads();
     let record = |previous, phase| {
-        workloads.record_status(w.id, Phase::Running, previous, phase, None, &idle)
+        workloads.record_status(
+            w.id,
+            server::db::workloads::StatusWrite::new(Phase::Running, previous, phase, None, &idle),
+        )
     };
     let done = record(Phase::Creating, Phase::Completed)
         .await
@@ -163,15 +170,17 @@ pub async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
         .workloads()
         .record_status(
             stored.id,
-            Phase::Running,
-            Phase::Creating,
-            Phase::Pending,
-            Some("the gang needs 4 GPUs; 3 are free"),
-            &tephra_core::model::workload::LiveStatus {
-                job_phase: Some("Pending".into()),
-                retry_count: 1,
-                ..Default::default()
-            },
+            server::db::workloads::StatusWrite::new(
+                Phase::Running,
+                Phase::Creating,
+                Phase::Pending,
+                Some("the gang needs 4 GPUs; 3 are free"),
+                &tephra_core::model::workload::LiveStatus {
+                    job_phase: Some("Pending".into()),
+                    retry_count: 1,
+                    ..Default::default()
+                },
+            ),
         )
         .await
         .unwrap()
@@ -192,11 +201,13 @@ pub async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
         .workloads()
         .record_status(
             stored.id,
-            Phase::Running,
-            Phase::Pending,
-            Phase::Running,
-            None,
-            &Default::default(),
+            server::db::workloads::StatusWrite::new(
+                Phase::Running,
+                Phase::Pending,
+                Phase::Running,
+                None,
+                &Default::default(),
+            ),
         )
         .await
         .unwrap()
@@ -239,11 +250,13 @@ pub async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
         db.workloads()
             .record_status(
                 Uuid::new_v4(),
-                Phase::Running,
-                Phase::Running,
-                Phase::Failed,
-                None,
-                &Default::default()
+                server::db::workloads::StatusWrite::new(
+                    Phase::Running,
+                    Phase::Running,
+                    Phase::Failed,
+                    None,
+                    &Default::default()
+                )
             )
             .await
             .unwrap(),

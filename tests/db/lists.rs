@@ -165,7 +165,10 @@ pub(crate) async fn submit(db: &Database, project: Uuid, creator: Uuid, name: &s
 pub(crate) async fn set_phase(db: &Database, id: Uuid, previous: Phase, phase: Phase) {
     let status = Default::default();
     db.workloads()
-        .record_status(id, Phase::Running, previous, phase, None, &status)
+        .record_status(
+            id,
+            server::db::workloads::StatusWrite::new(Phase::Running, previous, phase, None, &status),
+        )
         .await
         .unwrap();
 }

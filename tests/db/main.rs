@@ -61,7 +61,10 @@ use serde_json::json;
 use server::db::Database;
 use server::db::users::Identity;
 use server::db::workloads::{Change, NewWorkload, StoredWorkload};
-use standing::a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_it;
+use standing::{
+    a_preemption_is_in_the_history_with_the_status_that_shows_it,
+    a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_it,
+};
 use store::{
     bad_input_gets_the_same_400_on_both_engines_and_stores_nothing, bad_references_store_nothing,
     projects_are_unique_by_name_namespace_and_queue, reopening_keeps_data_and_the_default_project,
@@ -156,6 +159,7 @@ on_both_engines!(
     a_projects_usage_splits_placed_and_waiting_work_by_user,
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
     a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_it,
+    a_preemption_is_in_the_history_with_the_status_that_shows_it,
     every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
     every_department_and_project_change_is_audited_and_a_refused_one_leaves_none,
     scheduling_rules_are_stored_checked_cleared_and_listed,

@@ -129,11 +129,13 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     db.workloads()
         .record_status(
             stored.listing.workload.id,
-            Phase::Stopped,
-            Phase::Creating,
-            Phase::Stopped,
-            None,
-            &Default::default(),
+            server::db::workloads::StatusWrite::new(
+                Phase::Stopped,
+                Phase::Creating,
+                Phase::Stopped,
+                None,
+                &Default::default(),
+            ),
         )
         .await
         .expect("recorded")

@@ -33,14 +33,16 @@ async fn a_training_killed_for_memory_opens_the_form_with_more() {
         .workloads()
         .record_status(
             id.parse().unwrap(),
-            Phase::Running,
-            Phase::Creating,
-            Phase::Failed,
-            Some(reason),
-            &LiveStatus {
-                fix: Some(fix.clone()),
-                ..LiveStatus::default()
-            },
+            server::db::workloads::StatusWrite::new(
+                Phase::Running,
+                Phase::Creating,
+                Phase::Failed,
+                Some(reason),
+                &LiveStatus {
+                    fix: Some(fix.clone()),
+                    ..LiveStatus::default()
+                },
+            ),
         )
         .await
         .unwrap()

@@ -4,11 +4,10 @@
 use super::Controller;
 use crate::cluster::{event_of, publish};
 use crate::db::DbError;
-use crate::db::workloads::StoredWorkload;
+use crate::db::workloads::{StatusWrite, StoredWorkload};
 use tephra_core::domain::diagnosis;
 use tephra_core::domain::preemption;
 use tephra_core::domain::status::{derive, is_final, live_status};
-use tephra_core::model::history::{AuditAction, AuditTarget, HistoryAction};
 use tephra_core::model::live::ReconcileError;
 use tephra_core::model::phase::Phase;
 use uuid::Uuid;
@@ -111,24 +110,19 @@ impl Controller {
                 status,
             )));
         }
-        let Some(updated) = self
-            .db
-            .workloads()
-            .record_status(
-                id,
+        let write = StatusWrite {
+            preempted: newly_preempted,
+            ..StatusWrite::new(
                 row.desired_phase,
                 row.actual_phase,
                 derived.phase,
                 reason.as_deref(),
                 &status,
             )
-            .await?
-        else {
+        };
+        let Some(updated) = self.db.workloads().record_status(id, write).await? else {
             return Ok(Attempt::Raced);
         };
-        if newly_preempted {
-            self.record_preemption(id, &status).await?;
-        }
         // A new diagnosis, or the failure itself: read the logs while the pods are there.
         let failed_now = derived.phase == Phase::Failed && row.actual_phase != Phase::Failed;
         if failed_now || (diagnosed && row.phase_reason != updated.phase_reason) {
@@ -151,27 +145,6 @@ impl Controller {
             pods,
             lines,
         });
-    }
-
-    /// The history keeps every preemption: the training never silently restarts.
-    async fn record_preemption(
-        &self,
-        id: Uuid,
-        status: &tephra_core::model::workload::LiveStatus,
-    ) -> Result<(), DbError> {
-        if let Some(p) = &status.preemption {
-            self.db
-                .audit()
-                .record(
-                    None,
-                    AuditAction::Workload(HistoryAction::Preempted),
-                    AuditTarget::Workload,
-                    id,
-                    serde_json::json!({ "reason": p.message, "at": p.at, "count": p.count }),
-                )
-                .await?;
-        }
-        Ok(())
     }
 
     /// A follower's derivation: broadcast to this replica's own event streams, never written.

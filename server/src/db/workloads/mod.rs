@@ -18,6 +18,7 @@ pub use in_use::Usage;
 pub use order::{After, Keyset, SortKey};
 pub use query::WorkloadFilter;
 pub use running::RunningRow;
+pub use status::StatusWrite;
 pub use usage::UserUsage;
 pub use waiting::{QueueRow, WaitingRow};
 
