@@ -73,6 +73,24 @@ macro_rules! record_in {
 }
 pub(crate) use record_in;
 
+/// What a change's audit entry keeps of an object's settings: all of them when it is made
+/// (`before` is null) or removed (`after` is null), and only those that changed when it is
+/// changed, so an entry says what the change did.
+pub(crate) fn before_after(
+    before: Option<serde_json::Value>,
+    after: Option<serde_json::Value>,
+) -> (serde_json::Value, serde_json::Value) {
+    use serde_json::Value;
+    match (before, after) {
+        (Some(Value::Object(mut was)), Some(Value::Object(mut is))) => {
+            was.retain(|key, value| is.get(key) != Some(value));
+            is.retain(|key, _| was.contains_key(key));
+            (Value::Object(was), Value::Object(is))
+        }
+        (before, after) => (before.unwrap_or(Value::Null), after.unwrap_or(Value::Null)),
+    }
+}
+
 pub struct Audit<'a>(pub(super) &'a super::Database);
 
 impl Audit<'_> {
@@ -226,5 +244,27 @@ impl Audit<'_> {
                 })
                 .collect(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::before_after;
+    use serde_json::json;
+
+    #[test]
+    fn a_change_keeps_what_changed_and_a_create_or_delete_keeps_everything() {
+        let was = json!({ "description": "lab", "resources": [1] });
+        let is = json!({ "description": "lab", "resources": [2] });
+        assert_eq!(
+            before_after(Some(was.clone()), Some(is.clone())),
+            (json!({ "resources": [1] }), json!({ "resources": [2] }))
+        );
+        assert_eq!(
+            before_after(Some(was.clone()), Some(was.clone())),
+            (json!({}), json!({}))
+        );
+        assert_eq!(before_after(None, Some(is.clone())), (json!(null), is));
+        assert_eq!(before_after(Some(was.clone()), None), (was, json!(null)));
     }
 }

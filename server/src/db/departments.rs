@@ -1,6 +1,6 @@
 //! Departments: each is the parent of projects and owns one parent Volcano queue.
 
-use super::audit::record_in;
+use super::audit::{before_after, record_in};
 use super::{DbResult, conflict_as, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
@@ -183,17 +183,19 @@ impl Departments<'_> {
 }
 
 /// A department's audit detail: which one (its id is a number, so it is here rather than the
-/// entry's target) and what an administrator sets on it, before and after the change.
+/// entry's target) and what an administrator sets on it, before and after the change (only
+/// what changed, for a change).
 fn audited(
     department: &Department,
     before: Option<&Department>,
     after: Option<&Department>,
 ) -> serde_json::Value {
     let set = |d: &Department| serde_json::json!({ "description": d.description, "resources": d.resources.0 });
+    let (before, after) = before_after(before.map(set), after.map(set));
     serde_json::json!({
         "departmentId": department.id.to_string(),
         "name": department.name,
-        "before": before.map(set),
-        "after": after.map(set),
+        "before": before,
+        "after": after,
     })
 }

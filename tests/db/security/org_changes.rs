@@ -68,6 +68,10 @@ pub async fn every_department_and_project_change_is_audited_and_a_refused_one_le
         raised.detail["after"]["resources"][0]["gpu"]["deserved"],
         16.0
     );
+    assert!(
+        raised.detail["after"].get("description").is_none(),
+        "a change keeps only what changed: {raised:?}"
+    );
 
     let head_id = super::super::user(db, "head").await;
     let head = principal(

@@ -3,7 +3,7 @@
 //! changing two projects at once cannot together pass the department's quota), and records the
 //! change in the audit trail in the same transaction.
 
-use super::super::audit::record_in;
+use super::super::audit::{before_after, record_in};
 use super::super::departments::{COLUMNS as DEPARTMENT_COLUMNS, Department};
 use super::super::{DbError, DbResult, conflict_as, now, write_transaction};
 use super::{COLUMNS, NewProject, Project, ProjectFields, Projects};
@@ -230,7 +230,7 @@ fn refused_create(new: &NewProject, e: sqlx::Error) -> DbError {
 }
 
 /// A project's audit detail: its name, department and namespace, and what an administrator sets
-/// on it, before and after the change.
+/// on it, before and after the change (only what changed, for a change).
 fn audited(
     project: &Project,
     before: Option<&Project>,
@@ -244,11 +244,12 @@ fn audited(
             "schedulingRules": p.scheduling_rules.as_ref().map(|j| &j.0),
         })
     };
+    let (before, after) = before_after(before.map(set), after.map(set));
     serde_json::json!({
         "name": project.name,
         "departmentId": project.department_id.to_string(),
         "namespace": project.namespace,
-        "before": before.map(set),
-        "after": after.map(set),
+        "before": before,
+        "after": after,
     })
 }
