@@ -150,13 +150,7 @@ pub async fn workload_lists_filter_and_paginate(db: &Database, _: &str) {
     db.workloads()
         .record_status(
             ddp.id,
-            server::db::workloads::StatusWrite::new(
-                Phase::Running,
-                Phase::Creating,
-                Phase::Running,
-                None,
-                &Default::default(),
-            ),
+            super::moved(Phase::Running, Phase::Creating, Phase::Running),
         )
         .await
         .unwrap();

@@ -66,13 +66,7 @@ pub async fn status_is_written_only_for_the_desired_phase_it_was_derived_for(
         .workloads()
         .record_status(
             w.id,
-            server::db::workloads::StatusWrite::new(
-                Phase::Running,
-                Phase::Creating,
-                Phase::Running,
-                None,
-                &Default::default(),
-            ),
+            super::moved(Phase::Running, Phase::Creating, Phase::Running),
         )
         .await
         .unwrap();
@@ -201,13 +195,7 @@ pub async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
         .workloads()
         .record_status(
             stored.id,
-            server::db::workloads::StatusWrite::new(
-                Phase::Running,
-                Phase::Pending,
-                Phase::Running,
-                None,
-                &Default::default(),
-            ),
+            super::moved(Phase::Running, Phase::Pending, Phase::Running),
         )
         .await
         .unwrap()
@@ -250,13 +238,7 @@ pub async fn workloads_round_trip_and_change_phase(db: &Database, _: &str) {
         db.workloads()
             .record_status(
                 Uuid::new_v4(),
-                server::db::workloads::StatusWrite::new(
-                    Phase::Running,
-                    Phase::Running,
-                    Phase::Failed,
-                    None,
-                    &Default::default()
-                )
+                super::moved(Phase::Running, Phase::Running, Phase::Failed)
             )
             .await
             .unwrap(),

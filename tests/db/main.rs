@@ -60,7 +60,7 @@ use security::{
 use serde_json::json;
 use server::db::Database;
 use server::db::users::Identity;
-use server::db::workloads::{Change, NewWorkload, StoredWorkload};
+use server::db::workloads::{Change, NewWorkload, StatusWrite, StoredWorkload};
 use standing::{
     a_preemption_is_in_the_history_with_the_status_that_shows_it,
     a_workload_admitted_over_quota_says_so_after_the_act_that_admitted_it,
@@ -72,6 +72,7 @@ use store::{
 };
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::history::{AuditAction, HistoryAction};
+use tephra_core::model::live::LiveStatus;
 use tephra_core::model::phase::Phase;
 use tephra_tests::postgres::TempPostgres;
 use uuid::Uuid;
@@ -170,6 +171,12 @@ on_both_engines!(
     an_unreadable_policy_fails_closed,
     strangers_learn_nothing_of_a_projects_policy,
 );
+
+/// A status write with no reason and an empty live status, derived for `desired`.
+pub(crate) fn moved(desired: Phase, from: Phase, to: Phase) -> StatusWrite<'static> {
+    static EMPTY: std::sync::LazyLock<LiveStatus> = std::sync::LazyLock::new(LiveStatus::default);
+    StatusWrite::new(desired, from, to, None, &EMPTY)
+}
 
 pub(crate) async fn user(db: &Database, subject: &str) -> Uuid {
     let identity = Identity {

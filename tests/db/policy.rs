@@ -129,13 +129,7 @@ pub async fn policies_protect_nodes_narrow_inward_and_fill_defaults(db: &Databas
     db.workloads()
         .record_status(
             stored.listing.workload.id,
-            server::db::workloads::StatusWrite::new(
-                Phase::Stopped,
-                Phase::Creating,
-                Phase::Stopped,
-                None,
-                &Default::default(),
-            ),
+            super::moved(Phase::Stopped, Phase::Creating, Phase::Stopped),
         )
         .await
         .expect("recorded")

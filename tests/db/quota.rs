@@ -266,13 +266,7 @@ pub async fn a_projects_usage_splits_placed_and_waiting_work_by_user(db: &Databa
     db.workloads()
         .record_status(
             ada_first.unwrap(),
-            server::db::workloads::StatusWrite::new(
-                Phase::Running,
-                Phase::Creating,
-                Phase::Running,
-                None,
-                &Default::default(),
-            ),
+            super::moved(Phase::Running, Phase::Creating, Phase::Running),
         )
         .await
         .unwrap()
