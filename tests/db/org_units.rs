@@ -205,3 +205,37 @@ fn one_of_two<T: std::fmt::Debug>(first: Result<T, AppError>, second: Result<T, 
         "{errors:?}"
     );
 }
+
+/// A department deleted while a project is made in it ends one way or the other, never both and
+/// never a 500: the project is made and the delete refused naming it, or the department is gone
+/// and the project refused. Five rounds, so the two meet in more than one order.
+pub async fn a_department_deleted_while_a_project_is_made_in_it_ends_one_way(
+    db: &Database,
+    _: &str,
+) {
+    let services = services(db).await;
+    let org = services.organisation();
+    let root = admin(super::user(db, "root").await);
+    for round in 0..5 {
+        let name = format!("doomed{round}");
+        org.create_department(&root, department(&name, gpus(Some(8.0), None)))
+            .await
+            .unwrap();
+        let late = format!("late{round}");
+        let (made, deleted) = tokio::join!(
+            org.create_project(&root, project(&late, &name, gpus(Some(1.0), None))),
+            org.delete_department(&root, &name),
+        );
+        let stored = db.projects().by_name(&late).await.ok();
+        match (made, deleted) {
+            (Ok(_), Err(AppError::Conflict(message))) => {
+                assert!(message.contains(&late), "{message}");
+                assert!(stored.is_some());
+            }
+            (Err(AppError::NotFound(_) | AppError::Invalid { .. }), Ok(())) => {
+                assert!(stored.is_none(), "no project in a department that is gone");
+            }
+            other => panic!("round {round}: {other:?}"),
+        }
+    }
+}

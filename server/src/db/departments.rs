@@ -162,21 +162,29 @@ impl Departments<'_> {
     /// Deletes a department that has no projects, with `department.delete` in the audit trail
     /// in the same transaction; `Ok(false)` when it has some (the caller names them).
     pub async fn delete(&self, id: i64, by: Option<Uuid>) -> DbResult<bool> {
-        let sql = format!(
-            "DELETE FROM departments WHERE id = $1
-                AND NOT EXISTS (SELECT 1 FROM projects WHERE department_id = $1)
-             RETURNING {COLUMNS}"
-        );
+        let sql = format!("DELETE FROM departments WHERE id = $1 RETURNING {COLUMNS}");
         let deleted = write_transaction!(self.0, tx => {
-            let gone: Option<Department> =
-                sqlx::query_as(&sql).bind(id).fetch_optional(&mut *tx).await?;
-            if let Some(gone) = &gone {
-                let detail = audited(gone, Some(gone), None);
-                record_in!(&mut *tx, by, AuditAction::DepartmentDelete, AuditTarget::Department, Uuid::nil(), &detail)
+            // The row's lock first, as a project's create takes it: the look for projects that
+            // follows then sees one made meanwhile, where a single DELETE's look would not (on
+            // PostgreSQL, it would fail on the project's reference instead).
+            sqlx::query("UPDATE departments SET updated_at = updated_at WHERE id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            let used: bool =
+                sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM projects WHERE department_id = $1)")
+                    .bind(id)
+                    .fetch_one(&mut *tx)
                     .await?;
-                tx.commit().await?;
+            if used {
+                return Ok(false);
             }
-            gone.is_some()
+            let gone: Department = sqlx::query_as(&sql).bind(id).fetch_one(&mut *tx).await?;
+            let detail = audited(&gone, Some(&gone), None);
+            record_in!(&mut *tx, by, AuditAction::DepartmentDelete, AuditTarget::Department, Uuid::nil(), &detail)
+                .await?;
+            tx.commit().await?;
+            true
         });
         Ok(deleted)
     }
