@@ -46,6 +46,12 @@ pub fn queue_name(prefix: &str, name: &str) -> String {
 
 pub struct Departments<'a>(pub(super) &'a super::Database);
 
+/// Takes a department's row lock for the transaction it runs in. Admission, a project's quota
+/// check (`within!`, which also reads the row) and the department's own changes take it first,
+/// so each sees what the one before it wrote.
+pub(in crate::db) const LOCK_SQL: &str =
+    "UPDATE departments SET updated_at = updated_at WHERE id = $1";
+
 pub(super) const COLUMNS: &str = "id, name, description, queue, resources, created_at, updated_at";
 
 impl Departments<'_> {
@@ -138,7 +144,7 @@ impl Departments<'_> {
         );
         let updated = write_transaction!(self.0, tx => {
             // Locks the row first, so what the trail says it was is what this change replaced.
-            sqlx::query("UPDATE departments SET updated_at = updated_at WHERE id = $1")
+            sqlx::query(LOCK_SQL)
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
@@ -167,7 +173,7 @@ impl Departments<'_> {
             // The row's lock first, as a project's create takes it: the look for projects that
             // follows then sees one made meanwhile, where a single DELETE's look would not (on
             // PostgreSQL, it would fail on the project's reference instead).
-            sqlx::query("UPDATE departments SET updated_at = updated_at WHERE id = $1")
+            sqlx::query(LOCK_SQL)
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;

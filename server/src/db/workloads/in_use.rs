@@ -101,7 +101,7 @@ pub(super) fn amount((gpus, cpu_millis, memory_mib): (f64, i64, i64)) -> Amount 
 /// row), so the sums see every admission before this one and none can come between.
 macro_rules! usage {
     ($tx:expr, $department:expr, $project:expr) => {{
-        sqlx::query("UPDATE departments SET updated_at = updated_at WHERE id = $1")
+        sqlx::query($crate::db::departments::LOCK_SQL)
             .bind($department)
             .execute(&mut **$tx)
             .await?;
