@@ -258,7 +258,7 @@ pub(crate) async fn a_name_search_follows_every_write(db: &Database, _: &str) {
         .unwrap();
     let doomed = submit(db, gone.id, creator, "resnet-gone").await;
     delete_workload(db, doomed).await;
-    db.projects().delete(gone.id, None).await.unwrap().unwrap();
+    db.projects().delete(&gone, None).await.unwrap().unwrap();
     submit(db, project.id, creator, "plain").await;
     assert_eq!(found("resnet").await, ["resnet-101", "resnet-50"]);
     assert_eq!(found("plain").await, ["plain"]);

@@ -37,6 +37,7 @@ use lists::{
 };
 use org_units::{
     a_department_deleted_while_a_project_is_made_in_it_ends_one_way,
+    a_project_deleted_while_a_training_is_submitted_into_it_ends_one_way,
     org_units_check_quotas_and_refuse_deleting_what_is_used,
     racing_project_quotas_never_pass_their_department_together,
 };
@@ -157,6 +158,7 @@ on_both_engines!(
     org_units_check_quotas_and_refuse_deleting_what_is_used,
     racing_project_quotas_never_pass_their_department_together,
     a_department_deleted_while_a_project_is_made_in_it_ends_one_way,
+    a_project_deleted_while_a_training_is_submitted_into_it_ends_one_way,
     policies_protect_nodes_narrow_inward_and_fill_defaults,
     a_projects_layers_read_from_it_match_its_scopes,
     a_projects_usage_splits_placed_and_waiting_work_by_user,

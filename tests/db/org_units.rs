@@ -239,3 +239,48 @@ pub async fn a_department_deleted_while_a_project_is_made_in_it_ends_one_way(
         }
     }
 }
+
+/// A project deleted while a training is submitted into it ends one way or the other, never a
+/// 500: the training is stored and the delete refused naming it, or the project is gone and the
+/// submit refused. Five rounds, so the two meet in more than one order.
+pub async fn a_project_deleted_while_a_training_is_submitted_into_it_ends_one_way(
+    db: &Database,
+    _: &str,
+) {
+    let services = services(db).await;
+    let org = services.organisation();
+    let root = admin(super::user(db, "root").await);
+    org.create_department(&root, department("lab", gpus(Some(8.0), None)))
+        .await
+        .unwrap();
+    for round in 0..5 {
+        let name = format!("brief{round}");
+        org.create_project(&root, project(&name, "lab", gpus(Some(1.0), None)))
+            .await
+            .unwrap();
+        let training = format!("late{round}");
+        let (submitted, deleted) = tokio::join!(
+            services
+                .workloads()
+                .submit(WorkloadKind::Training, &root, one_gpu(&training, &name)),
+            org.delete_project(&root, &name),
+        );
+        let project = db.projects().by_name(&name).await.ok();
+        match (submitted, deleted) {
+            (Ok(_), Err(AppError::Conflict(message))) => {
+                assert!(message.contains(&training), "{message}");
+                assert!(project.is_some(), "the project is kept with its training");
+            }
+            (Err(AppError::Invalid { field, message }), Ok(())) => {
+                assert_eq!(field, "projectId", "{message}");
+                assert!(project.is_none(), "the project is gone");
+            }
+            other => panic!("round {round}: {other:?}"),
+        }
+    }
+    // Every project kept holds the training that won its round; no training lost its project.
+    let kept = db.projects().list().await.unwrap();
+    assert!(kept.iter().all(|p| p.workloads == 1), "{kept:?}");
+    let stored = db.workloads().count(&Default::default()).await.unwrap();
+    assert_eq!(stored, kept.len() as i64);
+}

@@ -4,7 +4,9 @@
 //! change in the audit trail in the same transaction.
 
 use super::super::audit::{before_after, record_in};
-use super::super::departments::{COLUMNS as DEPARTMENT_COLUMNS, Department};
+use super::super::departments::{
+    COLUMNS as DEPARTMENT_COLUMNS, Department, LOCK_SQL as DEPARTMENT_LOCK_SQL,
+};
 use super::super::{DbError, DbResult, conflict_as, now, write_transaction};
 use super::{COLUMNS, NewProject, Project, ProjectFields, Projects};
 use sqlx::types::Json;
@@ -169,12 +171,20 @@ impl Projects<'_> {
     /// Deletes a project without live workloads, with its deleted workloads' rows and its
     /// access rules (their history stays in the audit trail), and `project.delete` in the trail
     /// in the same transaction. Returns the names of its live workloads instead when it has any.
-    pub async fn delete(&self, id: Uuid, by: Option<Uuid>) -> DbResult<Result<(), Vec<String>>> {
+    pub async fn delete(
+        &self,
+        project: &Project,
+        by: Option<Uuid>,
+    ) -> DbResult<Result<(), Vec<String>>> {
+        let id = project.id;
         write_transaction!(self.0, tx => {
-            // Takes the write lock first, so no workload is submitted between the check and the
-            // delete.
-            sqlx::query("UPDATE projects SET updated_at = updated_at WHERE id = $1")
-                .bind(id)
+            // Takes its department's lock first, as a submit's admission does: a workload is
+            // either stored before the look for live ones below, or its admission finds the
+            // project gone. The project's own row lock alone would not do on PostgreSQL: a
+            // workload's insert does not wait for it, and the delete then failed on the
+            // workload's reference (a 500).
+            sqlx::query(DEPARTMENT_LOCK_SQL)
+                .bind(project.department_id)
                 .execute(&mut *tx)
                 .await?;
             let live: Vec<String> = sqlx::query_scalar(

@@ -37,13 +37,19 @@ const CLUSTER_USAGE_SQL: &str = "SELECT COALESCE(SUM(w.gpus), 0.0),
 /// A project's (`$1`) use, and how many of its workloads that may run wait to start, in one
 /// statement: admission's transaction makes one round trip for both. Its conditions are the
 /// `workloads_in_use` index's, so the sums do not grow with the history a project keeps.
+///
+/// It reads the project's row too, and answers no row when the project is no longer in department
+/// `$2`: a submit that looked the project up before a delete took the department's lock finds
+/// it gone here, not on the workload's reference to it.
 pub(super) const PROJECT_USE_SQL: &str = "SELECT COALESCE(SUM(w.gpus), 0.0),
        CAST(COALESCE(SUM(w.cpu_millis), 0) AS BIGINT),
        CAST(COALESCE(SUM(w.memory_mib), 0) AS BIGINT),
        COUNT(w.pending_since)
-  FROM workloads w
- WHERE w.deleted_at IS NULL AND w.finished_at IS NULL AND w.desired_phase = 'Running'
-   AND w.project_id = $1";
+  FROM projects p
+  LEFT JOIN workloads w ON w.project_id = p.id AND w.deleted_at IS NULL
+       AND w.finished_at IS NULL AND w.desired_phase = 'Running'
+ WHERE p.id = $1 AND p.department_id = $2
+ GROUP BY p.id";
 
 /// Each other project of a department (`$1`, not `$2`) with its resources and its use.
 pub(super) const SIBLINGS_SQL: &str = "SELECT p.resources,
@@ -98,17 +104,24 @@ pub(super) fn amount((gpus, cpu_millis, memory_mib): (f64, i64, i64)) -> Amount 
 
 /// The use of a department and of one of its projects, read inside `tx` after taking the
 /// department's lock: an `UPDATE` first (SQLite takes its write lock there, PostgreSQL locks the
-/// row), so the sums see every admission before this one and none can come between.
+/// row), so the sums see every admission before this one and none can come between. Returns
+/// `DbError::NotFound` from the function it is in when the project has left the department
+/// (deleted, as a project's delete takes the same lock first).
 macro_rules! usage {
     ($tx:expr, $department:expr, $project:expr) => {{
         sqlx::query($crate::db::departments::LOCK_SQL)
             .bind($department)
             .execute(&mut **$tx)
             .await?;
-        let project = sqlx::query_as($crate::db::workloads::in_use::PROJECT_USE_SQL)
-            .bind($project)
-            .fetch_one(&mut **$tx)
-            .await?;
+        let project: Option<$crate::db::workloads::in_use::ProjectRow> =
+            sqlx::query_as($crate::db::workloads::in_use::PROJECT_USE_SQL)
+                .bind($project)
+                .bind($department)
+                .fetch_optional(&mut **$tx)
+                .await?;
+        let Some(project) = project else {
+            return Err($crate::db::DbError::NotFound);
+        };
         let siblings = sqlx::query_as($crate::db::workloads::in_use::SIBLINGS_SQL)
             .bind($department)
             .bind($project)
@@ -125,6 +138,7 @@ impl Workloads<'_> {
     pub async fn usage(&self, department_id: i64, project_id: Uuid) -> DbResult<(Usage, Amount)> {
         let project = on_pool!(self.0, pool => sqlx::query_as(PROJECT_USE_SQL)
             .bind(project_id)
+            .bind(department_id)
             .fetch_one(pool)
             .await)?;
         let siblings = on_pool!(self.0, pool => sqlx::query_as(SIBLINGS_SQL)

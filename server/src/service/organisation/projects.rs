@@ -307,7 +307,7 @@ impl Organisation {
         if let Err(live) = self
             .db
             .projects()
-            .delete(project.id, actor(principal))
+            .delete(&project, actor(principal))
             .await?
         {
             return Err(AppError::Conflict(format!(

@@ -243,6 +243,14 @@ impl Workloads {
                      name or set useGivenNameAsPrefix",
                     project.name
                 )),
+                // Admission found the project gone: deleted since it was looked up above.
+                DbError::NotFound => AppError::field(
+                    "projectId",
+                    format!(
+                        "project {:?} was deleted; nothing was submitted",
+                        project.name
+                    ),
+                ),
                 other => other.into(),
             })?
             .map_err(AppError::Rejected)?;
