@@ -2,6 +2,7 @@
 //! new-training form submitted as a plain form.
 
 use super::Running;
+use serde_json::json;
 
 #[tokio::test]
 async fn the_trainings_list_and_a_training_read_without_javascript() {
@@ -230,4 +231,50 @@ fn input(page: &str, name: &str, attribute: &str) -> Option<String> {
         Some(quoted) => quoted[..quoted.find('"')?].replace("&quot;", "\""),
         None => String::new(),
     })
+}
+
+/// The Admin page's audit trail says what a department's change did in words, with the whole
+/// detail one click away, as plain HTML.
+#[tokio::test]
+async fn the_audit_trail_reads_a_quota_change_in_words() {
+    let server = Running::start().await;
+    let pool =
+        |gpus: u32| json!([{ "nodePool": { "name": "default" }, "gpu": { "deserved": gpus } }]);
+    let made: serde_json::Value = server
+        .client
+        .post(format!("{}/api/v1/org-unit/departments", server.base))
+        .json(&json!({ "name": "lab", "resources": pool(8) }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let changed = server
+        .client
+        .put(format!(
+            "{}/api/v1/org-unit/departments/{}",
+            server.base,
+            made["id"].as_str().unwrap()
+        ))
+        .json(&json!({ "name": "lab", "resources": pool(16) }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(changed.status(), 200);
+    let page = server
+        .get("/admin?action=department.update")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("resources: default pool 8 GPUs → default pool 16 GPUs"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<details"),
+        "the whole detail is one click away"
+    );
+    server.stop().await;
 }

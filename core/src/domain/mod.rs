@@ -4,6 +4,7 @@
 
 /// Who may do what lives in the model, since a principal carries its grants to the pages.
 pub use crate::model::authz;
+pub mod audit_summary;
 pub mod cluster;
 pub mod diagnosis;
 pub mod eta;

@@ -87,7 +87,7 @@ impl Resource {
         }
     }
 
-    fn share(self, pool: &PoolResources) -> &Share {
+    pub(crate) fn share(self, pool: &PoolResources) -> &Share {
         match self {
             Resource::Gpu => &pool.gpu,
             Resource::Cpu => &pool.cpu,
