@@ -2,9 +2,11 @@
 //! through the service, on both engines.
 
 use super::quota::{admin, department, gpus, one_gpu, project, services};
+use super::security::principal;
 use app::error::AppError;
 use serde_json::json;
 use server::db::Database;
+use tephra_core::domain::authz::{Role, Scope};
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::fit::Verdict;
 use tephra_core::model::org::DepartmentRequest;
@@ -147,7 +149,7 @@ pub async fn org_units_check_quotas_and_refuse_deleting_what_is_used(db: &Databa
     assert!(message.contains("keeps its name"), "{message}");
 }
 
-/// Two administrators raise two projects' quotas at once, each within the department's quota on
+/// Two of a department's administrators raise two projects' quotas at once, each within the department's quota on
 /// its own and over it together: the check reads the other projects under the department's lock
 /// in the transaction that writes, so exactly one is stored and the other is refused naming
 /// `resources`. The same for two new projects made at once.
@@ -155,17 +157,27 @@ pub async fn racing_project_quotas_never_pass_their_department_together(db: &Dat
     let services = services(db).await;
     let org = services.organisation();
     let root = admin(super::user(db, "root").await);
-    org.create_department(&root, department("lab", gpus(Some(8.0), None)))
+    let lab = org
+        .create_department(&root, department("lab", gpus(Some(8.0), None)))
         .await
         .unwrap();
+    // Two of the department's administrators, each raising the project they look after: the
+    // actors who would want more than the department holds.
+    let [alice, bob] = [super::user(db, "alice").await, super::user(db, "bob").await].map(|user| {
+        principal(
+            user,
+            Role::DepartmentAdministrator,
+            Scope::Department(lab.id.clone()),
+        )
+    });
     for name in ["a", "b"] {
-        org.create_project(&root, project(name, "lab", gpus(Some(2.0), None)))
+        org.create_project(&alice, project(name, "lab", gpus(Some(2.0), None)))
             .await
             .unwrap();
     }
     let (first, second) = tokio::join!(
-        org.update_project(&root, "a", project("a", "lab", gpus(Some(6.0), None))),
-        org.update_project(&root, "b", project("b", "lab", gpus(Some(6.0), None))),
+        org.update_project(&alice, "a", project("a", "lab", gpus(Some(6.0), None))),
+        org.update_project(&bob, "b", project("b", "lab", gpus(Some(6.0), None))),
     );
     one_of_two(first, second);
     let held: f64 = db
@@ -179,13 +191,13 @@ pub async fn racing_project_quotas_never_pass_their_department_together(db: &Dat
         .sum();
     assert_eq!(held, 8.0, "the department's quota, not more");
     let (first, second) = tokio::join!(
-        org.update_project(&root, "a", project("a", "lab", gpus(Some(0.0), None))),
-        org.update_project(&root, "b", project("b", "lab", gpus(Some(0.0), None))),
+        org.update_project(&alice, "a", project("a", "lab", gpus(Some(0.0), None))),
+        org.update_project(&bob, "b", project("b", "lab", gpus(Some(0.0), None))),
     );
     first.and(second).expect("both lowered to nothing");
     let (first, second) = tokio::join!(
-        org.create_project(&root, project("c", "lab", gpus(Some(5.0), None))),
-        org.create_project(&root, project("d", "lab", gpus(Some(5.0), None))),
+        org.create_project(&alice, project("c", "lab", gpus(Some(5.0), None))),
+        org.create_project(&bob, project("d", "lab", gpus(Some(5.0), None))),
     );
     one_of_two(first, second);
 }

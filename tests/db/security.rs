@@ -23,7 +23,8 @@ pub use policies::{
     strangers_learn_nothing_of_a_projects_policy,
 };
 
-fn principal(user: uuid::Uuid, role: Role, scope: Scope) -> Principal {
+/// A principal holding one role in one scope.
+pub(crate) fn principal(user: uuid::Uuid, role: Role, scope: Scope) -> Principal {
     Principal {
         admin: false,
         grants: vec![Grant {
