@@ -52,7 +52,7 @@ use quota::{
 };
 use rules::scheduling_rules_are_stored_checked_cleared_and_listed;
 use security::{
-    an_unreadable_policy_fails_closed,
+    a_deleted_unit_takes_its_rules_and_policies_with_it, an_unreadable_policy_fails_closed,
     every_department_and_project_change_is_audited_and_a_refused_one_leaves_none,
     every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
     inner_policies_cannot_unlock_what_the_system_locks, offered_entries_are_compared_whole,
@@ -167,6 +167,7 @@ on_both_engines!(
     a_preemption_is_in_the_history_with_the_status_that_shows_it,
     every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
     every_department_and_project_change_is_audited_and_a_refused_one_leaves_none,
+    a_deleted_unit_takes_its_rules_and_policies_with_it,
     scheduling_rules_are_stored_checked_cleared_and_listed,
     tenants_cannot_choose_a_namespace_tephra_does_not_own,
     inner_policies_cannot_unlock_what_the_system_locks,

@@ -14,8 +14,10 @@ use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::org::ProjectRequest;
 use tephra_core::model::principal::{Grant, Principal};
 
+mod leftovers;
 mod org_changes;
 mod policies;
+pub use leftovers::a_deleted_unit_takes_its_rules_and_policies_with_it;
 pub use org_changes::every_department_and_project_change_is_audited_and_a_refused_one_leaves_none;
 pub use policies::{
     an_unreadable_policy_fails_closed,

@@ -1,6 +1,7 @@
 //! Departments: each is the parent of projects and owns one parent Volcano queue.
 
 use super::audit::{before_after, record_in};
+use super::scoped::forget_scope;
 use super::{DbResult, conflict_as, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
@@ -165,8 +166,9 @@ impl Departments<'_> {
         Ok(updated)
     }
 
-    /// Deletes a department that has no projects, with `department.delete` in the audit trail
-    /// in the same transaction; `Ok(false)` when it has some (the caller names them).
+    /// Deletes a department that has no projects, with the access rules and policies scoped to
+    /// it, and `department.delete` (naming what went with it) in the audit trail in the same
+    /// transaction; `Ok(false)` when it has some (the caller names them).
     pub async fn delete(&self, id: i64, by: Option<Uuid>) -> DbResult<bool> {
         let sql = format!("DELETE FROM departments WHERE id = $1 RETURNING {COLUMNS}");
         let deleted = write_transaction!(self.0, tx => {
@@ -186,7 +188,8 @@ impl Departments<'_> {
                 return Ok(false);
             }
             let gone: Department = sqlx::query_as(&sql).bind(id).fetch_one(&mut *tx).await?;
-            let detail = audited(&gone, Some(&gone), None);
+            let mut detail = audited(&gone, Some(&gone), None);
+            detail["removed"] = forget_scope!(tx, "department", id.to_string());
             record_in!(&mut *tx, by, AuditAction::DepartmentDelete, AuditTarget::Department, Uuid::nil(), &detail)
                 .await?;
             tx.commit().await?;

@@ -19,6 +19,7 @@ pub mod policies;
 mod pools;
 mod probe;
 pub mod projects;
+mod scoped;
 pub mod settings;
 mod sqlite;
 pub(crate) use pools::{on_pool, write_transaction};

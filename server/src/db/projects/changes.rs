@@ -7,6 +7,7 @@ use super::super::audit::{before_after, record_in};
 use super::super::departments::{
     COLUMNS as DEPARTMENT_COLUMNS, Department, LOCK_SQL as DEPARTMENT_LOCK_SQL,
 };
+use super::super::scoped::forget_scope;
 use super::super::{DbError, DbResult, conflict_as, now, write_transaction};
 use super::{COLUMNS, NewProject, Project, ProjectFields, Projects};
 use sqlx::types::Json;
@@ -168,9 +169,10 @@ impl Projects<'_> {
         Ok(Ok(updated))
     }
 
-    /// Deletes a project without live workloads, with its deleted workloads' rows and its
-    /// access rules (their history stays in the audit trail), and `project.delete` in the trail
-    /// in the same transaction. Returns the names of its live workloads instead when it has any.
+    /// Deletes a project without live workloads, with its deleted workloads' rows (their history
+    /// stays in the audit trail), the access rules and policies scoped to it, and
+    /// `project.delete` (naming the rules and policies that went) in the trail in the same
+    /// transaction. Returns the names of its live workloads instead when it has any.
     pub async fn delete(
         &self,
         project: &Project,
@@ -201,17 +203,15 @@ impl Projects<'_> {
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query("DELETE FROM access_rules WHERE scope_type = 'project' AND scope_id = $1")
-                .bind(id.to_string())
-                .execute(&mut *tx)
-                .await?;
+            let removed = forget_scope!(tx, "project", id.to_string());
             let gone: Project = sqlx::query_as(&format!(
                 "DELETE FROM projects WHERE id = $1 RETURNING {COLUMNS}"
             ))
             .bind(id)
             .fetch_one(&mut *tx)
             .await?;
-            let detail = audited(&gone, Some(&gone), None);
+            let mut detail = audited(&gone, Some(&gone), None);
+            detail["removed"] = removed;
             record_in!(&mut *tx, by, AuditAction::ProjectDelete, AuditTarget::Project, id, &detail)
                 .await?;
             tx.commit().await?;
