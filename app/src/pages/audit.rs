@@ -8,7 +8,6 @@ use crate::components::style::CARD_CLASS;
 use crate::components::table::{Column, Table};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
-use tephra_core::domain::audit_summary::summary;
 use tephra_core::model::access::{AuditPage, AuditQuery};
 
 const FIELD: &str = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950";
@@ -77,7 +76,7 @@ fn Events(page: AuditPage) -> impl IntoView {
                             <td class="px-2 py-1">{who}</td>
                             <td class="px-2 py-1 font-mono text-xs">{e.action.as_str()}</td>
                             <td class="px-2 py-1 font-mono text-xs">{format!("{} {}", e.target_type, e.target_id).trim_end().to_owned()}</td>
-                            <td class="px-2 py-1 text-xs break-words"><Detail detail=e.detail /></td>
+                            <td class="px-2 py-1 text-xs break-words"><Detail summary=e.summary detail=e.detail /></td>
                         </tr>
                     }
                 })
@@ -86,15 +85,14 @@ fn Events(page: AuditPage) -> impl IntoView {
     }
 }
 
-/// An entry's detail in one line of words, and the whole of it as JSON one click away (a
-/// native disclosure, so it opens without JavaScript).
+/// An entry's detail in one line of words (made by the server), and the whole of it as JSON one
+/// click away (a native disclosure, so it opens without JavaScript).
 #[component]
-fn Detail(detail: serde_json::Value) -> impl IntoView {
-    let line = summary(&detail);
+fn Detail(summary: String, detail: serde_json::Value) -> impl IntoView {
     let whole = serde_json::to_string_pretty(&detail).unwrap_or_default();
     view! {
         <details>
-            <summary class="cursor-pointer">{line}</summary>
+            <summary class="cursor-pointer">{summary}</summary>
             <pre class="mt-1 font-mono whitespace-pre-wrap break-all">{whole}</pre>
         </details>
     }

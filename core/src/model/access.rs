@@ -162,6 +162,9 @@ pub struct AuditEntry {
     pub action: crate::model::history::AuditAction,
     pub target_type: crate::model::history::AuditTarget,
     pub target_id: String,
+    /// The detail in one line of words: a change as `setting: before → after`, node pools'
+    /// quotas as amounts ("default pool 8 GPUs up to 12 GPUs"), other fields as `name value`.
+    pub summary: String,
     pub detail: serde_json::Value,
 }
 

@@ -6,6 +6,7 @@ use crate::db::applications::APP_ISSUER;
 use crate::db::audit::{AuditEvent, AuditFilter};
 use app::error::AppError;
 use chrono::{DateTime, Utc};
+use tephra_core::domain::audit_summary::summary;
 use tephra_core::domain::authz::Permission;
 use tephra_core::model::access::{AuditEntry, AuditPage, AuditQuery};
 use tephra_core::model::history::AuditTarget;
@@ -97,6 +98,7 @@ impl Access {
                     action: l.event.action,
                     target_type: l.event.target_kind,
                     target_id: shown_target(&l.event),
+                    summary: summary(&l.event.detail),
                     detail: l.event.detail,
                 })
                 .collect(),
