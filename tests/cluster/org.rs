@@ -98,6 +98,15 @@ pub async fn projects_are_leaf_queues_under_their_department_and_come_back(
             queues.get_opt(&leaf).await.ok()?.is_none().then_some(())
         })
         .await?;
+        // What the deleted project left in its namespace is not handed to a new project of
+        // its name, in this department or another.
+        let again = json!({ "name": "vis", "parentId": department["id"] });
+        let (status, body) = t.post("/api/v1/org-unit/projects", &again).await?;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(body["details"][0]["field"], "name", "{body}");
+        let said = format!("namespace \"{}vis\" was made for project \"vis\"", t.prefix);
+        let message = body["details"][0]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(&said), "{body}");
         let _ = Api::<k8s_openapi::api::core::v1::Namespace>::all(t.kube.clone())
             .delete(&format!("{}vis", t.prefix), &DeleteParams::default())
             .await;

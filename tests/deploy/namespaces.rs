@@ -50,8 +50,10 @@ pub fn suffix() -> String {
 pub async fn project_namespace(account: &ChartAccount, stem: &str) -> anyhow::Result<String> {
     let name = format!("{PREFIX}{stem}-{}", suffix());
     let namespaces = Namespaces::new(Some(access(account)), None);
+    let id = uuid::Uuid::new_v4().to_string();
     let target = ProjectNamespace {
         project: stem,
+        id: &id,
         namespace: &name,
     };
     namespaces
@@ -86,10 +88,16 @@ pub async fn a_namespace_tephra_did_not_sign_is_refused_and_left_as_it_was(
         let namespaces = Namespaces::new(Some(access(&account)), Some("ingress-nginx".into()));
         let key = new_key();
         for name in ["kube-system", "default", by_hand.as_str()] {
-            refused_unchanged(&admin, &client, &namespaces, &key, name).await?;
+            let not_ours = format!(
+                "namespace \"{name}\" exists and is not this installation's; Tephra will not \
+                 label or use it"
+            );
+            refused_unchanged(&admin, &client, &namespaces, &key, taker(name), &not_ours).await?;
         }
+        let id = uuid::Uuid::new_v4().to_string();
         let target = ProjectNamespace {
             project: "ours",
+            id: &id,
             namespace: &ours,
         };
         namespaces.ensure(&client, &key, target, "baseline").await?;
@@ -99,39 +107,67 @@ pub async fn a_namespace_tephra_did_not_sign_is_refused_and_left_as_it_was(
             .ensure(&client, &key, target, "privileged")
             .await?;
         check_made(&admin, &key, &account, &ours, "privileged").await?;
+        // Another project of the same name in this installation (the first one deleted, its
+        // claims and Secrets left in the namespace) does not take it over.
+        let other = uuid::Uuid::new_v4().to_string();
+        let successor = ProjectNamespace {
+            id: &other,
+            ..target
+        };
+        let held = format!(
+            "namespace \"{ours}\" was made for another project ({id}), whose claims and Secrets \
+             may still be in it; Tephra will not use it for this one"
+        );
+        let fresh = Namespaces::new(Some(access(&account)), None);
+        refused_unchanged(&admin, &client, &fresh, &key, successor, &held).await?;
         // Another installation (another key) does not take it over.
         let theirs = Namespaces::new(Some(access(&account)), None);
-        refused_unchanged(&admin, &client, &theirs, &new_key(), &ours).await
+        let not_ours = format!(
+            "namespace \"{ours}\" exists and is not this installation's; Tephra will not label \
+             or use it"
+        );
+        refused_unchanged(
+            &admin,
+            &client,
+            &theirs,
+            &new_key(),
+            taker(&ours),
+            &not_ours,
+        )
+        .await
     }
     .await;
     delete_namespaces(&admin, &[&by_hand, &ours]).await;
     result
 }
 
-/// `ensure` refuses `name` with the error that names it, and changes nothing on it.
+/// A project that would take namespace `name`.
+fn taker(name: &str) -> ProjectNamespace<'_> {
+    ProjectNamespace {
+        project: "taken",
+        id: "00000000-0000-4000-8000-000000000000",
+        namespace: name,
+    }
+}
+
+/// `ensure` refuses `target`'s namespace with the error that says `why`, and changes nothing
+/// on it.
 async fn refused_unchanged(
     admin: &kube::Client,
     client: &kube::Client,
     namespaces: &Namespaces,
     key: &OwnerKey,
-    name: &str,
+    target: ProjectNamespace<'_>,
+    why: &str,
 ) -> anyhow::Result<()> {
+    let name = target.namespace;
     let api = Api::<Namespace>::all(admin.clone());
     let before = api.get(name).await?;
     let kept_before = kept(admin, name).await?;
-    let target = ProjectNamespace {
-        project: "taken",
-        namespace: name,
-    };
     match namespaces.ensure(client, key, target, "privileged").await {
-        Err(error @ Error::NamespaceNotOurs { .. }) => ensure!(
-            error.to_string()
-                == format!(
-                    "namespace \"{name}\" exists and is not this installation's; Tephra will not \
-                     label or use it"
-                ),
-            "the refusal says: {error}"
-        ),
+        Err(error @ Error::NamespaceNotOurs { .. }) => {
+            ensure!(error.to_string() == why, "the refusal says: {error}")
+        }
         Err(other) => bail!("{name}: refused for another reason: {other}"),
         Ok(()) => bail!("{name}: Tephra took a namespace it did not sign"),
     }

@@ -6,6 +6,10 @@ use std::collections::BTreeMap;
 
 pub const WORKLOAD_ID: &str = "tephra.dev/workload-id";
 pub const PROJECT: &str = "tephra.dev/project";
+/// The annotation on a project's namespace naming the project (its UUID) it was made for: a
+/// project deleted leaves its namespace, with its claims and Secrets, and no other project may
+/// take it over.
+pub const PROJECT_ID: &str = "tephra.dev/project-id";
 pub const DEPARTMENT: &str = "tephra.dev/department";
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 pub const MANAGED_BY_VALUE: &str = "tephra";

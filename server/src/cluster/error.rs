@@ -44,17 +44,34 @@ pub enum Error {
     #[error("the cluster did not answer within {} seconds", ACT_TIMEOUT.as_secs())]
     Timeout,
     /// The project's namespace exists without this installation's signature: someone else's
-    /// (kube-system, default, another installation's, one made by hand).
-    #[error(
-        "namespace {namespace:?} exists and is not this installation's; Tephra will not label or use it"
-    )]
-    NamespaceNotOurs { namespace: String, uid: String },
+    /// (kube-system, default, another installation's, one made by hand); or, with a `holder`,
+    /// it was made for another project (by its UUID), since deleted, whose claims and Secrets
+    /// may still be in it.
+    #[error("{}", not_ours(namespace, holder.as_deref()))]
+    NamespaceNotOurs {
+        namespace: String,
+        uid: String,
+        holder: Option<String>,
+    },
     /// Tephra's RoleBinding in a project namespace has not reached the API server's authorizer.
     #[error(
         "the RoleBinding that gives Tephra its rights in {namespace} has not taken effect yet; \
          Tephra tries again"
     )]
     NotBound { namespace: String },
+}
+
+fn not_ours(namespace: &str, holder: Option<&str>) -> String {
+    match holder {
+        None => format!(
+            "namespace {namespace:?} exists and is not this installation's; Tephra will not label \
+             or use it"
+        ),
+        Some(project) => format!(
+            "namespace {namespace:?} was made for another project ({project}), whose claims and \
+             Secrets may still be in it; Tephra will not use it for this one"
+        ),
+    }
 }
 
 impl Error {
@@ -112,7 +129,7 @@ impl Error {
                 uid: uid.clone(),
             }),
             // Retried once the namespace is gone (or replaced): nothing else makes it ours.
-            Error::NamespaceNotOurs { namespace, uid } => Some(Cause::Taken {
+            Error::NamespaceNotOurs { namespace, uid, .. } => Some(Cause::Taken {
                 kind: "Namespace".into(),
                 namespace: String::new(),
                 name: namespace.clone(),
@@ -171,6 +188,7 @@ mod tests {
         let not_ours = Error::NamespaceNotOurs {
             namespace: "kube-system".into(),
             uid: "u".into(),
+            holder: None,
         };
         assert!(not_ours.is_permanent());
         assert_eq!(not_ours.cause(), Some(job("Namespace", "", "kube-system")));

@@ -22,7 +22,7 @@ use kube::{Client, Resource};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use tephra_core::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE, PROJECT};
+use tephra_core::domain::labels::{MANAGED_BY, MANAGED_BY_VALUE, PROJECT, PROJECT_ID};
 use tephra_core::domain::ownership::{OWNER, OwnerKey};
 
 /// The RoleBinding of Tephra's account in each project namespace.
@@ -34,11 +34,21 @@ const NAMESPACE_NAME: &str = "kubernetes.io/metadata.name";
 /// How long a new RoleBinding may take to reach the API server's authorizer.
 const BINDING_WAIT: Duration = Duration::from_secs(5);
 
-/// A project, by name, and its namespace.
+/// A project, by name and id (its UUID), and its namespace.
 #[derive(Debug, Clone, Copy)]
 pub struct ProjectNamespace<'a> {
     pub project: &'a str,
+    pub id: &'a str,
     pub namespace: &'a str,
+}
+
+/// Why a new project may not have an existing namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not signed by this installation.
+    NotOurs,
+    /// Made for another project (by name), deleted since or still there.
+    Held(String),
 }
 
 /// The project namespaces' settings, and what this process has seen of them.
@@ -121,12 +131,39 @@ impl Namespaces {
     }
 }
 
-/// Whether namespace `name` exists without this installation's signature: one a new project
-/// may not have, read when the project is created so the administrator hears it at once (the
-/// controller refuses it again before it labels or uses it).
-pub async fn exists_unsigned(client: &Client, key: &OwnerKey, name: &str) -> kube::Result<bool> {
-    let existing = Api::<Namespace>::all(client.clone()).get_opt(name).await?;
-    Ok(existing.is_some_and(|ns| !key.owns_installation(&ns.metadata)))
+/// Why a new project may not have namespace `name`, if it exists: not this installation's, or
+/// made for another project. Read when the project is created so the administrator hears it at
+/// once; the controller refuses it again before it labels or uses it.
+pub async fn refusal_for_new(
+    client: &Client,
+    key: &OwnerKey,
+    name: &str,
+) -> kube::Result<Option<Refusal>> {
+    let Some(existing) = Api::<Namespace>::all(client.clone()).get_opt(name).await? else {
+        return Ok(None);
+    };
+    if !key.owns_installation(&existing.metadata) {
+        return Ok(Some(Refusal::NotOurs));
+    }
+    let meta = &existing.metadata;
+    let made_for = meta.annotations.as_ref().and_then(|a| a.get(PROJECT_ID));
+    Ok(made_for.map(|_| {
+        let name = meta.labels.as_ref().and_then(|l| l.get(PROJECT));
+        Refusal::Held(name.cloned().unwrap_or_default())
+    }))
+}
+
+/// The id of the other project an existing namespace of this installation was made for, if
+/// it was made for one: a project deleted leaves its namespace with its claims and Secrets,
+/// and a new project of the same name must not read them. One made before namespaces carried
+/// their project's id is taken (and stamped). The default project is the exception: it is
+/// never deleted, so a new database's default (a new id) takes the namespace the last one had.
+fn made_for_another(existing: &ObjectMeta, project: ProjectNamespace<'_>) -> Option<String> {
+    let made_for = existing.annotations.as_ref()?.get(PROJECT_ID)?;
+    let named = existing.labels.as_ref().and_then(|l| l.get(PROJECT));
+    let default = crate::db::projects::DEFAULT_PROJECT;
+    let both_default = project.project == default && named.is_some_and(|n| n == default);
+    (made_for != project.id && !both_default).then(|| made_for.clone())
 }
 
 fn lock<T>(set: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -147,6 +184,11 @@ async fn ensure_signed(
         metadata: metadata(key, project, "", name),
         ..Namespace::default()
     };
+    namespace
+        .metadata
+        .annotations
+        .get_or_insert_with(BTreeMap::new)
+        .insert(PROJECT_ID.to_owned(), project.id.to_owned());
     let labels = namespace.metadata.labels.get_or_insert_with(BTreeMap::new);
     for mode in ["enforce", "warn"] {
         labels.insert(
@@ -161,10 +203,16 @@ async fn ensure_signed(
         tracing::info!(namespace = %name, project = %project.project, "created the project's namespace");
         return Ok(true);
     };
-    if !key.owns_installation(&existing.metadata) {
+    // Another installation's annotations say nothing to this one: its signature comes first.
+    let ours = key.owns_installation(&existing.metadata);
+    let holder = ours
+        .then(|| made_for_another(&existing.metadata, project))
+        .flatten();
+    if holder.is_some() || !ours {
         return Err(Error::NamespaceNotOurs {
             namespace: name.to_owned(),
             uid: existing.metadata.uid.unwrap_or_default(),
+            holder,
         });
     }
     // The version read: if the namespace was replaced or changed since, the API server refuses
@@ -310,69 +358,5 @@ async fn wait_until_bound(client: &Client, namespace: &str) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const PROJECT: ProjectNamespace<'static> = ProjectNamespace {
-        project: "vision",
-        namespace: "tephra-vision",
-    };
-
-    fn key() -> OwnerKey {
-        OwnerKey::from_hex(&"5e".repeat(32)).expect("a key")
-    }
-
-    #[test]
-    fn the_network_policy_admits_the_namespace_and_the_ingress_controller_only() {
-        let policy = network_policy(&key(), PROJECT, Some("ingress-nginx"));
-        assert!(key().owns_installation(&policy.metadata));
-        let spec = policy.spec.expect("a spec");
-        assert_eq!(
-            spec.pod_selector,
-            Some(LabelSelector::default()),
-            "every pod"
-        );
-        assert_eq!(spec.policy_types, Some(vec!["Ingress".to_owned()]));
-        let rules = spec.ingress.expect("ingress rules");
-        assert_eq!(rules.len(), 1);
-        let from = rules[0].from.as_ref().expect("peers");
-        assert_eq!(from.len(), 2);
-        assert_eq!(from[0].pod_selector, Some(LabelSelector::default()));
-        assert!(from[0].namespace_selector.is_none(), "this namespace only");
-        let controller = from[1].namespace_selector.as_ref().expect("a namespace");
-        assert_eq!(
-            controller
-                .match_labels
-                .as_ref()
-                .and_then(|l| l.get(NAMESPACE_NAME)),
-            Some(&"ingress-nginx".to_owned())
-        );
-        let alone = network_policy(&key(), PROJECT, None).spec.expect("a spec");
-        let from = alone.ingress.expect("rules")[0]
-            .from
-            .clone()
-            .expect("peers");
-        assert_eq!(from.len(), 1, "without a controller, the namespace alone");
-    }
-
-    #[test]
-    fn the_role_binding_binds_tephras_account_to_the_project_role() {
-        let access = ProjectAccess {
-            namespace: "tephra-system".into(),
-            service_account: "tephra".into(),
-            cluster_role: "tephra-project".into(),
-        };
-        let binding = role_binding(&key(), PROJECT, &access);
-        assert!(key().owns_installation(&binding.metadata));
-        assert_eq!(binding.metadata.namespace.as_deref(), Some("tephra-vision"));
-        assert_eq!(binding.role_ref.kind, "ClusterRole");
-        assert_eq!(binding.role_ref.name, "tephra-project");
-        let subjects = binding.subjects.expect("subjects");
-        assert_eq!(subjects.len(), 1);
-        assert_eq!(subjects[0].kind, "ServiceAccount");
-        assert_eq!(
-            (subjects[0].namespace.as_deref(), subjects[0].name.as_str()),
-            (Some("tephra-system"), "tephra")
-        );
-    }
-}
+#[path = "namespace_tests.rs"]
+mod tests;

@@ -58,8 +58,10 @@ impl Controller {
     }
 
     async fn apply_namespace(&self, project: &Project, level: &str) -> Result<()> {
+        let id = project.id.to_string();
         let target = ProjectNamespace {
             project: &project.name,
+            id: &id,
             namespace: &project.namespace,
         };
         self.namespaces

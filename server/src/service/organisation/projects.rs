@@ -4,6 +4,7 @@
 use super::Organisation;
 use super::departments::{NAMESPACE_MAX, department_name, rfc3339, scope_of};
 use crate::authorize;
+use crate::cluster::namespace::Refusal;
 use crate::db::DbError;
 use crate::db::departments::Department;
 use crate::db::projects::{NewProject, Project, ProjectFields, Within};
@@ -218,31 +219,46 @@ impl Organisation {
         if let Some(why) = self.namespaces.refusal(&namespace) {
             return Err(AppError::field(field, why));
         }
-        if self.foreign_namespace(&namespace).await? {
-            return Err(AppError::field(
-                field,
-                format!(
-                    "namespace {namespace:?} already exists and Tephra did not create it for this \
-                     installation; a project never takes over a namespace it did not make, so \
-                     choose another {field}"
-                ),
-            ));
+        match self.namespace_refusal(&namespace).await {
+            None => {}
+            Some(Refusal::NotOurs) => {
+                return Err(AppError::field(
+                    field,
+                    format!(
+                        "namespace {namespace:?} already exists and Tephra did not create it for \
+                         this installation; a project never takes over a namespace it did not \
+                         make, so choose another {field}"
+                    ),
+                ));
+            }
+            Some(Refusal::Held(by)) => {
+                return Err(AppError::field(
+                    field,
+                    format!(
+                        "namespace {namespace:?} was made for project {by:?}, and what that project \
+                         left there (claims, Secrets) may still be in it; a new project never \
+                         takes over another project's namespace, so choose another {field} (or \
+                         have a cluster administrator delete the namespace)"
+                    ),
+                ));
+            }
         }
         Ok(namespace)
     }
 
-    /// Whether `namespace` exists in the cluster without this installation's signature. When
-    /// the cluster cannot be read the project is created: the controller reads the namespace
-    /// again before it labels or uses it, and refuses it then.
-    async fn foreign_namespace(&self, namespace: &str) -> Result<bool, AppError> {
+    /// Why a new project may not have `namespace` (it exists and is not this installation's,
+    /// or was made for another project). When the cluster cannot be read the project is
+    /// created: the controller reads the namespace again before it labels or uses it, and
+    /// refuses it then.
+    async fn namespace_refusal(&self, namespace: &str) -> Option<Refusal> {
         let (Some(client), Some(key)) = (&self.cluster.client, &self.cluster.key) else {
-            return Ok(false);
+            return None;
         };
-        match crate::cluster::namespace::exists_unsigned(client, key, namespace).await {
-            Ok(foreign) => Ok(foreign),
+        match crate::cluster::namespace::refusal_for_new(client, key, namespace).await {
+            Ok(refusal) => refusal,
             Err(error) => {
                 tracing::warn!(%error, namespace, "cannot read the new project's namespace; the controller checks it");
-                Ok(false)
+                None
             }
         }
     }
