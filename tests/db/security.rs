@@ -17,6 +17,7 @@ use tephra_core::model::principal::{Grant, Principal};
 mod leftovers;
 mod org_changes;
 mod policies;
+mod preemption;
 pub use leftovers::a_deleted_unit_takes_its_rules_and_policies_with_it;
 pub use org_changes::every_department_and_project_change_is_audited_and_a_refused_one_leaves_none;
 pub use policies::{
@@ -24,6 +25,7 @@ pub use policies::{
     every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
     strangers_learn_nothing_of_a_projects_policy,
 };
+pub use preemption::non_preemptible_workers_stay_within_quota;
 
 /// A principal holding one role in one scope.
 pub(crate) fn principal(user: uuid::Uuid, role: Role, scope: Scope) -> Principal {

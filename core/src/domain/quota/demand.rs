@@ -79,22 +79,86 @@ pub fn demand(request: &Request) -> Demand {
             largest_pod = largest(largest_pod, pod);
         }
     }
-    let pools = groups
-        .first()
-        .map(|(_, spec)| spec.node_pools.clone())
-        .unwrap_or_default();
+    let pools = pools_of(&groups);
     let field = match request {
         Request::Generic(_) => "spec.replicaSpecs",
         _ => "spec.compute",
     };
+    // Any group: workers that Volcano may not take back hold their GPUs as surely as a
+    // master would, so the request as a whole must stay within quota.
     let non_preemptible = groups
-        .first()
-        .is_some_and(|(_, spec)| spec.pod.preemptibility == Some(Preemptibility::NonPreemptible));
+        .iter()
+        .any(|(_, spec)| spec.pod.preemptibility == Some(Preemptibility::NonPreemptible));
     Demand {
         total,
         largest_pod,
         pools,
         field: field.into(),
         non_preemptible,
+    }
+}
+
+/// The node pools a request's pods may run in together: every group's, in order, once each;
+/// empty (any pool) when a group may run in any.
+fn pools_of(groups: &[(i64, &Spec)]) -> Vec<String> {
+    let mut pools: Vec<String> = Vec::new();
+    for (_, spec) in groups {
+        if spec.node_pools.is_empty() {
+            return Vec::new();
+        }
+        for pool in &spec.node_pools {
+            if !pools.contains(pool) {
+                pools.push(pool.clone());
+            }
+        }
+    }
+    pools
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::kind::WorkloadKind;
+    use serde_json::json;
+
+    fn distributed(master: serde_json::Value, worker: serde_json::Value) -> Request {
+        let mut spec = json!({ "image": "x", "distributedFramework": "PyTorch", "numWorkers": 2,
+                               "masterSpecSameAsWorker": false });
+        if let (Some(spec), Some(worker)) = (spec.as_object_mut(), worker.as_object()) {
+            spec.extend(worker.clone());
+        }
+        let mut master = master;
+        master["image"] = json!("x");
+        let body = json!({ "name": "ddp", "projectId": "p", "spec": spec, "masterSpec": master });
+        Request::parse(&body, WorkloadKind::Distributed).expect("a distributed request")
+    }
+
+    #[test]
+    fn workers_that_may_not_be_taken_back_make_the_request_non_preemptible() {
+        let workers = distributed(
+            json!({ "preemptibility": "preemptible" }),
+            json!({ "preemptibility": "non-preemptible", "compute": { "gpuDevicesRequest": 1 } }),
+        );
+        let d = demand(&workers);
+        assert!(
+            d.non_preemptible,
+            "the workers hold 2 GPUs Volcano may not reclaim"
+        );
+        assert_eq!(d.total.gpus, 2.0);
+        let master = distributed(json!({ "preemptibility": "non-preemptible" }), json!({}));
+        assert!(demand(&master).non_preemptible);
+        let neither = distributed(json!({}), json!({ "preemptibility": "preemptible" }));
+        assert!(!demand(&neither).non_preemptible);
+    }
+
+    #[test]
+    fn the_pools_are_every_groups_and_any_when_one_may_run_anywhere() {
+        let split = distributed(
+            json!({ "nodePools": ["cpu"] }),
+            json!({ "nodePools": ["a100", "cpu"] }),
+        );
+        assert_eq!(demand(&split).pools, ["cpu", "a100"]);
+        let anywhere = distributed(json!({ "nodePools": ["cpu"] }), json!({}));
+        assert!(demand(&anywhere).pools.is_empty());
     }
 }
