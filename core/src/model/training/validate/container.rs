@@ -171,7 +171,7 @@ pub(super) fn environment(
 /// The pairs to set, without the excluded ones.
 /// The key prefixes other systems act on, with what acting on them would do: a request's labels
 /// and annotations never carry them (a domain's subdomains included), only Tephra sets them.
-const RESERVED_DOMAINS: [(&str, &str); 7] = [
+const RESERVED_DOMAINS: &[(&str, &str)] = &[
     ("tephra.dev", "Tephra's own keys"),
     (
         "volcano.sh",
@@ -179,9 +179,31 @@ const RESERVED_DOMAINS: [(&str, &str); 7] = [
     ),
     ("k8s.io", "Kubernetes components act on them"),
     ("kubernetes.io", "Kubernetes components act on them"),
+    (
+        "x-k8s.io",
+        "Kubernetes SIG projects act on them (Kueue's queues, co-scheduling's pod groups)",
+    ),
     ("cni.cncf.io", "the network plugins attach networks by them"),
+    (
+        "projectcalico.org",
+        "Calico assigns addresses and networks by them",
+    ),
+    ("cilium.io", "Cilium acts on them"),
+    ("io.cilium", "Cilium acts on them"),
     ("istio.io", "the service mesh acts on them"),
     ("linkerd.io", "the service mesh acts on them"),
+    ("kuma.io", "the service mesh acts on them"),
+    (
+        "hashicorp.com",
+        "Consul and Vault inject sidecars and secrets by them",
+    ),
+    ("dapr.io", "Dapr injects its sidecar by them"),
+    ("karpenter.sh", "Karpenter keeps or removes nodes by them"),
+    (
+        "nvidia.com",
+        "NVIDIA's GPU operator and device plugin act on them",
+    ),
+    ("openshift.io", "OpenShift acts on them"),
 ];
 
 /// Why `key` (a label or annotation name) is not the request's to set, if it is not.

@@ -240,6 +240,18 @@ fn labels_and_annotations_have_qualified_names_once_outside_tephra_dev() {
             ("sidecar.istio.io/inject", "istio.io"),
             ("linkerd.io/inject", "linkerd.io"),
             ("config.linkerd.io/skip-outbound-ports", "linkerd.io"),
+            ("scheduling.x-k8s.io/pod-group", "x-k8s.io"),
+            ("kueue.x-k8s.io/queue-name", "x-k8s.io"),
+            ("cni.projectcalico.org/ipAddrs", "projectcalico.org"),
+            ("io.cilium/x", "io.cilium"),
+            ("policy.cilium.io/proxy-visibility", "cilium.io"),
+            ("kuma.io/sidecar-injection", "kuma.io"),
+            ("consul.hashicorp.com/connect-inject", "hashicorp.com"),
+            ("vault.hashicorp.com/agent-inject", "hashicorp.com"),
+            ("dapr.io/enabled", "dapr.io"),
+            ("karpenter.sh/do-not-disrupt", "karpenter.sh"),
+            ("nvidia.com/gpu.present", "nvidia.com"),
+            ("openshift.io/scc", "openshift.io"),
         ] {
             refuses(
                 json!({ list: [{ "name": reserved, "value": "x" }] }),
