@@ -35,10 +35,12 @@ pub const BASELINE_CAPABILITIES: [&str; 13] = [
 ];
 
 /// The system policy until an administrator sets one: nothing that reaches into the node (host
-/// paths, host network or IPC, capabilities beyond the baseline, uid 0, no seccomp profile).
+/// paths, host network or IPC, capabilities beyond the baseline, uid 0, no seccomp profile). A
+/// request that names no seccomp profile gets `RuntimeDefault`: left unset, the pod would run
+/// with the kubelet's default, which is `Unconfined` unless the node says otherwise.
 pub fn node_protection() -> Value {
     json!({
-        "defaults": {},
+        "defaults": { "security": { "seccompProfileType": "RuntimeDefault" } },
         "rules": {
             "security": {
                 "hostNetwork": { "canEdit": false },
@@ -85,6 +87,12 @@ pub fn system_layer(stored: Option<&Value>) -> Value {
     let Some(map) = body.as_object_mut() else {
         return body;
     };
+    // Node protection's defaults hold where the stored policy names none of its own.
+    let defaults = map.entry("defaults").or_insert_with(|| json!({}));
+    if defaults.is_null() {
+        *defaults = json!({});
+    }
+    crate::model::policy::fill(defaults, &base["defaults"]);
     let rules = map.entry("rules").or_insert_with(|| json!({}));
     if rules.is_null() {
         *rules = json!({});

@@ -239,3 +239,34 @@ fn node_protection_is_a_base_a_system_policy_cannot_drop_by_omission() {
     );
     assert_eq!(system_layer(None), node_protection());
 }
+
+/// A request that names no seccomp profile gets `RuntimeDefault`, not the kubelet's default
+/// (`Unconfined` on most nodes), with or without a stored system policy; one the system policy
+/// sets itself, or the request, wins where the rules allow it.
+#[test]
+fn an_unnamed_seccomp_profile_is_runtime_default() {
+    let seccomp = |system: Value, spec: Value| {
+        let mut request = json!({ "name": "t", "projectId": "p", "spec": spec });
+        crate::model::policy::apply_defaults(
+            &mut request,
+            &[policy("the system policy", system_layer(Some(&system)))],
+        );
+        request["spec"]["security"]["seccompProfileType"].clone()
+    };
+    let bare = json!({ "image": "x" });
+    let one_default = json!({ "defaults": { "image": "registry.example.org/base" } });
+    assert_eq!(seccomp(one_default, bare.clone()), "RuntimeDefault");
+    let mut none = json!({ "name": "t", "projectId": "p", "spec": bare.clone() });
+    crate::model::policy::apply_defaults(&mut none, &[system()]);
+    assert_eq!(
+        none["spec"]["security"]["seccompProfileType"],
+        "RuntimeDefault"
+    );
+    let unconfined = json!({
+        "defaults": { "security": { "seccompProfileType": "Unconfined" } },
+        "rules": { "security": { "seccompProfileType": { "options": ["RuntimeDefault", "Unconfined"] } } }
+    });
+    assert_eq!(seccomp(unconfined.clone(), bare), "Unconfined");
+    let own = json!({ "image": "x", "security": { "seccompProfileType": "Unconfined" } });
+    assert_eq!(seccomp(unconfined, own), "Unconfined");
+}

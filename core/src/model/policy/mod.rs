@@ -111,7 +111,8 @@ pub fn fill_defaults(spec: &mut Value, layers: &[Policy]) {
     fill(spec, &merged_defaults(layers));
 }
 
-fn fill(spec: &mut Value, defaults: &Value) {
+/// Fills what `spec` leaves out (absent or `null`) from `defaults`, object by object.
+pub(crate) fn fill(spec: &mut Value, defaults: &Value) {
     let (Value::Object(spec), Value::Object(defaults)) = (spec, defaults) else {
         return;
     };
