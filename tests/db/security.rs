@@ -18,7 +18,10 @@ mod leftovers;
 mod org_changes;
 mod policies;
 mod preemption;
-pub use leftovers::a_deleted_unit_takes_its_rules_and_policies_with_it;
+pub use leftovers::{
+    a_deleted_unit_takes_its_rules_and_policies_with_it,
+    a_rule_or_policy_racing_a_delete_is_not_left_behind,
+};
 pub use org_changes::every_department_and_project_change_is_audited_and_a_refused_one_leaves_none;
 pub use policies::{
     an_unreadable_policy_fails_closed,

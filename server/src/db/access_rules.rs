@@ -2,6 +2,7 @@
 //! its audit event in one transaction.
 
 use super::audit::record_in;
+use super::scoped::hold_scope;
 use super::{DbError, DbResult, conflict_as, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use tephra_core::domain::authz::{AccessRule, Caller, Role, Scope, Subject};
@@ -128,6 +129,9 @@ impl AccessRules<'_> {
              VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {COLUMNS}"
         );
         let row: Row = write_transaction!(self.0, tx => {
+            if !hold_scope!(tx, &rule.scope) {
+                return Err(DbError::NotFound);
+            }
             let row: Row = sqlx::query_as(&sql)
                 .bind(rule.subject.kind())
                 .bind(rule.subject.id())

@@ -3,7 +3,8 @@
 use super::audit::record_in;
 use super::departments::Department;
 use super::projects::Project;
-use super::{DbResult, now, on_pool, write_transaction};
+use super::scoped::hold_scope;
+use super::{DbError, DbResult, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::domain::authz::Scope;
@@ -61,6 +62,9 @@ impl Policies<'_> {
         let mut detail = audited(scope, kind);
         detail["policy"] = body.clone();
         let stored = write_transaction!(self.0, tx => {
+            if !hold_scope!(tx, scope) {
+                return Err(DbError::NotFound);
+            }
             let stored: StoredPolicy = sqlx::query_as(&sql)
                 .bind(scope.kind())
                 .bind(scope.id())

@@ -1,5 +1,5 @@
 //! What a department's or project's delete takes with it: the access rules and policies scoped
-//! to it. Left behind, a grant would name a unit that is gone (shown as a bare id in every list
+//! to it; and the hold that keeps a new rule or policy from naming a unit being deleted. Left behind, a grant would name a unit that is gone (shown as a bare id in every list
 //! of rules and carried in its holder's principal) and a policy would outlive what it governs.
 
 use serde_json::{Value, json};
@@ -28,6 +28,42 @@ macro_rules! forget_scope {
     }};
 }
 pub(crate) use forget_scope;
+
+/// Holds scope `$scope` (a `&Scope`) for the transaction `$tx` that writes something naming it,
+/// and answers whether it still exists: the project's or department's row lock, which its
+/// delete takes before it removes what names it. A rule or policy written meanwhile is then
+/// either seen and removed by the delete, or finds the unit gone. The system always exists.
+macro_rules! hold_scope {
+    ($tx:expr, $scope:expr) => {{
+        use tephra_core::domain::authz::Scope;
+        match $scope {
+            Scope::System => true,
+            Scope::Department(id) => match id.parse::<i64>() {
+                Ok(id) => {
+                    sqlx::query($crate::db::departments::LOCK_SQL)
+                        .bind(id)
+                        .execute(&mut *$tx)
+                        .await?
+                        .rows_affected()
+                        == 1
+                }
+                Err(_) => false,
+            },
+            Scope::Project(id) => match id.parse::<uuid::Uuid>() {
+                Ok(id) => {
+                    sqlx::query($crate::db::projects::LOCK_SQL)
+                        .bind(id)
+                        .execute(&mut *$tx)
+                        .await?
+                        .rows_affected()
+                        == 1
+                }
+                Err(_) => false,
+            },
+        }
+    }};
+}
+pub(crate) use hold_scope;
 
 /// What a delete took with it, in a stable order: each access rule's subject and role, and the
 /// kinds of the policies.

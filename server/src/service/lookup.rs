@@ -36,6 +36,15 @@ pub(super) async fn project_by_key(
     }
 }
 
+/// The refusal of a rule or policy whose project or department was deleted after the request
+/// named it (the store found it gone under its lock).
+pub(super) fn scope_gone(scope: &tephra_core::domain::authz::Scope) -> AppError {
+    AppError::NotFound(format!(
+        "{} was deleted meanwhile; nothing was stored",
+        tephra_core::domain::authz::describe(scope)
+    ))
+}
+
 /// The ids and names of the projects where the principal holds `permission`: what a list or an
 /// event stream limited to them needs, without counting anyone's workloads.
 pub(super) async fn project_names_where(

@@ -2,10 +2,12 @@
 //! is left that names a unit that is gone, and its delete's audit entry says what went.
 
 use super::super::quota::{admin, department, gpus, project, services};
+use app::error::AppError;
 use serde_json::json;
 use server::db::Database;
 use tephra_core::domain::authz::{AccessRule, Role, Scope, Subject};
 use tephra_core::domain::policy::PolicyKind;
+use tephra_core::model::access::NewAccessRule;
 
 /// A project with a member and a policy, in a department with an administrator and a policy:
 /// deleting the project removes its rule and policy and leaves the department's; deleting the
@@ -94,4 +96,60 @@ async fn last_entry(db: &Database, action: &str) -> serde_json::Value {
         .find(|e| e.action.as_str() == action)
         .unwrap_or_else(|| panic!("no {action} entry"));
     event.detail
+}
+
+/// A member added and a policy set while the project is deleted: each is either stored first
+/// and removed with the project, or refused (404 naming the project); never left naming a
+/// project that is gone. Five rounds, so the two meet in more than one order.
+pub async fn a_rule_or_policy_racing_a_delete_is_not_left_behind(db: &Database, _: &str) {
+    let services = services(db).await;
+    let org = services.organisation();
+    let root = admin(super::super::user(db, "root").await);
+    org.create_department(&root, department("lab", gpus(Some(8.0), None)))
+        .await
+        .unwrap();
+    let cap = json!({ "rules": { "compute": { "gpuDevicesRequest": { "max": 1 } } } });
+    for round in 0..5 {
+        let name = format!("brief{round}");
+        let made = org
+            .create_project(&root, project(&name, "lab", gpus(Some(1.0), None)))
+            .await
+            .unwrap();
+        let id = db.projects().by_name(&name).await.unwrap().id.to_string();
+        let rule = NewAccessRule {
+            subject_id: format!("team{round}"),
+            subject_type: "group".into(),
+            role_id: Role::Researcher.id(),
+            scope_id: made.id.clone(),
+            scope_type: "project".into(),
+            cluster_id: None,
+        };
+        let scope = Scope::Project(id.clone());
+        let (added, set, deleted) = tokio::join!(
+            services.access().add_rule(&root, &rule),
+            org.set_policy(&root, &scope, PolicyKind::Trainings, &cap),
+            org.delete_project(&root, &made.id),
+        );
+        deleted.unwrap_or_else(|e| panic!("round {round}: the delete: {e:?}"));
+        for refused in [added.err(), set.err()].into_iter().flatten() {
+            assert!(
+                matches!(&refused, AppError::NotFound(_) | AppError::Invalid { .. }),
+                "round {round}: {refused:?}"
+            );
+        }
+        let rules = db.access_rules().all().await.unwrap();
+        assert!(
+            rules.iter().all(|r| r.rule.scope != scope),
+            "round {round}: a rule names the deleted project"
+        );
+        let policy = db
+            .policies()
+            .get(&scope, PolicyKind::Trainings)
+            .await
+            .unwrap();
+        assert!(
+            policy.is_none(),
+            "round {round}: a policy names the deleted project"
+        );
+    }
 }

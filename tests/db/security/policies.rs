@@ -40,11 +40,13 @@ pub async fn strangers_learn_nothing_of_a_projects_policy(db: &Database, _: &str
     let services = services(db).await;
     let root = admin(super::super::user(db, "root").await);
     let researcher = researcher(db).await;
-    let secret = services
+    services
         .organisation()
         .create_project(&root, project("secret", None))
         .await
         .expect("a project");
+    // Policies are stored by the project's UUID (the API resolves a Run:ai id to it).
+    let secret = db.projects().by_name("secret").await.unwrap();
     let scope = Scope::Project(secret.id.to_string());
     let policy = json!({ "rules": { "image": { "options": ["registry.internal/llm:7"] } } });
     services

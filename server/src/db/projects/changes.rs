@@ -189,6 +189,9 @@ impl Projects<'_> {
                 .bind(project.department_id)
                 .execute(&mut *tx)
                 .await?;
+            // Then its own, which a rule or policy written for it takes first: one written
+            // before is removed below, and one after finds the project gone.
+            sqlx::query(super::LOCK_SQL).bind(id).execute(&mut *tx).await?;
             let live: Vec<String> = sqlx::query_scalar(
                 "SELECT name FROM workloads WHERE project_id = $1 AND deleted_at IS NULL
                   ORDER BY name",

@@ -80,6 +80,11 @@ impl NewProject {
     }
 }
 
+/// Takes a project's row lock for the transaction it runs in: its delete takes it (after its
+/// department's) before it removes what names the project, and a rule or policy written for the
+/// project takes it first ([`crate::db::scoped`]).
+pub(crate) const LOCK_SQL: &str = "UPDATE projects SET updated_at = updated_at WHERE id = $1";
+
 pub struct Projects<'a>(pub(in crate::db) &'a super::Database);
 
 pub(super) const COLUMNS: &str = "id, number, name, namespace, queue, department_id, description, \

@@ -6,7 +6,7 @@ use crate::db::DbError;
 use crate::db::access_rules::StoredRule;
 use crate::db::departments::DepartmentWithCounts;
 use crate::db::projects::ProjectWithCounts;
-use crate::service::lookup::project_by_key;
+use crate::service::lookup::{project_by_key, scope_gone};
 use app::error::AppError;
 use tephra_core::domain::authz::{self, AccessRule, Permission, Role, Scope, Subject};
 use tephra_core::model::access::{AccessRuleList, AccessRuleView, NewAccessRule, RoleView};
@@ -212,7 +212,10 @@ impl Access {
             may_manage(principal, &rule.scope)?;
         }
         no_wider(principal, rule.role, &rule.scope, "roleId")?;
-        let stored = self.db.access_rules().add(&rule, actor(principal)).await?;
+        let stored = match self.db.access_rules().add(&rule, actor(principal)).await {
+            Err(DbError::NotFound) => return Err(scope_gone(&rule.scope)),
+            other => other?,
+        };
         tracing::info!(rule = stored.id, subject = ?rule.subject, role = rule.role.name(), "access rule added");
         self.view(&stored).await
     }

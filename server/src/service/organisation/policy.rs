@@ -151,10 +151,17 @@ impl Organisation {
         } else {
             Vec::new()
         };
-        self.db
+        match self
+            .db
             .policies()
             .put(scope, kind, body, by, &replaced)
-            .await?;
+            .await
+        {
+            Err(crate::db::DbError::NotFound) => {
+                return Err(crate::service::lookup::scope_gone(scope));
+            }
+            other => other?,
+        };
         if !replaced.is_empty() {
             tracing::warn!(
                 ?replaced,
