@@ -2,6 +2,7 @@
 //! new-training form submitted as a plain form.
 
 use super::Running;
+use reqwest::Method;
 use serde_json::json;
 
 #[tokio::test]
@@ -240,27 +241,17 @@ async fn the_audit_trail_reads_a_quota_change_in_words() {
     let server = Running::start().await;
     let pool =
         |gpus: u32| json!([{ "nodePool": { "name": "default" }, "gpu": { "deserved": gpus } }]);
+    let departments = "/api/v1/org-unit/departments";
+    let lab = json!({ "name": "lab", "resources": pool(8) });
     let made: serde_json::Value = server
-        .client
-        .post(format!("{}/api/v1/org-unit/departments", server.base))
-        .json(&json!({ "name": "lab", "resources": pool(8) }))
-        .send()
+        .send(Method::POST, departments, &lab)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
-    let changed = server
-        .client
-        .put(format!(
-            "{}/api/v1/org-unit/departments/{}",
-            server.base,
-            made["id"].as_str().unwrap()
-        ))
-        .json(&json!({ "name": "lab", "resources": pool(16) }))
-        .send()
-        .await
-        .unwrap();
+    let path = format!("{departments}/{}", made["id"].as_str().unwrap());
+    let raised = json!({ "name": "lab", "resources": pool(16) });
+    let changed = server.send(Method::PUT, &path, &raised).await;
     assert_eq!(changed.status(), 200);
     let page = server
         .get("/admin?action=department.update")

@@ -1,6 +1,7 @@
-//! What a department's or project's delete takes with it: the access rules and policies scoped
-//! to it; and the hold that keeps a new rule or policy from naming a unit being deleted. Left behind, a grant would name a unit that is gone (shown as a bare id in every list
-//! of rules and carried in its holder's principal) and a policy would outlive what it governs.
+//! What a department's or project's delete takes with it (the access rules and policies scoped
+//! to it), and the hold that keeps a new rule or policy from naming a unit being deleted. Left
+//! behind, a grant would name a unit that is gone (shown as a bare id in every list of rules and
+//! carried in its holder's principal) and a policy would outlive what it governs.
 
 use serde_json::{Value, json};
 
@@ -36,28 +37,25 @@ pub(crate) use forget_scope;
 macro_rules! hold_scope {
     ($tx:expr, $scope:expr) => {{
         use tephra_core::domain::authz::Scope;
+        macro_rules! held {
+            ($sql:expr, $id:expr) => {
+                sqlx::query($sql)
+                    .bind($id)
+                    .execute(&mut *$tx)
+                    .await?
+                    .rows_affected()
+                    == 1
+            };
+        }
+        // An id that does not parse names no unit: nothing holds it.
         match $scope {
             Scope::System => true,
             Scope::Department(id) => match id.parse::<i64>() {
-                Ok(id) => {
-                    sqlx::query($crate::db::departments::LOCK_SQL)
-                        .bind(id)
-                        .execute(&mut *$tx)
-                        .await?
-                        .rows_affected()
-                        == 1
-                }
+                Ok(id) => held!($crate::db::departments::LOCK_SQL, id),
                 Err(_) => false,
             },
             Scope::Project(id) => match id.parse::<uuid::Uuid>() {
-                Ok(id) => {
-                    sqlx::query($crate::db::projects::LOCK_SQL)
-                        .bind(id)
-                        .execute(&mut *$tx)
-                        .await?
-                        .rows_affected()
-                        == 1
-                }
+                Ok(id) => held!($crate::db::projects::LOCK_SQL, id),
                 Err(_) => false,
             },
         }
