@@ -176,6 +176,27 @@ async fn a_tampered_state_is_refused() -> anyhow::Result<()> {
     tephra.stop().await
 }
 
+/// Anyone may open the callback URL: one that no sign-in of this browser started is refused
+/// with the same page, and writes nothing to the audit trail (each opening would add a row).
+#[tokio::test]
+async fn a_callback_no_sign_in_started_writes_nothing_to_the_trail() -> anyhow::Result<()> {
+    let Setup {
+        provider: _provider,
+        tephra,
+    } = Setup::start().await?;
+    let before = tephra.db.audit().recent(10).await?.len();
+    let browser = Browser::default();
+    for error in ["access_denied", "login_required"] {
+        let answer = browser
+            .get(&format!("{}/auth/callback?error={error}", tephra.base))
+            .await?;
+        ensure!(answer.status() == 401, "{}", answer.status());
+    }
+    let after = tephra.db.audit().recent(10).await?;
+    ensure!(after.len() == before, "{after:?}");
+    tephra.stop().await
+}
+
 #[tokio::test]
 async fn a_nonce_other_than_the_one_sent_is_refused() -> anyhow::Result<()> {
     let Setup {

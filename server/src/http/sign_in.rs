@@ -95,6 +95,7 @@ async fn finish(
     let next = pending
         .as_ref()
         .map_or_else(|| "/".to_owned(), |p| p.next.clone());
+    let pending_started = pending.is_some();
     let outcome = match (&query.error, &query.code, &query.state) {
         // Whoever opens the callback URL writes these words into the audit trail and the page:
         // bounded, so a long one cannot fill either.
@@ -111,13 +112,18 @@ async fn finish(
     let identity = match outcome {
         Ok(identity) => identity,
         Err(error) => {
-            let detail = serde_json::json!({ "reason": error.to_string() });
-            state
-                .services
-                .auth()
-                .audit(None, AuditAction::SignInFailed, detail)
-                .await;
-            tracing::warn!(%error, "sign-in failed");
+            // Recorded only for a sign-in this browser started (its pending cookie is signed by
+            // this server): anyone can open the callback URL, and each opening would otherwise
+            // add a row to the trail, bounded per address only.
+            if pending_started {
+                let detail = serde_json::json!({ "reason": error.to_string() });
+                state
+                    .services
+                    .auth()
+                    .audit(None, AuditAction::SignInFailed, detail)
+                    .await;
+            }
+            tracing::warn!(%error, pending_started, "sign-in failed");
             return failed(&error, &next);
         }
     };
