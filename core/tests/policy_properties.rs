@@ -1,5 +1,5 @@
 //! Property tests of the trust boundary: no request node protection admits renders a pod the
-//! `baseline` Pod Security Standard forbids, and no generated inner layer (defaults and rules)
+//! `baseline` Pod Security Standard forbids or a container that may run as root, and no generated inner layer (defaults and rules)
 //! lets an accepted request change what an outer layer locks.
 
 mod common;
@@ -35,9 +35,13 @@ fn risky_spec() -> impl Strategy<Value = Value> {
             0.2,
             prop::sample::select(vec!["/", "/var/run", "/datasets"]),
         ),
+        prop::option::of(any::<bool>()),
     )
-        .prop_map(|(net, ipc, caps, seccomp, uid, host_path)| {
+        .prop_map(|(net, ipc, caps, seccomp, uid, host_path, non_root)| {
             let mut security = json!({ "hostNetwork": net, "hostIpc": ipc, "capabilities": caps });
+            if let Some(non_root) = non_root {
+                security["runAsNonRoot"] = json!(non_root);
+            }
             if let Some(s) = seccomp {
                 security["seccompProfileType"] = json!(s);
                 if s == "Localhost" {
@@ -139,6 +143,10 @@ proptest! {
         for task in job["spec"]["tasks"].as_array().into_iter().flatten() {
             let pod = &task["template"]["spec"];
             prop_assert_eq!(baseline_violation(pod), None, "{:#}\nrendered {:#}", value, pod);
+            // No container may run as uid 0: the kubelet refuses one whose image would.
+            for c in pod["containers"].as_array().into_iter().flatten() {
+                prop_assert_eq!(&c["securityContext"]["runAsNonRoot"], &json!(true), "{:#}", pod);
+            }
             prop_assert_eq!(&pod["automountServiceAccountToken"], &json!(false));
         }
     }

@@ -90,7 +90,7 @@ pub async fn a_pytorch_training_from_the_form_runs_live_and_is_managed_with_butt
         .await?;
     browser.fill("f-spec-security-runAsUid", "1000").await?;
     browser.fill("f-spec-security-runAsGid", "1000").await?;
-    browser.click("#f-spec-security-runAsNonRoot").await?;
+    // "Run as non-root" comes checked and locked: node protection's default.
     browser
         .select("f-spec-security-allowPrivilegeEscalation", "false")
         .await?;

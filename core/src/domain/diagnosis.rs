@@ -106,10 +106,17 @@ fn cannot_configure(pod: &str, state: &PodState) -> Option<Diagnosis> {
         let (reason, message) = c.waiting.as_ref()?;
         (reason == "CreateContainerConfigError").then_some((c, message))
     })?;
+    // The kubelet's words when `runAsNonRoot` meets an image whose user is root or a name.
+    let what_to_do = if message.contains("runAsNonRoot") {
+        "every container here runs as a user other than root: name one in the request \
+         (security.uidGidSource custom with a runAsUid above 0), or use an image whose USER is \
+         a numeric uid other than 0"
+    } else {
+        "create it in the project's namespace, or take it out of the request"
+    };
     Some(Diagnosis {
         summary: format!(
-            "container {} of pod {pod} cannot start: {}; create it in the project's namespace, \
-             or take it out of the request",
+            "container {} of pod {pod} cannot start: {}; {what_to_do}",
             c.name,
             first_line(message)
         ),

@@ -78,6 +78,22 @@ fn a_missing_secret_or_claim_is_named() {
         "container trainer of pod train-worker-0 cannot start: secret \"wandb\" not found; \
          create it in the project's namespace, or take it out of the request"
     );
+    let mut root = container("trainer");
+    root.waiting = Some((
+        "CreateContainerConfigError".into(),
+        "container has runAsNonRoot and image will run as root (pod: \"train-worker-0_ns\", \
+         container: trainer)"
+            .into(),
+    ));
+    let found = diagnose(&one(with(vec![root])), &[]).unwrap();
+    assert!(
+        found.summary.ends_with(
+            "name one in the request (security.uidGidSource custom with a runAsUid above 0), \
+             or use an image whose USER is a numeric uid other than 0"
+        ),
+        "{}",
+        found.summary
+    );
     let event = EventInfo {
         at: None,
         kind: EventType::Warning,

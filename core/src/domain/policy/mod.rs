@@ -37,16 +37,22 @@ pub const BASELINE_CAPABILITIES: [&str; 13] = [
 /// The system policy until an administrator sets one: nothing that reaches into the node (host
 /// paths, host network or IPC, capabilities beyond the baseline, uid 0, no seccomp profile). A
 /// request that names no seccomp profile gets `RuntimeDefault`: left unset, the pod would run
-/// with the kubelet's default, which is `Unconfined` unless the node says otherwise.
+/// with the kubelet's default, which is `Unconfined` unless the node says otherwise. Every
+/// container runs with `runAsNonRoot`, locked: a request that names no uid runs as its image's
+/// user, root for most images, and only the kubelet knows the image's user, so it is the
+/// kubelet that refuses uid 0 (the diagnosis says how to name a uid).
 pub fn node_protection() -> Value {
     json!({
-        "defaults": { "security": { "seccompProfileType": "RuntimeDefault" } },
+        "defaults": {
+            "security": { "seccompProfileType": "RuntimeDefault", "runAsNonRoot": true }
+        },
         "rules": {
             "security": {
                 "hostNetwork": { "canEdit": false },
                 "hostIpc": { "canEdit": false },
                 "capabilities": { "options": BASELINE_CAPABILITIES },
                 "runAsUid": { "min": 1 },
+                "runAsNonRoot": { "canEdit": false },
                 "seccompProfileType": { "options": ["RuntimeDefault"] }
             },
             "storage": { "hostPath": { "canAdd": false } }

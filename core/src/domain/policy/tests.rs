@@ -64,6 +64,30 @@ fn node_protection_refuses_what_reaches_into_the_node() {
 }
 
 #[test]
+fn every_container_runs_as_non_root_and_a_request_cannot_turn_it_off() {
+    let mut spec = json!({ "image": "x" });
+    fill_defaults(&mut spec, &[system()]);
+    assert_eq!(spec["security"]["runAsNonRoot"], json!(true));
+    assert!(refusals(spec, &[system()]).is_empty());
+    let off = json!({ "image": "x", "security": { "runAsNonRoot": false } });
+    assert_eq!(
+        refusals(off, &[system()]),
+        [(
+            "spec.security.runAsNonRoot".to_owned(),
+            "cannot be changed: it is locked to true (the system policy)".to_owned()
+        )]
+    );
+    // A system policy that names the rule itself may let requests run as their image's user.
+    let relaxed = system_layer(Some(&json!({
+        "defaults": { "security": { "runAsNonRoot": false } },
+        "rules": { "security": { "runAsNonRoot": { "canEdit": true } } }
+    })));
+    let relaxed = policy("the system policy", relaxed);
+    let off = json!({ "image": "x", "security": { "runAsNonRoot": false } });
+    assert!(refusals(off, &[relaxed]).is_empty());
+}
+
+#[test]
 fn a_request_within_the_rules_passes_and_false_counts_as_unset() {
     let spec = json!({ "image": "x", "security": { "hostNetwork": false, "capabilities": ["CHOWN"],
                        "runAsUid": 500, "seccompProfileType": "RuntimeDefault" } });

@@ -154,7 +154,10 @@ impl Rule {
         if self.required == Some(true) && empty {
             return Some("is required".into());
         }
-        if self.can_edit == Some(false) && !empty && value != default {
+        // `false` counts as unset, except against a lock on `true`: there it is the change
+        // the lock forbids (`runAsNonRoot: false` under node protection).
+        let unlocks = value == Some(&Value::Bool(false)) && default == Some(&Value::Bool(true));
+        if self.can_edit == Some(false) && (!empty || unlocks) && value != default {
             let locked = default.map_or_else(|| "unset".to_owned(), Value::to_string);
             return Some(format!("cannot be changed: it is locked to {locked}"));
         }
