@@ -55,6 +55,26 @@ pub fn require(
     .map_err(|denied| AppError::Forbidden(denied.to_string()))
 }
 
+/// Whether `principal` holds anything in `project`. One it holds nothing in is answered as if
+/// it did not exist, so its name and id cannot be probed (`service::lookup`).
+pub fn sees(principal: &Principal, project: &Project) -> bool {
+    authz::sees(&grants(principal), &project_target(project))
+}
+
+/// [`sees`] for a department or the system.
+pub fn sees_scope(principal: &Principal, scope: &Scope) -> bool {
+    authz::sees(&grants(principal), &scope.target())
+}
+
+/// [`sees`] for project `id` of department `department`, as the project list names them.
+pub fn sees_project(principal: &Principal, id: &uuid::Uuid, department: i64) -> bool {
+    let target = Target::Project {
+        id: id.to_string(),
+        department: Some(department.to_string()),
+    };
+    authz::sees(&grants(principal), &target)
+}
+
 /// Fails with 403 unless `principal` holds `permission` on the whole system.
 pub fn require_system(principal: &Principal, permission: Permission) -> Result<(), AppError> {
     authz::check(&grants(principal), permission, &Target::System, || {

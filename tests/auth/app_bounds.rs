@@ -83,8 +83,9 @@ async fn an_application_loses_what_its_creator_loses() -> anyhow::Result<()> {
     let (status, _) = send(ada.http.delete(format!("{rules}/{}", rule["id"]))).await?;
     ensure!(status == 204, "{status}");
     let (status, body) = submit(tephra, &token, "after-removal").await?;
+    // Holding nothing there now, it is told no such project is to be seen.
     ensure!(
-        status == 403,
+        status == 400 && body.to_string().contains("no project you can see"),
         "the application keeps its own rule but its creator lost theirs: {status} {body}"
     );
     let stored = tephra
@@ -93,6 +94,52 @@ async fn an_application_loses_what_its_creator_loses() -> anyhow::Result<()> {
         .count(&server::db::workloads::WorkloadFilter::default())
         .await?;
     ensure!(stored == 1, "nothing more was stored: {stored}");
+    setup.tephra.stop().await
+}
+
+#[tokio::test]
+async fn an_application_loses_its_creators_groups_once_no_session_could_vouch_for_them()
+-> anyhow::Result<()> {
+    let setup = Setup::start().await?;
+    let tephra = &setup.tephra;
+    let (ada, grace) = (setup.sign_in("ada").await?, setup.sign_in("grace").await?);
+    let rule = json!({"subjectType": "group", "subjectId": "ml-team", "roleId": 4,
+                      "scopeType": "project", "scopeId": "default"});
+    let rules = tephra.url("/api/v1/authorization/access-rules");
+    let (status, rule) = send(ada.http.post(&rules).json(&rule)).await?;
+    ensure!(status == 201, "{status} {rule}");
+    let body = json!({"name": "grace-cron", "roles": [
+        {"roleId": 4, "scopeType": "project", "scopeId": "default"}]});
+    let secret = create(tephra, &grace, body).await?;
+    let token = access_token(tephra, "grace-cron", &secret).await?;
+    let (status, body) = submit(tephra, &token, "while-vouched").await?;
+    ensure!(status == 202, "{status} {body}");
+
+    // Grace has not signed in for longer than a session lasts (12 hours by default): her
+    // groups may have changed at the provider since, so her application acts without them.
+    let server::db::Database::Sqlite(server::db::SqliteDb { pool, .. }) = &tephra.db else {
+        anyhow::bail!("the sign-in tests run on SQLite")
+    };
+    sqlx::query("UPDATE users SET last_seen_at = $1 WHERE subject = 'grace-0002'")
+        .bind(chrono::Utc::now() - chrono::Duration::hours(13))
+        .execute(pool)
+        .await?;
+    let (status, body) = submit(tephra, &token, "after-a-session").await?;
+    // It holds nothing in the project now, so to it the project is not there.
+    ensure!(
+        status == 400 && body.to_string().contains("no project you can see"),
+        "the creator's groups from 13 hours ago still counted: {status} {body}"
+    );
+    // Signing in again vouches for them anew.
+    setup.sign_in("grace").await?;
+    let (status, body) = submit(tephra, &token, "vouched-again").await?;
+    ensure!(status == 202, "{status} {body}");
+    let stored = tephra
+        .db
+        .workloads()
+        .count(&server::db::workloads::WorkloadFilter::default())
+        .await?;
+    ensure!(stored == 2, "the refused submit stored nothing: {stored}");
     setup.tephra.stop().await
 }
 

@@ -87,10 +87,16 @@ async fn nobody_submits_through_the_form_where_the_api_would_refuse() -> anyhow:
         ensure!(status.is_client_error(), "{who}: {status} {text}");
         if who == "anonymous" {
             ensure!(status == 401, "{who}: {status} {text}");
-        } else {
+        } else if who.starts_with("viewer") {
             ensure!(
                 status == 403 && text.contains("missing permission"),
                 "{who} is told the rule: {status} {text}"
+            );
+        } else {
+            // A project they hold nothing in is, to them, one that does not exist.
+            ensure!(
+                status == 400 && text.contains("no project you can see"),
+                "{who} is told no such project: {status} {text}"
             );
         }
     }

@@ -53,7 +53,8 @@ use quota::{
 use rules::scheduling_rules_are_stored_checked_cleared_and_listed;
 use security::{
     a_deleted_unit_takes_its_rules_and_policies_with_it,
-    a_rule_or_policy_racing_a_delete_is_not_left_behind, an_unreadable_policy_fails_closed,
+    a_rule_or_policy_racing_a_delete_is_not_left_behind,
+    a_stranger_cannot_tell_a_taken_name_or_id_from_a_free_one, an_unreadable_policy_fails_closed,
     every_department_and_project_change_is_audited_and_a_refused_one_leaves_none,
     every_policy_change_is_in_the_audit_trail_and_a_refused_one_leaves_none,
     inner_policies_cannot_unlock_what_the_system_locks, non_preemptible_workers_stay_within_quota,
@@ -172,6 +173,7 @@ on_both_engines!(
     a_deleted_unit_takes_its_rules_and_policies_with_it,
     a_rule_or_policy_racing_a_delete_is_not_left_behind,
     non_preemptible_workers_stay_within_quota,
+    a_stranger_cannot_tell_a_taken_name_or_id_from_a_free_one,
     scheduling_rules_are_stored_checked_cleared_and_listed,
     tenants_cannot_choose_a_namespace_tephra_does_not_own,
     inner_policies_cannot_unlock_what_the_system_locks,

@@ -18,6 +18,7 @@ mod leftovers;
 mod org_changes;
 mod policies;
 mod preemption;
+mod probing;
 pub use leftovers::{
     a_deleted_unit_takes_its_rules_and_policies_with_it,
     a_rule_or_policy_racing_a_delete_is_not_left_behind,
@@ -29,6 +30,7 @@ pub use policies::{
     strangers_learn_nothing_of_a_projects_policy,
 };
 pub use preemption::non_preemptible_workers_stay_within_quota;
+pub use probing::a_stranger_cannot_tell_a_taken_name_or_id_from_a_free_one;
 
 /// A principal holding one role in one scope.
 pub(crate) fn principal(user: uuid::Uuid, role: Role, scope: Scope) -> Principal {

@@ -9,8 +9,9 @@ use tephra_core::domain::authz::{self, Caller, Grant, Role, Scope};
 
 impl Authenticator {
     /// The grants the creator of application `name` holds now: the rules that name their
-    /// subject, verified e-mail or the groups of their last sign-in, and the administrator
-    /// settings. None for an application that no longer exists.
+    /// subject, verified e-mail or the groups of their last sign-in (while a session from it
+    /// could still last: `--session-max-hours`), and the administrator settings. None for an
+    /// application that no longer exists.
     pub(super) async fn creator_grants(&self, name: &str) -> Result<Vec<Grant>, AppError> {
         let app = match self.db.applications().by_name(name).await {
             Ok(app) => app,
@@ -21,13 +22,22 @@ impl Authenticator {
         let (caller, admin) = if creator.issuer == DEV_ISSUER {
             (Caller::default(), self.dev_principal.is_some())
         } else {
-            let admin =
-                self.admins
-                    .names(&creator.subject, creator.email.as_deref(), &creator.groups);
+            // The groups are the provider's word at the creator's last sign-in; they count for
+            // as long as a session from that sign-in could, so an application does not keep
+            // what a group gave after the provider last vouched for it.
+            let age = chrono::Utc::now() - creator.last_seen_at;
+            let groups = if age.num_seconds() <= self.max_session_seconds {
+                creator.groups.0
+            } else {
+                Vec::new()
+            };
+            let admin = self
+                .admins
+                .names(&creator.subject, creator.email.as_deref(), &groups);
             let caller = Caller {
                 subject: Some(creator.subject),
                 email: creator.email,
-                groups: creator.groups.0,
+                groups,
                 app: None,
             };
             (caller, admin)

@@ -3,10 +3,11 @@
 //! permission in, and the policy layers a project's requests are checked against.
 
 use crate::authorize;
+use crate::db::departments::Department;
 use crate::db::projects::{Project, ProjectWithCounts};
 use crate::db::{Database, DbError};
 use app::error::AppError;
-use tephra_core::domain::authz::Permission;
+use tephra_core::domain::authz::{Permission, Scope};
 use tephra_core::domain::policy::{Policy, PolicyKind};
 use tephra_core::domain::request::WorkloadKind;
 use tephra_core::model::principal::Principal;
@@ -17,23 +18,80 @@ pub(super) fn actor(principal: &Principal) -> Option<Uuid> {
     principal.user_id.parse().ok()
 }
 
-/// Finds a project by id (Run:ai's integer, or the UUID) or name, as requests name them; the error names the request
-/// field that held `key`.
+/// The project `key` names (Run:ai's integer, the UUID or the name) if the principal holds
+/// anything in it; `None` when there is none or it is a stranger's, which answer alike so a
+/// stranger cannot probe which names and ids are taken.
+pub(super) async fn seen_project(
+    db: &Database,
+    principal: &Principal,
+    key: &str,
+) -> Result<Option<Project>, AppError> {
+    match db.projects().by_key(key).await {
+        Ok(project) => Ok(authorize::sees(principal, &project).then_some(project)),
+        Err(DbError::NotFound) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What a caller is told of a project key that names none it can see.
+pub(super) fn no_project(key: &str) -> String {
+    format!(
+        "no project you can see has the id or name {key:?}; GET /api/v1/org-unit/projects lists yours"
+    )
+}
+
+/// [`seen_project`], or a 400 naming `field`, the request field that held `key`.
 pub(super) async fn project_by_key(
     db: &Database,
+    principal: &Principal,
     key: &str,
     field: &str,
 ) -> Result<Project, AppError> {
-    match db.projects().by_key(key).await {
-        Ok(project) => Ok(project),
-        Err(DbError::NotFound) => Err(AppError::field(
-            field,
-            format!(
-                "no project has the id or name {key:?}; GET /api/v1/org-unit/projects lists them"
-            ),
-        )),
-        Err(e) => Err(e.into()),
+    seen_project(db, principal, key)
+        .await?
+        .ok_or_else(|| AppError::field(field, no_project(key)))
+}
+
+/// The department `key` names if the principal holds anything in it or in one of its projects
+/// (whose pages name it); `None` alike when there is none and when it is not theirs.
+pub(super) async fn seen_department(
+    db: &Database,
+    principal: &Principal,
+    key: &str,
+) -> Result<Option<Department>, AppError> {
+    let department = match db.departments().by_key(key).await {
+        Ok(d) => d,
+        Err(DbError::NotFound) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    if authorize::sees_scope(principal, &Scope::Department(department.id.to_string())) {
+        return Ok(Some(department));
     }
+    let projects = db.projects().names().await?;
+    let member = projects
+        .iter()
+        .any(|(id, _, d)| *d == department.id && authorize::sees_project(principal, id, *d));
+    Ok(member.then_some(department))
+}
+
+/// What a caller is told of a department key that names none it can see.
+pub(super) fn no_department(key: &str) -> String {
+    format!(
+        "no department you can see has the id or name {key:?}; \
+         GET /api/v1/org-unit/departments lists yours"
+    )
+}
+
+/// [`seen_department`], or a 400 naming `field`.
+pub(super) async fn department_by_key(
+    db: &Database,
+    principal: &Principal,
+    key: &str,
+    field: &str,
+) -> Result<Department, AppError> {
+    seen_department(db, principal, key)
+        .await?
+        .ok_or_else(|| AppError::field(field, no_department(key)))
 }
 
 /// The refusal of a rule or policy whose project or department was deleted after the request

@@ -262,6 +262,13 @@ pub fn allows(grants: &[Grant], permission: Permission, target: &Target) -> bool
         .any(|(role, scope)| scope.reaches(target) && role.permissions().contains(&permission))
 }
 
+/// Whether any grant reaches `target` at all. Something a caller holds nothing in is, to them,
+/// something that does not exist: a lookup answers as it does for a missing one, so a stranger
+/// cannot learn which names and ids are taken by asking for them.
+pub fn sees(grants: &[Grant], target: &Target) -> bool {
+    grants.iter().any(|(_, scope)| scope.reaches(target))
+}
+
 /// [`allows`], or the refusal naming the permission; `described` names the target for people.
 pub fn check(
     grants: &[Grant],

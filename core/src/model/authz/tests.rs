@@ -139,6 +139,21 @@ fn members_of_one_project_see_nothing_of_another() {
 }
 
 #[test]
+fn a_unit_is_seen_only_by_those_who_hold_something_in_it() {
+    let sees_as = |email: &str, target: &Target| sees(&grants_of(&rules(), &user(email)), target);
+    // A viewer sees the project; a department administrator sees its department and projects.
+    assert!(sees_as("vic@x", &vision()));
+    assert!(sees_as("dana@x", &vision()));
+    assert!(sees_as("dana@x", &Target::Department("2".into())));
+    assert!(sees_as("root@x", &speech()));
+    // Another department's project, the department of one's project, and anything to someone
+    // with no grant are unseen.
+    assert!(!sees_as("dana@x", &speech()));
+    assert!(!sees_as("pat@x", &Target::Department("2".into())));
+    assert!(!sees_as("nobody@x", &vision()));
+}
+
+#[test]
 fn reach_follows_the_scope_of_each_grant() {
     let dana = Reach::of(
         &grants_of(&rules(), &user("dana@x")),

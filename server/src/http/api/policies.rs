@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tephra_core::domain::authz::Scope;
 use tephra_core::domain::policy::PolicyKind;
+use tephra_core::model::principal::Principal;
 
 pub fn router() -> Router<AppState> {
     Router::new().route(
@@ -79,9 +80,14 @@ fn answer(meta: PolicyMeta, found: ScopePolicy) -> PolicyAnswer {
     }
 }
 
-async fn scope_of(organisation: &Organisation, meta: &PolicyMeta) -> Result<Scope, ApiError> {
+async fn scope_of(
+    organisation: &Organisation,
+    principal: &Principal,
+    meta: &PolicyMeta,
+) -> Result<Scope, ApiError> {
     Ok(organisation
         .policy_scope(
+            principal,
             &meta.scope,
             meta.department_id.as_deref(),
             meta.project_id.as_deref(),
@@ -100,7 +106,7 @@ pub async fn get_policy(
     QueryParams(meta): QueryParams<PolicyMeta>,
 ) -> Result<Json<PolicyAnswer>, ApiError> {
     let kind = kind_of(&kind)?;
-    let scope = scope_of(services.organisation(), &meta).await?;
+    let scope = scope_of(services.organisation(), &principal, &meta).await?;
     let found = services
         .organisation()
         .policy(&principal, &scope, kind)
@@ -121,7 +127,7 @@ pub async fn put_policy(
     JsonBody(request): JsonBody<PolicyRequest>,
 ) -> Result<Json<PolicyAnswer>, ApiError> {
     let kind = kind_of(&kind)?;
-    let scope = scope_of(services.organisation(), &request.meta).await?;
+    let scope = scope_of(services.organisation(), &principal, &request.meta).await?;
     let found = services
         .organisation()
         .set_policy(&principal, &scope, kind, &request.policy)
@@ -140,7 +146,7 @@ pub async fn delete_policy(
     QueryParams(meta): QueryParams<PolicyMeta>,
 ) -> Result<StatusCode, ApiError> {
     let kind = kind_of(&kind)?;
-    let scope = scope_of(services.organisation(), &meta).await?;
+    let scope = scope_of(services.organisation(), &principal, &meta).await?;
     services
         .organisation()
         .delete_policy(&principal, &scope, kind)

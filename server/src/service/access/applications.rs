@@ -98,7 +98,13 @@ impl Access {
         for (i, role) in new.roles.iter().enumerate() {
             let prefix = format!("roles[{i}].");
             let (role_kind, scope) = self
-                .role_on_scope(role.role_id, &role.scope_type, &role.scope_id, &prefix)
+                .role_on_scope(
+                    principal,
+                    role.role_id,
+                    &role.scope_type,
+                    &role.scope_id,
+                    &prefix,
+                )
                 .await?;
             no_wider(principal, role_kind, &scope, &format!("{prefix}roleId"))?;
             if role_kind == Role::SystemAdministrator && !new.confirm_system_administrator {

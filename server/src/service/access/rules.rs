@@ -6,7 +6,7 @@ use crate::db::DbError;
 use crate::db::access_rules::StoredRule;
 use crate::db::departments::DepartmentWithCounts;
 use crate::db::projects::ProjectWithCounts;
-use crate::service::lookup::{project_by_key, scope_gone};
+use crate::service::lookup::{department_by_key, project_by_key, scope_gone};
 use app::error::AppError;
 use tephra_core::domain::authz::{self, AccessRule, Permission, Role, Scope, Subject};
 use tephra_core::model::access::{AccessRuleList, AccessRuleView, NewAccessRule, RoleView};
@@ -103,6 +103,7 @@ impl Access {
     /// (`roles[0].`).
     pub(super) async fn role_on_scope(
         &self,
+        principal: &Principal,
         role_id: i64,
         scope_type: &str,
         scope_id: &str,
@@ -118,23 +119,12 @@ impl Access {
             "system" => Scope::System,
             "project" => {
                 let field = format!("{prefix}scopeId");
-                let project = project_by_key(&self.db, scope_id, &field).await?;
+                let project = project_by_key(&self.db, principal, scope_id, &field).await?;
                 Scope::Project(project.id.to_string())
             }
             "department" => {
-                let department = match self.db.departments().by_key(scope_id).await {
-                    Ok(d) => d,
-                    Err(crate::db::DbError::NotFound) => {
-                        return Err(invalid(
-                            &format!("{prefix}scopeId"),
-                            format!(
-                                "no department has the id or name {scope_id:?}; \
-                                 GET /api/v1/org-unit/departments lists them"
-                            ),
-                        ));
-                    }
-                    Err(e) => return Err(e.into()),
-                };
+                let field = format!("{prefix}scopeId");
+                let department = department_by_key(&self.db, principal, scope_id, &field).await?;
                 Scope::Department(department.id.to_string())
             }
             other => {
@@ -166,7 +156,11 @@ impl Access {
         Ok((role, scope))
     }
 
-    async fn parse(&self, new: &NewAccessRule) -> Result<AccessRule, AppError> {
+    async fn parse(
+        &self,
+        principal: &Principal,
+        new: &NewAccessRule,
+    ) -> Result<AccessRule, AppError> {
         let id = new.subject_id.trim();
         if id.is_empty() || id.len() > SUBJECT_MAX || id.chars().any(char::is_control) {
             return Err(invalid(
@@ -177,7 +171,7 @@ impl Access {
         let subject =
             Subject::parse(&new.subject_type, id).map_err(|m| invalid("subjectType", m))?;
         let (role, scope) = self
-            .role_on_scope(new.role_id, &new.scope_type, &new.scope_id, "")
+            .role_on_scope(principal, new.role_id, &new.scope_type, &new.scope_id, "")
             .await?;
         Ok(AccessRule {
             subject,
@@ -207,7 +201,7 @@ impl Access {
         principal: &Principal,
         new: &NewAccessRule,
     ) -> Result<AccessRuleView, AppError> {
-        let rule = self.parse(new).await?;
+        let rule = self.parse(principal, new).await?;
         if !self.owns_app(principal, &rule.subject).await? {
             may_manage(principal, &rule.scope)?;
         }

@@ -4,9 +4,8 @@
 
 use super::Organisation;
 use crate::authorize;
-use crate::db::DbError;
 use crate::db::departments::{Department, DepartmentFields, DepartmentWithCounts};
-use crate::service::lookup::actor;
+use crate::service::lookup::{actor, no_department, seen_department};
 use app::error::AppError;
 use chrono::SecondsFormat;
 use tephra_core::domain::authz::{Permission, Scope};
@@ -36,14 +35,16 @@ impl Organisation {
         }
     }
 
-    pub(super) async fn department_by_key(&self, key: &str) -> Result<Department, AppError> {
-        match self.db.departments().by_key(key).await {
-            Ok(d) => Ok(d),
-            Err(DbError::NotFound) => Err(AppError::NotFound(format!(
-                "no department has the id or name {key:?}"
-            ))),
-            Err(e) => Err(e.into()),
-        }
+    /// The department `key` names, if the principal can see it: one it cannot is answered as
+    /// one that does not exist.
+    pub(super) async fn department_for(
+        &self,
+        principal: &Principal,
+        key: &str,
+    ) -> Result<Department, AppError> {
+        seen_department(&self.db, principal, key)
+            .await?
+            .ok_or_else(|| AppError::NotFound(no_department(key)))
     }
 
     /// The departments where the principal may read projects.
@@ -64,7 +65,7 @@ impl Organisation {
         principal: &Principal,
         key: &str,
     ) -> Result<org::Department, AppError> {
-        let department = self.department_by_key(key).await?;
+        let department = self.department_for(principal, key).await?;
         authorize::require_on(principal, Permission::ReadProject, &scope_of(&department))?;
         Ok(self.department_view(&department))
     }
@@ -92,7 +93,7 @@ impl Organisation {
         request: DepartmentRequest,
     ) -> Result<org::Department, AppError> {
         authorize::require_system(principal, Permission::ManageSystem)?;
-        let department = self.department_by_key(key).await?;
+        let department = self.department_for(principal, key).await?;
         if request.name != department.name {
             return Err(AppError::field(
                 "name",
@@ -118,7 +119,7 @@ impl Organisation {
         key: &str,
     ) -> Result<(), AppError> {
         authorize::require_system(principal, Permission::ManageSystem)?;
-        let department = self.department_by_key(key).await?;
+        let department = self.department_for(principal, key).await?;
         if department.name == crate::db::departments::DEFAULT_DEPARTMENT {
             return Err(AppError::Conflict(
                 "the default department cannot be deleted".into(),

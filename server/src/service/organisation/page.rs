@@ -4,6 +4,7 @@
 
 use super::Organisation;
 use crate::db::DbError;
+use crate::service::lookup::seen_project;
 use app::error::AppError;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -139,8 +140,9 @@ impl Organisation {
             }
         };
         let parent_id = (!department.is_empty()).then(|| department.to_owned());
-        match self.db.projects().by_key(name).await {
-            Ok(existing) => {
+        // A project the caller cannot see is one to create (whose name may then be taken).
+        match seen_project(&self.db, principal, name).await? {
+            Some(existing) => {
                 let request = ProjectRequest {
                     name: existing.name.clone(),
                     cluster_id: None,
@@ -153,7 +155,7 @@ impl Organisation {
                 };
                 self.update_project(principal, name, request).await
             }
-            Err(DbError::NotFound) => {
+            None => {
                 let request = ProjectRequest {
                     name: name.to_owned(),
                     cluster_id: None,
@@ -166,7 +168,6 @@ impl Organisation {
                 };
                 self.create_project(principal, request).await
             }
-            Err(e) => Err(e.into()),
         }
     }
 
@@ -178,7 +179,7 @@ impl Organisation {
         id: &str,
         kind: PolicyKind,
     ) -> Result<String, AppError> {
-        let (scope, kind) = self.page_scope(scope, id, kind).await?;
+        let (scope, kind) = self.page_scope(principal, scope, id, kind).await?;
         let found = self.policy(principal, &scope, kind).await?;
         let own = found
             .own
@@ -198,7 +199,7 @@ impl Organisation {
         body: &str,
         save: bool,
     ) -> Result<Vec<PolicyField>, AppError> {
-        let (scope, kind) = self.page_scope(scope, id, kind).await?;
+        let (scope, kind) = self.page_scope(principal, scope, id, kind).await?;
         let body: Value = serde_json::from_str(body)
             .map_err(|e| AppError::field("policy", format!("must be a JSON object: {e}")))?;
         let layers = self
@@ -212,15 +213,16 @@ impl Organisation {
 
     async fn page_scope(
         &self,
+        principal: &Principal,
         scope: &str,
         id: &str,
         kind: PolicyKind,
     ) -> Result<(tephra_core::domain::authz::Scope, PolicyKind), AppError> {
         let id = (!id.is_empty()).then_some(id);
         let scope = match scope {
-            "department" => self.policy_scope(scope, id, None).await?,
-            "project" => self.policy_scope(scope, None, id).await?,
-            _ => self.policy_scope(scope, None, None).await?,
+            "department" => self.policy_scope(principal, scope, id, None).await?,
+            "project" => self.policy_scope(principal, scope, None, id).await?,
+            _ => self.policy_scope(principal, scope, None, None).await?,
         };
         Ok((scope, kind))
     }

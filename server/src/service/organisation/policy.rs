@@ -4,8 +4,7 @@
 
 use super::Organisation;
 use crate::authorize;
-use crate::db::DbError;
-use crate::service::lookup::{actor, policy_layers, project_by_key};
+use crate::service::lookup::{actor, department_by_key, policy_layers, project_by_key};
 use app::error::AppError;
 use serde_json::{Value, json};
 use tephra_core::domain::authz::{Permission, Scope};
@@ -42,7 +41,7 @@ impl Organisation {
         principal: &Principal,
         key: &str,
     ) -> Result<FormPolicy, AppError> {
-        let project = project_by_key(&self.db, key, "projectId").await?;
+        let project = project_by_key(&self.db, principal, key, "projectId").await?;
         authorize::require(principal, Permission::ManageWorkloads, &project)?;
         Ok(FormPolicy {
             trainings: policy_layers(&self.db, &project, WorkloadKind::Training).await?,
@@ -54,6 +53,7 @@ impl Organisation {
     /// `cluster`; `department`; `project`) with `departmentId` or `projectId`.
     pub async fn policy_scope(
         &self,
+        principal: &Principal,
         scope: &str,
         department: Option<&str>,
         project: Option<&str>,
@@ -64,20 +64,14 @@ impl Organisation {
                 let key = department.ok_or_else(|| {
                     AppError::field("departmentId", "is required with scope department")
                 })?;
-                match self.db.departments().by_key(key).await {
-                    Ok(d) => Ok(Scope::Department(d.id.to_string())),
-                    Err(DbError::NotFound) => Err(AppError::field(
-                        "departmentId",
-                        format!("no department has the id or name {key:?}"),
-                    )),
-                    Err(e) => Err(e.into()),
-                }
+                let d = department_by_key(&self.db, principal, key, "departmentId").await?;
+                Ok(Scope::Department(d.id.to_string()))
             }
             "project" => {
                 let key = project.ok_or_else(|| {
                     AppError::field("projectId", "is required with scope project")
                 })?;
-                let p = project_by_key(&self.db, key, "projectId").await?;
+                let p = project_by_key(&self.db, principal, key, "projectId").await?;
                 Ok(Scope::Project(p.id.to_string()))
             }
             other => Err(AppError::field(

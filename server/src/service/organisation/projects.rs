@@ -5,10 +5,9 @@ use super::Organisation;
 use super::departments::{NAMESPACE_MAX, department_name, rfc3339, scope_of};
 use crate::authorize;
 use crate::cluster::namespace::Refusal;
-use crate::db::DbError;
 use crate::db::departments::Department;
 use crate::db::projects::{NewProject, Project, ProjectFields, Within};
-use crate::service::lookup::{actor, projects_where};
+use crate::service::lookup::{actor, department_by_key, no_project, projects_where, seen_project};
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::namespaces::project_name_refusal;
@@ -140,15 +139,9 @@ impl Organisation {
         key: &str,
         permission: Permission,
     ) -> Result<Project, AppError> {
-        let project = match self.db.projects().by_key(key).await {
-            Ok(p) => p,
-            Err(DbError::NotFound) => {
-                return Err(AppError::NotFound(format!(
-                    "no project has the id or name {key:?}"
-                )));
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let project = seen_project(&self.db, principal, key)
+            .await?
+            .ok_or_else(|| AppError::NotFound(no_project(key)))?;
         authorize::require(principal, permission, &project)?;
         Ok(project)
     }
@@ -159,13 +152,13 @@ impl Organisation {
         request: ProjectRequest,
     ) -> Result<org::Project, AppError> {
         let department = match request.parent_id.as_deref() {
-            Some(key) => self.department_by_key(key).await.map_err(|_| {
-                AppError::field(
-                    "parentId",
-                    format!("no department has the id or name {key:?}; GET /api/v1/org-unit/departments lists them"),
-                )
-            })?,
-            None => self.db.departments().by_name(crate::db::departments::DEFAULT_DEPARTMENT).await?,
+            Some(key) => department_by_key(&self.db, principal, key, "parentId").await?,
+            None => {
+                self.db
+                    .departments()
+                    .by_name(crate::db::departments::DEFAULT_DEPARTMENT)
+                    .await?
+            }
         };
         authorize::require_on(
             principal,

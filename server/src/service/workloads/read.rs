@@ -112,6 +112,9 @@ impl Workloads {
             return Err(not_found(noun(kind), id));
         }
         let project = self.db.projects().get(listing.workload.project_id).await?;
+        if !authorize::sees(principal, &project) {
+            return Err(not_found(noun(kind), id));
+        }
         authorize::require(principal, permission, &project)?;
         Ok(listing)
     }
@@ -228,7 +231,7 @@ impl Workloads {
         principal: &Principal,
         key: &str,
     ) -> Result<Project, AppError> {
-        let project = project_by_key(&self.db, key, "projectId").await?;
+        let project = project_by_key(&self.db, principal, key, "projectId").await?;
         authorize::require(principal, Permission::ReadWorkloads, &project)?;
         Ok(project)
     }
@@ -286,7 +289,9 @@ impl Workloads {
     ) -> Result<Vec<HistoryEntry>, AppError> {
         let workload = self.listing(id, "workload").await?.workload;
         let project = self.db.projects().get(workload.project_id).await?;
-        authorize::require(principal, Permission::ReadWorkloads, &project)?;
+        if !authorize::may(principal, Permission::ReadWorkloads, &project) {
+            return Err(not_found("workload", id));
+        }
         self.history_of(workload.id).await
     }
 

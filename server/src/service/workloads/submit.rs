@@ -7,7 +7,7 @@ use crate::db::DbError;
 use crate::db::departments::Department;
 use crate::db::projects::Project;
 use crate::db::workloads::{Change, NewWorkload, WorkloadListing};
-use crate::service::lookup::project_by_key;
+use crate::service::lookup::{project_by_key, seen_project};
 use app::error::AppError;
 use tephra_core::domain::authz::Permission;
 use tephra_core::domain::labels::{Owner, job_name};
@@ -94,13 +94,10 @@ impl Workloads {
         principal: &Principal,
         value: &serde_json::Value,
     ) -> Result<Checked, AppError> {
+        // One it cannot see is reported after parsing, with the request's other errors, as
+        // one that does not exist.
         let named = match named_project(value) {
-            Some(key) => match self.db.projects().by_key(&key).await {
-                Ok(project) => Some(project),
-                // Reported after parsing, with the request's other errors.
-                Err(DbError::NotFound) => None,
-                Err(e) => return Err(e.into()),
-            },
+            Some(key) => seen_project(&self.db, principal, &key).await?,
             None => None,
         };
         let named = match named {
@@ -132,7 +129,8 @@ impl Workloads {
             // Parsing succeeded, so the request names a project: one that does not exist (the
             // error says so), or one spelled differently than the store knows it.
             None => {
-                let project = project_by_key(&self.db, &request.project_id(), "projectId").await?;
+                let project =
+                    project_by_key(&self.db, principal, &request.project_id(), "projectId").await?;
                 authorize::require(principal, Permission::ManageWorkloads, &project)?;
                 self.with_department(project).await?
             }

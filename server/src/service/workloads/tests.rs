@@ -87,7 +87,7 @@ async fn a_researchers_submit_is_accepted_stored_and_listed() {
 }
 
 #[tokio::test]
-async fn a_stranger_is_refused_with_the_missing_permission_and_nothing_is_stored() {
+async fn a_stranger_is_told_no_such_project_and_nothing_is_stored() {
     let db = database().await;
     let service = workloads(&db);
     let nobody = stranger(&db).await;
@@ -96,12 +96,13 @@ async fn a_stranger_is_refused_with_the_missing_permission_and_nothing_is_stored
         .submit(WorkloadKind::Training, &nobody, training("t1", json!({})))
         .await
         .expect_err("a stranger to the project may not submit there");
+    // As for a project that does not exist: a stranger cannot probe which names are taken.
     match refused {
-        AppError::Forbidden(message) => assert!(
-            message.contains("missing permission workloads:manage"),
-            "{message}"
-        ),
-        other => panic!("expected a 403, got {other:?}"),
+        AppError::Invalid { field, message } => {
+            assert_eq!(field, "projectId");
+            assert!(message.starts_with("no project you can see"), "{message}");
+        }
+        other => panic!("expected a 400 naming projectId, got {other:?}"),
     }
     assert_eq!(stored(&db).await, 0, "nothing was stored");
     let page = service
