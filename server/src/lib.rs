@@ -266,6 +266,9 @@ impl Application {
         let health = config.cluster.shared.health.clone();
         let services = service::Services::new(config, auth);
         services.observe().keep_asking_the_database();
+        services
+            .access()
+            .keep_audit_within(args.audit_retention_days, health.clone());
         services.workloads().keep_order_computed(health);
         measure_older_workloads(&services).await?;
         let state = http::AppState {

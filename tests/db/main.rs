@@ -9,6 +9,7 @@ mod lists;
 mod org_units;
 mod policy;
 mod quota;
+mod retention;
 mod rules;
 mod security;
 mod standing;
@@ -50,6 +51,7 @@ use quota::{
     concurrent_submissions_queue_beyond_the_limit,
     edits_are_admitted_without_their_own_use_and_one_of_racing_edits_wins,
 };
+use retention::the_audit_trail_forgets_what_is_past_its_retention;
 use rules::scheduling_rules_are_stored_checked_cleared_and_listed;
 use security::{
     a_deleted_unit_takes_its_rules_and_policies_with_it,
@@ -174,6 +176,7 @@ on_both_engines!(
     a_rule_or_policy_racing_a_delete_is_not_left_behind,
     non_preemptible_workers_stay_within_quota,
     a_stranger_cannot_tell_a_taken_name_or_id_from_a_free_one,
+    the_audit_trail_forgets_what_is_past_its_retention,
     scheduling_rules_are_stored_checked_cleared_and_listed,
     tenants_cannot_choose_a_namespace_tephra_does_not_own,
     inner_policies_cannot_unlock_what_the_system_locks,

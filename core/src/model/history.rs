@@ -108,10 +108,13 @@ pub enum AuditAction {
     SignIn,
     SignInFailed,
     SignOut,
+    /// Entries older than the retention (`--audit-retention-days`) were removed; how many and
+    /// up to when are in the detail.
+    AuditForgotten,
 }
 
 impl AuditAction {
-    const OTHERS: [(AuditAction, &'static str); 17] = [
+    const OTHERS: [(AuditAction, &'static str); 18] = [
         (
             AuditAction::NodeProtectionReplaced,
             "policy.node-protection",
@@ -135,6 +138,7 @@ impl AuditAction {
         (AuditAction::SignIn, "auth.sign_in"),
         (AuditAction::SignInFailed, "auth.sign_in_failed"),
         (AuditAction::SignOut, "auth.sign_out"),
+        (AuditAction::AuditForgotten, "audit.forgotten"),
     ];
 
     /// How the store and the API spell it.

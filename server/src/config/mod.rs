@@ -74,6 +74,16 @@ pub struct ServeArgs {
     #[arg(long, env = "TEPHRA_DATABASE_URL", value_name = "URL", hide_env_values = true)]
     pub database_url: Option<String>,
 
+    /// Days the audit trail keeps an entry (a workload's history is in it too); older ones are
+    /// removed every hour, with an `audit.forgotten` entry saying how many. 0 keeps them all.
+    #[arg(
+        long,
+        env = "TEPHRA_AUDIT_RETENTION_DAYS",
+        default_value_t = 400,
+        value_name = "DAYS"
+    )]
+    pub audit_retention_days: u32,
+
     /// Directory with the built site (the `pkg/` folder with the WASM and JS bundle, and the
     /// public files), as produced by `cargo leptos build --release`.
     #[arg(long, env = "TEPHRA_SITE_ROOT", default_value = "target/site", value_name = "DIR")]

@@ -1,7 +1,7 @@
 //! The audit trail: who did what to which object, and when. Volcano keeps no such record, so
 //! suspend, resume and delete are answerable only from here.
 
-use super::{DbResult, now, on_pool};
+use super::{DbResult, now, on_pool, write_transaction};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use tephra_core::model::history::{AuditAction, AuditTarget};
@@ -153,6 +153,37 @@ impl Audit<'_> {
         .fetch_all(pool)
         .await)?;
         Ok(rows.into_iter().filter_map(Row::event).collect())
+    }
+}
+
+impl Audit<'_> {
+    /// Removes up to `batch` of the oldest events from before `before`, with an
+    /// `audit.forgotten` entry saying how many, in one transaction; how many went. Oldest
+    /// first by id, which follows time, so the scan stops at the first `batch` it finds.
+    pub async fn forget_before(&self, before: DateTime<Utc>, batch: i64) -> DbResult<u64> {
+        let forgotten = write_transaction!(self.0, tx => {
+            let gone = sqlx::query(
+                "DELETE FROM audit_events WHERE id IN (
+                     SELECT id FROM audit_events WHERE at < $1 ORDER BY id LIMIT $2)",
+            )
+            .bind(before)
+            .bind(batch)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if gone > 0 {
+                let detail = serde_json::json!({
+                    "entries": gone,
+                    "before": before.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                });
+                record_in!(&mut *tx, None::<Uuid>, AuditAction::AuditForgotten,
+                    AuditTarget::System, Uuid::nil(), &detail)
+                .await?;
+            }
+            tx.commit().await?;
+            gone
+        });
+        Ok(forgotten)
     }
 }
 

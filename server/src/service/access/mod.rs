@@ -6,6 +6,7 @@
 
 mod applications;
 mod audit_trail;
+pub mod retention;
 mod rules;
 
 pub use rules::{RuleQuery, roles};
