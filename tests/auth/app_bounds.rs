@@ -58,17 +58,30 @@ async fn submit(
     send(request).await
 }
 
+/// Grace, a researcher in `default` through her group (not by name), and Ada, who added the
+/// rule that says so; the rule as stored.
+async fn grace_in_default_by_group(setup: &Setup) -> anyhow::Result<(Browser, Browser, Value)> {
+    let (ada, grace) = (setup.sign_in("ada").await?, setup.sign_in("grace").await?);
+    let rule = json!({"subjectType": "group", "subjectId": "ml-team", "roleId": 4,
+                      "scopeType": "project", "scopeId": "default"});
+    let rules = setup.tephra.url("/api/v1/authorization/access-rules");
+    let (status, rule) = send(ada.http.post(&rules).json(&rule)).await?;
+    ensure!(status == 201, "{status} {rule}");
+    Ok((ada, grace, rule))
+}
+
+/// How many workloads are stored.
+async fn stored(tephra: &InProcess) -> anyhow::Result<i64> {
+    let filter = server::db::workloads::WorkloadFilter::default();
+    Ok(tephra.db.workloads().count(&filter).await?)
+}
+
 #[tokio::test]
 async fn an_application_loses_what_its_creator_loses() -> anyhow::Result<()> {
     let setup = Setup::start().await?;
     let tephra = &setup.tephra;
-    let (ada, grace) = (setup.sign_in("ada").await?, setup.sign_in("grace").await?);
-    // Grace is a researcher in `default` through her group, not by name.
-    let rule = json!({"subjectType": "group", "subjectId": "ml-team", "roleId": 4,
-                      "scopeType": "project", "scopeId": "default"});
+    let (ada, grace, rule) = grace_in_default_by_group(&setup).await?;
     let rules = tephra.url("/api/v1/authorization/access-rules");
-    let (status, rule) = send(ada.http.post(&rules).json(&rule)).await?;
-    ensure!(status == 201, "{status} {rule}");
     let secret = create(
         tephra,
         &grace,
@@ -88,11 +101,7 @@ async fn an_application_loses_what_its_creator_loses() -> anyhow::Result<()> {
         status == 400 && body.to_string().contains("no project you can see"),
         "the application keeps its own rule but its creator lost theirs: {status} {body}"
     );
-    let stored = tephra
-        .db
-        .workloads()
-        .count(&server::db::workloads::WorkloadFilter::default())
-        .await?;
+    let stored = stored(tephra).await?;
     ensure!(stored == 1, "nothing more was stored: {stored}");
     setup.tephra.stop().await
 }
@@ -102,12 +111,7 @@ async fn an_application_loses_its_creators_groups_once_no_session_could_vouch_fo
 -> anyhow::Result<()> {
     let setup = Setup::start().await?;
     let tephra = &setup.tephra;
-    let (ada, grace) = (setup.sign_in("ada").await?, setup.sign_in("grace").await?);
-    let rule = json!({"subjectType": "group", "subjectId": "ml-team", "roleId": 4,
-                      "scopeType": "project", "scopeId": "default"});
-    let rules = tephra.url("/api/v1/authorization/access-rules");
-    let (status, rule) = send(ada.http.post(&rules).json(&rule)).await?;
-    ensure!(status == 201, "{status} {rule}");
+    let (_, grace, _) = grace_in_default_by_group(&setup).await?;
     let body = json!({"name": "grace-cron", "roles": [
         {"roleId": 4, "scopeType": "project", "scopeId": "default"}]});
     let secret = create(tephra, &grace, body).await?;
@@ -134,11 +138,7 @@ async fn an_application_loses_its_creators_groups_once_no_session_could_vouch_fo
     setup.sign_in("grace").await?;
     let (status, body) = submit(tephra, &token, "vouched-again").await?;
     ensure!(status == 202, "{status} {body}");
-    let stored = tephra
-        .db
-        .workloads()
-        .count(&server::db::workloads::WorkloadFilter::default())
-        .await?;
+    let stored = stored(tephra).await?;
     ensure!(stored == 2, "the refused submit stored nothing: {stored}");
     setup.tephra.stop().await
 }

@@ -112,8 +112,8 @@ impl Organisation {
     }
 
     /// The project `key` names and its department, if the principal may manage the department's
-    /// projects (a project's own members learn they may not; a stranger, only that it is not
-    /// theirs).
+    /// projects (a project's own members learn they may not; a stranger is told there is no such
+    /// project).
     async fn managed_project(
         &self,
         principal: &Principal,
@@ -131,8 +131,8 @@ impl Organisation {
         Ok((project, department))
     }
 
-    /// The project `key` names, if the principal holds `permission` in it; a stranger learns
-    /// only that it is not theirs.
+    /// The project `key` names, if the principal holds `permission` in it; to a stranger it is a
+    /// 404, as a key that names nothing.
     pub(super) async fn project_for(
         &self,
         principal: &Principal,

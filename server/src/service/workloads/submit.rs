@@ -87,7 +87,8 @@ impl Workloads {
     /// names, authorize the principal there, load the project's policies, parse (with their
     /// defaults filled in), check against the policies and this cluster. Authorizing before
     /// anything else means a stranger to a project learns nothing of its policies from the
-    /// errors; the project and its department are each read once.
+    /// errors (to them it is a project that does not exist); the project and its department are
+    /// each read once.
     pub(super) async fn check(
         &self,
         kind: WorkloadKind,
