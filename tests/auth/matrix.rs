@@ -123,7 +123,7 @@ fn expectations() -> BTreeMap<&'static str, [u16; 7]> {
         ),
         (
             "DELETE /api/v1/authorization/access-rules/{id}",
-            [204, 204, 403, 403, 403, 403, 401],
+            [204, 204, 403, 403, 404, 403, 401],
         ),
         ("GET /api/v1/apps", anyone),
         ("POST /api/v1/apps", [201, 201, 201, 201, 201, 403, 401]),

@@ -225,6 +225,11 @@ impl Access {
             .await
             .unwrap_or(false)
         {
+            // As in `get_rule`: a rule on a scope the caller cannot see is not there for them
+            // (rule ids are sequential; a 403 would confirm one and name its scope).
+            if !visible(principal, &stored.rule.scope) {
+                return Err(not_found(id));
+            }
             may_manage(principal, &stored.rule.scope)?;
         }
         let view = self.view(&stored).await?;
